@@ -1,0 +1,168 @@
+//===- FkOps.cpp - verifiers and custom syntax of fk ops ------------------===//
+//
+// Verifiers delegate to the rules of FkTypeInference.cpp and compare the
+// inferred type with the one the op carries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fk/IR/FkOps.h"
+#include "fk/IR/FkTypeInference.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+/// Checks that the op's result type equals the inferred one.
+static LogicalResult verifyResultType(Operation *op,
+                                      FailureOr<RankedTensorType> inferred) {
+  if (failed(inferred))
+    return failure();
+  Type actual = op->getResult(0).getType();
+  if (actual != *inferred)
+    return op->emitOpError() << "result type " << actual
+                             << " differs from the inferred " << *inferred;
+  return success();
+}
+
+#define EMIT_OP_ERROR [&]() { return emitOpError(); }
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
+  ElementsAttr value;
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseAttribute(value))
+    return failure();
+  result.getOrAddProperties<Properties>().value = value;
+  result.addTypes(value.getType());
+  return success();
+}
+
+void ConstantOp::print(OpAsmPrinter &printer) {
+  printer.printOptionalAttrDict((*this)->getAttrs(), {"value"});
+  printer << ' ';
+  printer.printAttribute(getValue());
+}
+
+LogicalResult ConstantOp::verify() {
+  // constant C1
+  if (getValue().getType() != getType())
+    return emitOpError() << "value type " << getValue().getType()
+                         << " differs from the result type " << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  // iota C1
+  return verifyAxis(EMIT_OP_ERROR, "dim", getDim(), type.getRank());
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+template <typename ReduceOp>
+static LogicalResult verifyReduceOp(ReduceOp op) {
+  return verifyResultType(
+      op, inferReduceType([&]() { return op.emitOpError(); },
+                          cast<RankedTensorType>(op.getOperand().getType()),
+                          op.getAxes()));
+}
+
+LogicalResult ReduceSumOp::verify() { return verifyReduceOp(*this); }
+LogicalResult ReduceMaxOp::verify() { return verifyReduceOp(*this); }
+LogicalResult ReduceMinOp::verify() { return verifyReduceOp(*this); }
+LogicalResult ReduceMeanOp::verify() { return verifyReduceOp(*this); }
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  return verifyReshape(EMIT_OP_ERROR,
+                       cast<RankedTensorType>(getOperand().getType()),
+                       cast<RankedTensorType>(getType()));
+}
+
+LogicalResult TransposeOp::verify() {
+  return verifyResultType(
+      *this, inferTransposeType(EMIT_OP_ERROR,
+                                cast<RankedTensorType>(getOperand().getType()),
+                                getPerm()));
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto from = cast<RankedTensorType>(getOperand().getType());
+  auto to = cast<RankedTensorType>(getType());
+  // broadcast C3
+  if (from.getElementType() != to.getElementType())
+    return emitOpError() << "broadcast cannot change the dtype: "
+                         << from.getElementType() << " vs "
+                         << to.getElementType();
+  return verifyBroadcastTo(EMIT_OP_ERROR, from.getShape(), to.getShape());
+}
+
+//===----------------------------------------------------------------------===//
+// Compound ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  return verifyResultType(
+      *this, inferMatmulType(EMIT_OP_ERROR,
+                             cast<RankedTensorType>(getLhs().getType()),
+                             cast<RankedTensorType>(getRhs().getType())));
+}
+
+LogicalResult SoftmaxOp::verify() {
+  // softmax C1
+  return verifyAxis(EMIT_OP_ERROR, "axis", getAxis(),
+                    cast<RankedTensorType>(getType()).getRank());
+}
+
+LogicalResult LayerNormOp::verify() {
+  auto type = cast<RankedTensorType>(getOperand().getType());
+  // layernorm C1, C2, C3, C4
+  if (failed(verifyAxis(EMIT_OP_ERROR, "axis", getAxis(), type.getRank())) ||
+      failed(verifyNormParameter(EMIT_OP_ERROR, "gamma", type, getAxis(),
+                                 cast<RankedTensorType>(getGamma().getType()))) ||
+      failed(verifyNormParameter(EMIT_OP_ERROR, "beta", type, getAxis(),
+                                 cast<RankedTensorType>(getBeta().getType()))))
+    return failure();
+  return verifyEpsilon(EMIT_OP_ERROR, getEps().convertToDouble());
+}
+
+LogicalResult RmsNormOp::verify() {
+  auto type = cast<RankedTensorType>(getOperand().getType());
+  // rmsnorm C1, C2, C3
+  if (type.getRank() < 1)
+    return emitOpError() << "expects an operand of rank >= 1";
+  if (failed(verifyNormParameter(EMIT_OP_ERROR, "gamma", type,
+                                 type.getRank() - 1,
+                                 cast<RankedTensorType>(getGamma().getType()))))
+    return failure();
+  return verifyEpsilon(EMIT_OP_ERROR, getEps().convertToDouble());
+}
+
+LogicalResult AttentionOp::verify() {
+  std::optional<RankedTensorType> mask;
+  if (getMask())
+    mask = cast<RankedTensorType>(getMask().getType());
+  return verifyResultType(
+      *this, inferAttentionType(EMIT_OP_ERROR,
+                                cast<RankedTensorType>(getQuery().getType()),
+                                cast<RankedTensorType>(getKey().getType()),
+                                cast<RankedTensorType>(getValue().getType()),
+                                mask, getScale().convertToDouble()));
+}
+
+#define GET_OP_CLASSES
+#include "fk/IR/FkOps.cpp.inc"

@@ -1,0 +1,23 @@
+//===- FkOps.h - operations of the fk dialect -------------------*- C++ -*-===//
+
+#ifndef FK_IR_FKOPS_H
+#define FK_IR_FKOPS_H
+
+#include "fk/IR/FkDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "fk/IR/FkEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fk/IR/FkAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "fk/IR/FkOps.h.inc"
+
+#endif // FK_IR_FKOPS_H

@@ -1,0 +1,421 @@
+//===- FkOps.td - operations of the fk dialect ----------------------------===//
+//
+// One op per operation of the .graph language. Shape rules live in
+// FkTypeInference.cpp so that the front end (which infers result types) and
+// the verifiers (which check them) share one implementation; each rule carries
+// the constraint number that docs/language.md gives it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FK_IR_FKOPS_TD
+#define FK_IR_FKOPS_TD
+
+include "fk/IR/FkBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Constants and generators
+//===----------------------------------------------------------------------===//
+
+def Fk_ConstantOp : Fk_Op<"constant", [ConstantLike, Pure]> {
+  let summary = "tensor constant";
+  let description = [{
+    A tensor whose elements are given by `value`. Numbers in a graph and
+    `full(...)` become splat constants.
+
+    ```mlir
+    %0 = fk.constant dense<2.0> : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Fk_Tensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Fk_IotaOp : Fk_Op<"iota", [Pure]> {
+  let summary = "tensor of indices along one dimension";
+  let description = [{
+    Element `[i0, ..., in]` of the result is `i_dim`, converted to the
+    result's element type.
+
+    ```mlir
+    %0 = fk.iota dim = 1 : tensor<4x8xi32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Fk_NumericTensor:$result);
+  let assemblyFormat = "`dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+class Fk_ElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Fk_Op<mnemonic, !listconcat(traits, [Pure, Elementwise,
+                                            SameOperandsAndResultType])>;
+
+class Fk_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
+    : Fk_ElementwiseOp<mnemonic, traits> {
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let results = (outs operandType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+class Fk_UnaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
+    : Fk_ElementwiseOp<mnemonic, traits> {
+  let arguments = (ins operandType:$operand);
+  let results = (outs operandType:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Fk_AddOp : Fk_BinaryOp<"add", Fk_NumericTensor, [Commutative]> {
+  let summary = "elementwise addition";
+  let description = "`%r = fk.add %a, %b : tensor<4xf32>`";
+}
+def Fk_SubOp : Fk_BinaryOp<"sub", Fk_NumericTensor> {
+  let summary = "elementwise subtraction";
+  let description = "`%r = fk.sub %a, %b : tensor<4xf32>`";
+}
+def Fk_MulOp : Fk_BinaryOp<"mul", Fk_NumericTensor, [Commutative]> {
+  let summary = "elementwise multiplication";
+  let description = "`%r = fk.mul %a, %b : tensor<4xf32>`";
+}
+def Fk_DivOp : Fk_BinaryOp<"div", Fk_NumericTensor> {
+  let summary = "elementwise division";
+  let description = [{
+    IEEE division on floats; on i32, division truncating toward zero (a zero
+    divisor gives 0).
+    `%r = fk.div %a, %b : tensor<4xf32>`
+  }];
+}
+def Fk_MaxOp : Fk_BinaryOp<"max", Fk_NumericTensor, [Commutative]> {
+  let summary = "elementwise maximum";
+  let description = "NaN if either operand is NaN. `%r = fk.max %a, %b : tensor<4xf32>`";
+}
+def Fk_MinOp : Fk_BinaryOp<"min", Fk_NumericTensor, [Commutative]> {
+  let summary = "elementwise minimum";
+  let description = "NaN if either operand is NaN. `%r = fk.min %a, %b : tensor<4xf32>`";
+}
+def Fk_PowOp : Fk_BinaryOp<"pow", Fk_FloatTensor> {
+  let summary = "elementwise power";
+  let description = "`lhs` raised to `rhs`. `%r = fk.pow %a, %b : tensor<4xf32>`";
+}
+
+def Fk_NegOp : Fk_UnaryOp<"neg", Fk_NumericTensor> {
+  let summary = "elementwise negation";
+  let description = "`%r = fk.neg %a : tensor<4xf32>`";
+}
+def Fk_AbsOp : Fk_UnaryOp<"abs", Fk_NumericTensor> {
+  let summary = "elementwise absolute value";
+  let description = "`%r = fk.abs %a : tensor<4xf32>`";
+}
+def Fk_ReluOp : Fk_UnaryOp<"relu", Fk_NumericTensor> {
+  let summary = "elementwise max(x, 0)";
+  let description = "`%r = fk.relu %a : tensor<4xf32>`";
+}
+def Fk_ExpOp : Fk_UnaryOp<"exp", Fk_FloatTensor> {
+  let summary = "elementwise e^x";
+  let description = "`%r = fk.exp %a : tensor<4xf32>`";
+}
+def Fk_LogOp : Fk_UnaryOp<"log", Fk_FloatTensor> {
+  let summary = "elementwise natural logarithm";
+  let description = "`%r = fk.log %a : tensor<4xf32>`";
+}
+def Fk_SqrtOp : Fk_UnaryOp<"sqrt", Fk_FloatTensor> {
+  let summary = "elementwise square root";
+  let description = "`%r = fk.sqrt %a : tensor<4xf32>`";
+}
+def Fk_RsqrtOp : Fk_UnaryOp<"rsqrt", Fk_FloatTensor> {
+  let summary = "elementwise 1/sqrt(x)";
+  let description = "`%r = fk.rsqrt %a : tensor<4xf32>`";
+}
+def Fk_TanhOp : Fk_UnaryOp<"tanh", Fk_FloatTensor> {
+  let summary = "elementwise hyperbolic tangent";
+  let description = "`%r = fk.tanh %a : tensor<4xf32>`";
+}
+def Fk_SigmoidOp : Fk_UnaryOp<"sigmoid", Fk_FloatTensor> {
+  let summary = "elementwise 1/(1+e^-x)";
+  let description = "`%r = fk.sigmoid %a : tensor<4xf32>`";
+}
+def Fk_SiluOp : Fk_UnaryOp<"silu", Fk_FloatTensor> {
+  let summary = "elementwise x*sigmoid(x)";
+  let description = "`%r = fk.silu %a : tensor<4xf32>`";
+}
+def Fk_ErfOp : Fk_UnaryOp<"erf", Fk_FloatTensor> {
+  let summary = "elementwise error function";
+  let description = "`%r = fk.erf %a : tensor<4xf32>`";
+}
+
+def Fk_GeluOp : Fk_ElementwiseOp<"gelu"> {
+  let summary = "elementwise gaussian error linear unit";
+  let description = [{
+    `x * Phi(x)`, with `Phi` the gaussian CDF computed exactly through erf
+    (`approximate = none`) or by the tanh formula (`approximate = tanh`).
+
+    ```mlir
+    %r = fk.gelu %a approximate = tanh : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Fk_FloatTensor:$operand,
+                   Fk_GeluApproximationAttr:$approximate);
+  let results = (outs Fk_FloatTensor:$result);
+  let assemblyFormat =
+      "$operand `approximate` `=` $approximate attr-dict `:` type($result)";
+}
+
+def Fk_CompareOp : Fk_Op<"compare", [Pure, Elementwise, SameTypeOperands,
+                                     SameOperandsAndResultShape]> {
+  let summary = "elementwise comparison";
+  let description = [{
+    Compares `lhs` with `rhs` in `direction`, giving i1. Any comparison with
+    NaN is false except `ne`.
+
+    ```mlir
+    %r = fk.compare lt, %a, %b : tensor<4xf32> -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Fk_ComparisonDirectionAttr:$direction,
+                   Fk_Tensor:$lhs, Fk_Tensor:$rhs);
+  let results = (outs Fk_BoolTensor:$result);
+  let assemblyFormat = [{
+    $direction `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
+  }];
+}
+
+def Fk_SelectOp : Fk_Op<"select", [Pure, Elementwise,
+                                   AllTypesMatch<["on_true", "on_false", "result"]>,
+                                   AllShapesMatch<["condition", "result"]>]> {
+  let summary = "elementwise choice between two tensors";
+  let description = [{
+    `on_true` where `condition` holds, else `on_false`.
+
+    ```mlir
+    %r = fk.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Fk_BoolTensor:$condition, Fk_Tensor:$on_true,
+                   Fk_Tensor:$on_false);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,`
+    type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Fk_CastOp : Fk_Op<"cast", [Pure, Elementwise, SameOperandsAndResultShape]> {
+  let summary = "elementwise dtype conversion";
+  let description = [{
+    Converts each element to the result's element type: floats round to
+    nearest even; float to i32 truncates toward zero (NaN gives 0, out of
+    range saturates); to i1 gives `x != 0`.
+
+    ```mlir
+    %r = fk.cast %a : tensor<4xf32> -> tensor<4xf16>
+    ```
+  }];
+  let arguments = (ins Fk_Tensor:$operand);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Fk_ReduceOp<string mnemonic, Type operandType, string what>
+    : Fk_Op<mnemonic, [Pure]> {
+  let summary = "reduction by " # what # " over axes";
+  let description = [{
+    Reduces `operand` over `axes` (distinct, ascending) by }] # what # [{; the
+    reduced dimensions are dropped. f16/bf16 accumulate in f32.
+
+    ```mlir
+    %r = fk.}] # mnemonic # [{ %a axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins operandType:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs operandType:$result);
+  let assemblyFormat = [{
+    $operand `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fk_ReduceSumOp : Fk_ReduceOp<"reduce_sum", Fk_NumericTensor, "sum">;
+def Fk_ReduceMaxOp : Fk_ReduceOp<"reduce_max", Fk_NumericTensor, "maximum">;
+def Fk_ReduceMinOp : Fk_ReduceOp<"reduce_min", Fk_NumericTensor, "minimum">;
+def Fk_ReduceMeanOp : Fk_ReduceOp<"reduce_mean", Fk_FloatTensor, "mean">;
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def Fk_ReshapeOp : Fk_Op<"reshape", [Pure]> {
+  let summary = "same elements in row-major order, another shape";
+  let description = [{
+    ```mlir
+    %r = fk.reshape %a : tensor<4x8xf32> -> tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Fk_Tensor:$operand);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fk_TransposeOp : Fk_Op<"transpose", [Pure]> {
+  let summary = "permutation of dimensions";
+  let description = [{
+    Result dimension `i` is operand dimension `perm[i]`.
+
+    ```mlir
+    %r = fk.transpose %a perm = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins Fk_Tensor:$operand, DenseI64ArrayAttr:$perm);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `perm` `=` $perm attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fk_BroadcastOp : Fk_Op<"broadcast", [Pure]> {
+  let summary = "numpy broadcast to a larger shape";
+  let description = [{
+    Aligns the operand's dimensions with the trailing dimensions of the
+    result; each must equal the result's or be 1.
+
+    ```mlir
+    %r = fk.broadcast %a : tensor<8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Fk_Tensor:$operand);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compound ops
+//===----------------------------------------------------------------------===//
+
+def Fk_MatmulOp : Fk_Op<"matmul", [Pure]> {
+  let summary = "numpy matmul of rank >= 2 operands";
+  let description = [{
+    Contracts the last dimension of `lhs` with the second to last of `rhs`;
+    leading (batch) dimensions broadcast as in numpy. f16/bf16 accumulate
+    in f32 and round the result.
+
+    ```mlir
+    %r = fk.matmul %a, %b : tensor<2x4x8xf16>, tensor<8x16xf16> -> tensor<2x4x16xf16>
+    ```
+  }];
+  let arguments = (ins Fk_NumericTensor:$lhs, Fk_NumericTensor:$rhs);
+  let results = (outs Fk_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fk_SoftmaxOp : Fk_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "softmax along one axis";
+  let description = [{
+    `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`; f16/bf16 compute
+    in f32 inside.
+
+    ```mlir
+    %r = fk.softmax %a axis = 1 : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Fk_FloatTensor:$operand, I64Attr:$axis);
+  let results = (outs Fk_FloatTensor:$result);
+  let assemblyFormat = "$operand `axis` `=` $axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fk_LayerNormOp : Fk_Op<"layernorm", [Pure,
+                                        AllTypesMatch<["operand", "result"]>]> {
+  let summary = "layer normalization along one axis";
+  let description = [{
+    `(x - mean) / sqrt(var + eps) * gamma + beta` with mean and (biased)
+    variance along `axis`; `gamma` and `beta` are vectors of that axis'
+    length. f16/bf16 compute in f32 inside.
+
+    ```mlir
+    %r = fk.layernorm %x, %g, %b axis = 1 eps = 1.0e-05
+           : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Fk_FloatTensor:$operand, Fk_FloatTensor:$gamma,
+                   Fk_FloatTensor:$beta, I64Attr:$axis, F64Attr:$eps);
+  let results = (outs Fk_FloatTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $gamma `,` $beta `axis` `=` $axis `eps` `=` $eps attr-dict `:`
+    type($operand) `,` type($gamma) `,` type($beta)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fk_RmsNormOp : Fk_Op<"rmsnorm", [Pure, AllTypesMatch<["operand", "result"]>]> {
+  let summary = "root-mean-square normalization along the last axis";
+  let description = [{
+    `x / sqrt(mean(x^2) + eps) * gamma` along the last axis; `gamma` is a
+    vector of that axis' length. f16/bf16 compute in f32 inside.
+
+    ```mlir
+    %r = fk.rmsnorm %x, %g eps = 1.0e-06 : tensor<4x8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Fk_FloatTensor:$operand, Fk_FloatTensor:$gamma,
+                   F64Attr:$eps);
+  let results = (outs Fk_FloatTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $gamma `eps` `=` $eps attr-dict `:` type($operand) `,`
+    type($gamma)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fk_AttentionOp : Fk_Op<"attention", [Pure]> {
+  let summary = "scaled dot-product attention";
+  let description = [{
+    `softmax(scale * query @ key^T + mask) @ value` over the key axis, with
+    `query: [..., Nq, D]`, `key: [..., Nk, D]`, `value: [..., Nk, Dv]` and
+    leading dimensions that broadcast as in numpy. `mask`, if present, is
+    added to the scores and broadcasts to `[..., Nq, Nk]`. With `causal`,
+    query `i` sees keys `j <= i + Nk - Nq`. f16/bf16 accumulate in f32.
+
+    ```mlir
+    %r = fk.attention %q, %k, %v scale = 1.250000e-01 causal = true
+           : tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16>
+             -> tensor<2x16x64xf16>
+    ```
+  }];
+  let arguments = (ins Fk_FloatTensor:$query, Fk_FloatTensor:$key,
+                   Fk_FloatTensor:$value, Optional<Fk_FloatTensor>:$mask,
+                   F64Attr:$scale, BoolAttr:$causal);
+  let results = (outs Fk_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? `scale` `=`
+    $scale `causal` `=` $causal attr-dict `:` type($query) `,` type($key) `,`
+    type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FK_IR_FKOPS_TD

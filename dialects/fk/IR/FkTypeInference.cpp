@@ -1,0 +1,277 @@
+//===- FkTypeInference.cpp - shape and dtype rules of fk ops --------------===//
+
+#include "fk/IR/FkTypeInference.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fk;
+
+namespace {
+/// Prints a shape the way the language writes it: `[4, 8]`.
+struct ShapeText {
+  ArrayRef<int64_t> shape;
+};
+Diagnostic &operator<<(Diagnostic &diag, ShapeText text) {
+  diag << "[";
+  llvm::interleave(
+      text.shape, [&](int64_t d) { diag << d; }, [&] { diag << ", "; });
+  return diag << "]";
+}
+} // namespace
+
+bool mlir::fk::isFkElementType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16() ||
+         type.isSignlessInteger(32) || type.isSignlessInteger(1);
+}
+
+LogicalResult mlir::fk::checkDtype(EmitErrorFn emitError, Type elementType,
+                                   DtypeClass allowed) {
+  bool isFloat = elementType.isF32() || elementType.isF16() ||
+                 elementType.isBF16();
+  switch (allowed) {
+  case DtypeClass::Float:
+    if (isFloat)
+      return success();
+    return emitError() << "expects a floating-point operand (f32, f16, bf16), "
+                          "got "
+                       << elementType;
+  case DtypeClass::Numeric:
+    if (isFloat || elementType.isSignlessInteger(32))
+      return success();
+    return emitError() << "expects a numeric operand (f32, f16, bf16, i32), "
+                          "got "
+                       << elementType;
+  case DtypeClass::Any:
+    if (isFkElementType(elementType))
+      return success();
+    return emitError() << "unsupported element type " << elementType;
+  }
+  llvm_unreachable("unknown dtype class");
+}
+
+std::optional<int64_t> mlir::fk::elementCount(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0 || llvm::MulOverflow(count, dim, count))
+      return std::nullopt;
+  }
+  return count;
+}
+
+FailureOr<RankedTensorType> mlir::fk::makeTensorType(EmitErrorFn emitError,
+                                                     ArrayRef<int64_t> shape,
+                                                     Type elementType) {
+  for (int64_t dim : shape)
+    if (dim < 0)
+      return emitError() << "dimension sizes must be non-negative, got "
+                         << ShapeText{shape};
+  if (!elementCount(shape))
+    return emitError() << "shape " << ShapeText{shape}
+                       << " has more elements than a 64-bit count can hold";
+  return RankedTensorType::get(shape, elementType);
+}
+
+FailureOr<SmallVector<int64_t>>
+mlir::fk::inferBroadcastShape(EmitErrorFn emitError, ArrayRef<int64_t> lhs,
+                              ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Dimensions align from the right, as in numpy.
+    int64_t l = i < lhs.size() ? lhs[lhs.size() - 1 - i] : 1;
+    int64_t r = i < rhs.size() ? rhs[rhs.size() - 1 - i] : 1;
+    if (l != r && l != 1 && r != 1)
+      return emitError() << "shapes " << ShapeText{lhs} << " and "
+                         << ShapeText{rhs} << " do not broadcast: dimension "
+                         << l << " vs " << r;
+    result[rank - 1 - i] = l == 1 ? r : l;
+  }
+  return result;
+}
+
+LogicalResult mlir::fk::verifyBroadcastTo(EmitErrorFn emitError,
+                                          ArrayRef<int64_t> from,
+                                          ArrayRef<int64_t> to) {
+  // broadcast C1
+  if (from.size() > to.size())
+    return emitError() << "cannot broadcast shape " << ShapeText{from}
+                       << " to the lower rank shape " << ShapeText{to};
+  // broadcast C2
+  size_t offset = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[offset + i])
+      return emitError() << "cannot broadcast shape " << ShapeText{from}
+                         << " to " << ShapeText{to} << ": dimension "
+                         << from[i] << " vs " << to[offset + i];
+  return success();
+}
+
+LogicalResult mlir::fk::verifyAxis(EmitErrorFn emitError, StringRef what,
+                                   int64_t axis, int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return emitError() << what << " " << axis << " is out of range for rank "
+                       << rank;
+  return success();
+}
+
+FailureOr<RankedTensorType> mlir::fk::inferMatmulType(EmitErrorFn emitError,
+                                                      RankedTensorType lhs,
+                                                      RankedTensorType rhs) {
+  // matmul C1
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return emitError() << "operands must have rank >= 2, got rank "
+                       << lhs.getRank() << " and rank " << rhs.getRank();
+  // matmul C2
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitError() << "operand dtypes differ: " << lhs.getElementType()
+                       << " vs " << rhs.getElementType();
+  if (failed(checkDtype(emitError, lhs.getElementType(), DtypeClass::Numeric)))
+    return failure();
+  ArrayRef<int64_t> a = lhs.getShape(), b = rhs.getShape();
+  // matmul C3
+  int64_t k = a.back(), kRhs = b[b.size() - 2];
+  if (k != kRhs)
+    return emitError() << "contracting dimensions differ: " << ShapeText{a}
+                       << " has " << k << ", " << ShapeText{b} << " has "
+                       << kRhs;
+  // matmul C4
+  FailureOr<SmallVector<int64_t>> batch =
+      inferBroadcastShape(emitError, a.drop_back(2), b.drop_back(2));
+  if (failed(batch))
+    return failure();
+  batch->push_back(a[a.size() - 2]);
+  batch->push_back(b.back());
+  return makeTensorType(emitError, *batch, lhs.getElementType());
+}
+
+FailureOr<RankedTensorType> mlir::fk::inferReduceType(EmitErrorFn emitError,
+                                                      RankedTensorType operand,
+                                                      ArrayRef<int64_t> axes) {
+  // reduce C1
+  if (axes.empty())
+    return emitError() << "expects at least one axis";
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (failed(verifyAxis(emitError, "axis", axis, operand.getRank())))
+      return failure();
+    if (i > 0 && axes[i - 1] >= axis)
+      return emitError() << "axes must be distinct and ascending, got "
+                         << ShapeText{axes};
+  }
+  SmallVector<int64_t> shape;
+  for (auto [dim, size] : llvm::enumerate(operand.getShape()))
+    if (!llvm::is_contained(axes, static_cast<int64_t>(dim)))
+      shape.push_back(size);
+  return RankedTensorType::get(shape, operand.getElementType());
+}
+
+FailureOr<RankedTensorType>
+mlir::fk::inferTransposeType(EmitErrorFn emitError, RankedTensorType operand,
+                             ArrayRef<int64_t> perm) {
+  // transpose C1
+  int64_t rank = operand.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return emitError() << "perm " << ShapeText{perm} << " has "
+                       << perm.size() << " entries for an operand of rank "
+                       << rank;
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return emitError() << "perm " << ShapeText{perm}
+                         << " is not a permutation of the dimensions 0.."
+                         << rank - 1;
+    seen[p] = true;
+    shape.push_back(operand.getDimSize(p));
+  }
+  return RankedTensorType::get(shape, operand.getElementType());
+}
+
+LogicalResult mlir::fk::verifyReshape(EmitErrorFn emitError,
+                                      RankedTensorType from,
+                                      RankedTensorType to) {
+  // reshape C1
+  if (from.getElementType() != to.getElementType())
+    return emitError() << "reshape cannot change the dtype: "
+                       << from.getElementType() << " vs "
+                       << to.getElementType();
+  // reshape C2
+  if (from.getNumElements() != to.getNumElements())
+    return emitError() << "cannot reshape " << ShapeText{from.getShape()}
+                       << " (" << from.getNumElements() << " elements) to "
+                       << ShapeText{to.getShape()} << " ("
+                       << to.getNumElements() << " elements)";
+  return success();
+}
+
+LogicalResult mlir::fk::verifyNormParameter(EmitErrorFn emitError,
+                                            StringRef name,
+                                            RankedTensorType operand,
+                                            int64_t axis,
+                                            RankedTensorType parameter) {
+  if (parameter.getElementType() != operand.getElementType())
+    return emitError() << "'" << name << "' has dtype "
+                       << parameter.getElementType() << " but the operand has "
+                       << operand.getElementType();
+  int64_t length = operand.getDimSize(axis);
+  if (parameter.getRank() != 1 || parameter.getDimSize(0) != length)
+    return emitError() << "'" << name << "' must have shape [" << length
+                       << "] (the normalized axis), got "
+                       << ShapeText{parameter.getShape()};
+  return success();
+}
+
+LogicalResult mlir::fk::verifyEpsilon(EmitErrorFn emitError, double eps) {
+  if (!std::isfinite(eps) || eps < 0)
+    return emitError() << "eps must be finite and non-negative, got " << eps;
+  return success();
+}
+
+FailureOr<RankedTensorType> mlir::fk::inferAttentionType(
+    EmitErrorFn emitError, RankedTensorType query, RankedTensorType key,
+    RankedTensorType value, std::optional<RankedTensorType> mask,
+    double scale) {
+  // attention C1
+  if (query.getRank() < 2 || key.getRank() < 2 || value.getRank() < 2)
+    return emitError() << "query, key and value must have rank >= 2";
+  // attention C2
+  Type dtype = query.getElementType();
+  if (key.getElementType() != dtype || value.getElementType() != dtype ||
+      (mask && mask->getElementType() != dtype))
+    return emitError() << "query, key, value and mask must share one dtype";
+  ArrayRef<int64_t> q = query.getShape(), k = key.getShape(),
+                    v = value.getShape();
+  // attention C3
+  if (q.back() != k.back())
+    return emitError() << "query and key head dimensions differ: " << q.back()
+                       << " vs " << k.back();
+  // attention C4
+  if (k[k.size() - 2] != v[v.size() - 2])
+    return emitError() << "key and value sequence lengths differ: "
+                       << k[k.size() - 2] << " vs " << v[v.size() - 2];
+  // attention C5
+  FailureOr<SmallVector<int64_t>> batch =
+      inferBroadcastShape(emitError, q.drop_back(2), k.drop_back(2));
+  if (failed(batch))
+    return failure();
+  batch = inferBroadcastShape(emitError, *batch, v.drop_back(2));
+  if (failed(batch))
+    return failure();
+  // attention C6
+  if (mask) {
+    SmallVector<int64_t> scores(*batch);
+    scores.push_back(q[q.size() - 2]);
+    scores.push_back(k[k.size() - 2]);
+    if (failed(verifyBroadcastTo(emitError, mask->getShape(), scores)))
+      return failure();
+  }
+  // attention C7
+  if (!std::isfinite(scale))
+    return emitError() << "scale must be finite, got " << scale;
+  batch->push_back(q[q.size() - 2]);
+  batch->push_back(v.back());
+  return makeTensorType(emitError, *batch, dtype);
+}

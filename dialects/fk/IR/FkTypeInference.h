@@ -1,0 +1,82 @@
+//===- FkTypeInference.h - shape and dtype rules of fk ops ------*- C++ -*-===//
+//
+// The rules that decide each op's result type. The front end calls them to
+// infer types while it builds ops, and the op verifiers call them to check;
+// one implementation serves both, so the DSL and the IR cannot disagree.
+// Each rule names the constraint of docs/language.md it checks, e.g.
+// (matmul C3).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FK_IR_FKTYPEINFERENCE_H
+#define FK_IR_FKTYPEINFERENCE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include <optional>
+
+namespace mlir::fk {
+
+/// Starts the diagnostic a failed rule reports. The verifier passes
+/// `op->emitOpError()`; the front end an error at the DSL location that
+/// already names the operation.
+using EmitErrorFn = llvm::function_ref<InFlightDiagnostic()>;
+
+/// The element types an operand may have.
+enum class DtypeClass { Float, Numeric, Any };
+
+/// True for the element types of the language: f32, f16, bf16, i32, i1.
+bool isFkElementType(Type type);
+
+/// Checks that `elementType` belongs to `allowed`.
+LogicalResult checkDtype(EmitErrorFn emitError, Type elementType,
+                         DtypeClass allowed);
+
+/// The number of elements of `shape`, or nullopt when it overflows int64.
+std::optional<int64_t> elementCount(ArrayRef<int64_t> shape);
+
+/// A tensor type of `shape`, or failure if a dimension is negative or the
+/// element count overflows int64.
+FailureOr<RankedTensorType> makeTensorType(EmitErrorFn emitError,
+                                           ArrayRef<int64_t> shape,
+                                           Type elementType);
+
+/// The numpy broadcast of two shapes.
+FailureOr<SmallVector<int64_t>> inferBroadcastShape(EmitErrorFn emitError,
+                                                    ArrayRef<int64_t> lhs,
+                                                    ArrayRef<int64_t> rhs);
+
+/// Checks that `from` broadcasts to exactly `to` (broadcast C1, C2).
+LogicalResult verifyBroadcastTo(EmitErrorFn emitError, ArrayRef<int64_t> from,
+                                ArrayRef<int64_t> to);
+
+/// Checks `0 <= axis < rank` (softmax C1, layernorm C1, iota C1).
+LogicalResult verifyAxis(EmitErrorFn emitError, StringRef what, int64_t axis,
+                         int64_t rank);
+
+FailureOr<RankedTensorType> inferMatmulType(EmitErrorFn emitError,
+                                            RankedTensorType lhs,
+                                            RankedTensorType rhs);
+FailureOr<RankedTensorType> inferReduceType(EmitErrorFn emitError,
+                                            RankedTensorType operand,
+                                            ArrayRef<int64_t> axes);
+FailureOr<RankedTensorType> inferTransposeType(EmitErrorFn emitError,
+                                               RankedTensorType operand,
+                                               ArrayRef<int64_t> perm);
+LogicalResult verifyReshape(EmitErrorFn emitError, RankedTensorType from,
+                            RankedTensorType to);
+/// Checks a normalization's parameter vector (`gamma`, `beta`) against the
+/// normalized axis of `operand`.
+LogicalResult verifyNormParameter(EmitErrorFn emitError, StringRef name,
+                                  RankedTensorType operand, int64_t axis,
+                                  RankedTensorType parameter);
+LogicalResult verifyEpsilon(EmitErrorFn emitError, double eps);
+FailureOr<RankedTensorType>
+inferAttentionType(EmitErrorFn emitError, RankedTensorType query,
+                   RankedTensorType key, RankedTensorType value,
+                   std::optional<RankedTensorType> mask, double scale);
+
+} // namespace mlir::fk
+
+#endif // FK_IR_FKTYPEINFERENCE_H
