@@ -39,7 +39,9 @@ def Fk_ComparisonDirection : I32EnumAttr<"ComparisonDirection",
   let genSpecializedAttr = 0;
 }
 def Fk_ComparisonDirectionAttr
-    : EnumAttr<Fk_Dialect, Fk_ComparisonDirection, "comparison_direction">;
+    : EnumAttr<Fk_Dialect, Fk_ComparisonDirection, "comparison_direction"> {
+  let assemblyFormat = "$value";
+}
 
 def Fk_GeluApproximation : I32EnumAttr<"GeluApproximation",
     "how gelu evaluates the gaussian CDF", [
@@ -48,7 +50,9 @@ def Fk_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let genSpecializedAttr = 0;
 }
 def Fk_GeluApproximationAttr
-    : EnumAttr<Fk_Dialect, Fk_GeluApproximation, "gelu_approximation">;
+    : EnumAttr<Fk_Dialect, Fk_GeluApproximation, "gelu_approximation"> {
+  let assemblyFormat = "$value";
+}
 
 //===----------------------------------------------------------------------===//
 // Type constraints: the dtypes of the language on static shapes

@@ -168,7 +168,7 @@ def Fk_GeluOp : Fk_ElementwiseOp<"gelu"> {
                    Fk_GeluApproximationAttr:$approximate);
   let results = (outs Fk_FloatTensor:$result);
   let assemblyFormat =
-      "$operand `approximate` `=` $approximate attr-dict `:` type($result)";
+      "$operand `approximate` `=` `` $approximate attr-dict `:` type($result)";
 }
 
 def Fk_CompareOp : Fk_Op<"compare", [Pure, Elementwise, SameTypeOperands,
@@ -186,7 +186,7 @@ def Fk_CompareOp : Fk_Op<"compare", [Pure, Elementwise, SameTypeOperands,
                    Fk_Tensor:$lhs, Fk_Tensor:$rhs);
   let results = (outs Fk_BoolTensor:$result);
   let assemblyFormat = [{
-    $direction `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
+    `` $direction `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
   }];
 }
 

@@ -213,12 +213,12 @@ LogicalResult mlir::fk::verifyNormParameter(EmitErrorFn emitError,
                                             int64_t axis,
                                             RankedTensorType parameter) {
   if (parameter.getElementType() != operand.getElementType())
-    return emitError() << "'" << name << "' has dtype "
+    return emitError() << "parameter '" << name << "' has dtype "
                        << parameter.getElementType() << " but the operand has "
                        << operand.getElementType();
   int64_t length = operand.getDimSize(axis);
   if (parameter.getRank() != 1 || parameter.getDimSize(0) != length)
-    return emitError() << "'" << name << "' must have shape [" << length
+    return emitError() << "parameter '" << name << "' must have shape [" << length
                        << "] (the normalized axis), got "
                        << ShapeText{parameter.getShape()};
   return success();

@@ -1,0 +1,198 @@
+//===- Driver.cpp - what fkc does, as a library ---------------------------===//
+
+#include "Driver/Driver.h"
+#include "Frontend/Importer.h"
+#include "Reference/Interpreter.h"
+#include "fk/IR/FkDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+void mlir::fk::registerDriverCLOptions() {
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+}
+
+namespace {
+/// One run of the compiler over one input buffer (or one split chunk).
+class Compilation {
+public:
+  Compilation(const DriverOptions &options, llvm::raw_ostream &os)
+      : options(options), os(os) {}
+
+  LogicalResult process(std::unique_ptr<llvm::MemoryBuffer> buffer);
+
+private:
+  OwningOpRef<ModuleOp> parseInput(llvm::SourceMgr &sourceMgr,
+                                   MLIRContext *context);
+  LogicalResult runStages(ModuleOp module);
+  /// Interprets every function of `module` on seeded random inputs.
+  FailureOr<SmallVector<SmallVector<RefTensor>>> interpretAll(ModuleOp module);
+  LogicalResult printValues(ModuleOp module);
+
+  const DriverOptions &options;
+  llvm::raw_ostream &os;
+};
+} // namespace
+
+OwningOpRef<ModuleOp> Compilation::parseInput(llvm::SourceMgr &sourceMgr,
+                                              MLIRContext *context) {
+  llvm::StringRef name =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier();
+  if (name.ends_with(".mlir"))
+    return parseSourceFile<ModuleOp>(sourceMgr, context);
+  return importGraphFile(sourceMgr, context);
+}
+
+FailureOr<SmallVector<SmallVector<RefTensor>>>
+Compilation::interpretAll(ModuleOp module) {
+  SmallVector<SmallVector<RefTensor>> results;
+  ReferenceInterpreter interpreter;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    FailureOr<SmallVector<RefTensor>> values =
+        interpreter.run(fn, makeRandomInputs(fn, options.seed));
+    if (failed(values))
+      return failure();
+    results.push_back(std::move(*values));
+  }
+  return results;
+}
+
+LogicalResult Compilation::runStages(ModuleOp module) {
+  std::optional<SmallVector<SmallVector<RefTensor>>> expected;
+  if (options.verifyStages) {
+    FailureOr<SmallVector<SmallVector<RefTensor>>> values = interpretAll(module);
+    if (failed(values))
+      return failure();
+    expected = std::move(*values);
+  }
+  bool mismatch = false;
+  for (Stage stage : getStages()) {
+    PassManager pm(module.getContext());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    addStagePasses(pm, stage);
+    if (failed(pm.run(module)))
+      return failure();
+    if (expected) {
+      FailureOr<SmallVector<SmallVector<RefTensor>>> actual =
+          interpretAll(module);
+      if (failed(actual))
+        return failure();
+      for (auto [fn, want, got] :
+           llvm::zip(module.getOps<func::FuncOp>(), *expected, *actual)) {
+        for (auto [index, pair] : llvm::enumerate(llvm::zip(want, got))) {
+          const auto &[w, g] = pair;
+          TensorDifference diff = compareTensors(w, g);
+          double tolerance = defaultTolerance(w.type.getElementType());
+          bool ok = diff.nonFiniteMismatches == 0 &&
+                    diff.relativeNormError <= tolerance;
+          mismatch |= !ok;
+          os << "verify-stages @" << fn.getSymName() << " result #" << index
+             << " at " << getStageName(stage) << ": "
+             << (ok ? "ok" : "MISMATCH") << " (relative error "
+             << llvm::format("%.3g", diff.relativeNormError)
+             << ", tolerance " << llvm::format("%.3g", tolerance)
+             << ", non-finite mismatches " << diff.nonFiniteMismatches
+             << ")\n";
+        }
+      }
+    }
+    if (stage == options.emit)
+      break;
+  }
+  if (mismatch)
+    return emitError(module.getLoc())
+           << "a stage computes something else than the graph";
+  return success();
+}
+
+LogicalResult Compilation::printValues(ModuleOp module) {
+  FailureOr<SmallVector<SmallVector<RefTensor>>> values = interpretAll(module);
+  if (failed(values))
+    return failure();
+  for (auto [fn, results] : llvm::zip(module.getOps<func::FuncOp>(), *values))
+    for (auto [index, tensor] : llvm::enumerate(results)) {
+      os << "@" << fn.getSymName() << " result #" << index << ": ";
+      printTensor(os, tensor);
+      os << "\n";
+    }
+  return success();
+}
+
+LogicalResult
+Compilation::process(std::unique_ptr<llvm::MemoryBuffer> buffer) {
+  DialectRegistry registry;
+  registerImporterDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+
+  auto compile = [&]() -> LogicalResult {
+    OwningOpRef<ModuleOp> module = parseInput(sourceMgr, &context);
+    if (!module || failed(runStages(*module)))
+      return failure();
+    if (options.verifyStages)
+      return success();
+    if (options.interpret)
+      return printValues(*module);
+    module->print(os);
+    os << "\n";
+    return success();
+  };
+
+  if (!options.verifyDiagnostics) {
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    return compile();
+  }
+  SourceMgrDiagnosticVerifierHandler handler(sourceMgr, &context);
+  (void)compile();
+  return handler.verify();
+}
+
+int mlir::fk::runDriver(const DriverOptions &options) {
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(options.inputFile, &message);
+  if (!input) {
+    llvm::errs() << "fkc: error: " << message << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(options.outputFile, &message);
+  if (!output) {
+    llvm::errs() << "fkc: error: " << message << "\n";
+    return 1;
+  }
+  Compilation compilation(options, output->os());
+  LogicalResult result =
+      options.splitInputFile
+          ? splitAndProcessBuffer(
+                std::move(input),
+                [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
+                    const llvm::MemoryBufferRef &, llvm::raw_ostream &) {
+                  return compilation.process(std::move(chunk));
+                },
+                output->os())
+          : compilation.process(std::move(input));
+  if (failed(result))
+    return 1;
+  output->keep();
+  return 0;
+}

@@ -1,0 +1,42 @@
+//===- Driver.h - what fkc does, as a library -------------------*- C++ -*-===//
+//
+// The fkc tool parses its command line and calls `runDriver`; keeping the
+// work here lets tests and other tools drive the compiler without a shell.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_DRIVER_DRIVER_H
+#define FKC_DRIVER_DRIVER_H
+
+#include "Pipelines/Pipeline.h"
+#include <cstdint>
+#include <string>
+
+namespace mlir::fk {
+
+struct DriverOptions {
+  /// A .graph file, or a .mlir file holding fk IR; "-" reads stdin.
+  std::string inputFile = "-";
+  std::string outputFile = "-";
+  Stage emit = Stage::Canonical;
+  /// Print the reference interpreter's results instead of IR.
+  bool interpret = false;
+  /// Check every stage against the graph stage on random inputs.
+  bool verifyStages = false;
+  uint64_t seed = 1;
+  /// Check diagnostics against `expected-error` comments in the input.
+  bool verifyDiagnostics = false;
+  /// Process each `// -----` separated chunk of the input on its own.
+  bool splitInputFile = false;
+};
+
+/// Runs the compiler as `options` says; returns the process exit code.
+int runDriver(const DriverOptions &options);
+
+/// Registers MLIR's command-line options (--mlir-print-ir-after-all and
+/// friends) so that `llvm::cl` parses them for the driver.
+void registerDriverCLOptions();
+
+} // namespace mlir::fk
+
+#endif // FKC_DRIVER_DRIVER_H

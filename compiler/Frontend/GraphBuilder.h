@@ -1,0 +1,146 @@
+//===- GraphBuilder.h - the semantics of .graph expressions -----*- C++ -*-===//
+//
+// The parser hands every expression it reads to a GraphBuilder, which infers
+// its type, makes numpy broadcasting explicit, and creates fk ops at the
+// expression's source location. Errors are reported at that location and
+// yield an invalid expression that later uses accept silently, so that one
+// mistake is reported once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_FRONTEND_GRAPHBUILDER_H
+#define FKC_FRONTEND_GRAPHBUILDER_H
+
+#include "Frontend/Lexer.h"
+#include "fk/IR/FkTypeInference.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+
+namespace mlir::fk::frontend {
+
+/// The value of an expression: a tensor, a number that takes its dtype from
+/// where it is used, or invalid after an error.
+struct Expr {
+  enum class Kind { Tensor, Number, Invalid };
+  Kind kind = Kind::Invalid;
+  Value tensor;
+  double number = 0;
+  llvm::SMLoc loc;
+
+  static Expr ofTensor(Value value, llvm::SMLoc loc) {
+    return {Kind::Tensor, value, 0, loc};
+  }
+  static Expr ofNumber(double number, llvm::SMLoc loc) {
+    return {Kind::Number, Value(), number, loc};
+  }
+  static Expr invalid(llvm::SMLoc loc = {}) {
+    return {Kind::Invalid, Value(), 0, loc};
+  }
+  bool isTensor() const { return kind == Kind::Tensor; }
+  bool isNumber() const { return kind == Kind::Number; }
+  bool isInvalid() const { return kind == Kind::Invalid; }
+  RankedTensorType getType() const {
+    return cast<RankedTensorType>(tensor.getType());
+  }
+};
+
+/// A keyword attribute of a call: `axis=-1`, `to=f16`, `shape=[2, 3]`.
+struct AttrValue {
+  enum class Kind { Integer, Float, Bool, Dtype, String, IntList };
+  Kind kind;
+  int64_t integer = 0;
+  double floating = 0;
+  bool boolean = false;
+  Type dtype;
+  std::string string;
+  llvm::SmallVector<int64_t> ints;
+  llvm::SMLoc loc;
+};
+
+/// The kinds of attribute an op declares; `Float` also accepts integers.
+enum class AttrKind { Integer, Float, Bool, Dtype, String, IntList };
+
+struct NamedAttr {
+  llvm::StringRef name;
+  llvm::SMLoc nameLoc;
+  AttrValue value;
+};
+
+/// An operation call as the parser read it.
+struct CallSite {
+  llvm::StringRef opName;
+  llvm::SMLoc loc;
+  llvm::SmallVector<Expr> operands;
+  llvm::SmallVector<NamedAttr> attrs;
+
+  const AttrValue *lookup(llvm::StringRef name) const;
+};
+
+class GraphBuilder {
+public:
+  GraphBuilder(const Lexer &lexer, OpBuilder &builder)
+      : lexer(lexer), builder(builder) {}
+
+  /// `lhs op rhs` for the infix operators + - * / @.
+  Expr binary(Token::Kind op, llvm::SMLoc loc, const Expr &lhs,
+              const Expr &rhs);
+  /// `-operand`.
+  Expr negate(llvm::SMLoc loc, const Expr &operand);
+  /// A call of a named operation; checks operand count and attributes
+  /// against the op catalogue, then builds it.
+  Expr call(const CallSite &call);
+
+  /// Reports an error at `loc`.
+  InFlightDiagnostic emitError(llvm::SMLoc loc) const;
+  /// Reports an error about `call`, prefixed with the op's quoted name.
+  InFlightDiagnostic emitOpError(const CallSite &call) const;
+  Location getLocation(llvm::SMLoc loc) const { return lexer.getLocation(loc); }
+
+  // Helpers for the op catalogue (GraphOps.cpp).
+
+  /// Makes the operands one dtype (taken from the tensors among them) and
+  /// one broadcast shape. Numbers become splat constants. Fails with an
+  /// error naming `call` on dtype or shape mismatch.
+  FailureOr<SmallVector<Value>> unifyOperands(const CallSite &call,
+                                              ArrayRef<Expr> operands);
+  /// The operand as a tensor, or an error if it is a number.
+  FailureOr<Value> requireTensor(const CallSite &call, const Expr &operand);
+  /// A splat constant of `type` holding `number`, or an error if the
+  /// number is not representable in the dtype.
+  FailureOr<Value> materializeNumber(const Expr &number, RankedTensorType type,
+                                     llvm::StringRef opName);
+  /// A tensor type, with an error at `loc` if its element count overflows.
+  FailureOr<RankedTensorType> makeType(llvm::SMLoc loc,
+                                       ArrayRef<int64_t> shape, Type dtype);
+  /// Normalizes a possibly negative axis (`-1` is the last) for `rank`.
+  FailureOr<int64_t> normalizeAxis(const CallSite &call, llvm::StringRef attr,
+                                   int64_t axis, int64_t rank);
+
+  OpBuilder &getBuilder() { return builder; }
+  MLIRContext *getContext() { return builder.getContext(); }
+
+  /// Creates `OpTy` at the call's location.
+  template <typename OpTy, typename... Args>
+  Value create(llvm::SMLoc loc, Args &&...args) {
+    return OpTy::create(builder, getLocation(loc), std::forward<Args>(args)...)
+        .getResult();
+  }
+
+private:
+  const Lexer &lexer;
+  OpBuilder &builder;
+};
+
+/// Formats a tensor type as the language writes it: `f16[8, 4]`.
+std::string formatType(RankedTensorType type);
+
+/// The dtype named `name` (f32, f16, bf16, i32, i1), or null.
+Type parseDtype(MLIRContext *context, llvm::StringRef name);
+
+} // namespace mlir::fk::frontend
+
+#endif // FKC_FRONTEND_GRAPHBUILDER_H

@@ -1,0 +1,25 @@
+# The fkc lit suite: dialect round trips and verifiers, front-end
+# diagnostics, the reference interpreter, the tools and the examples.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "fkc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".graph", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fkc_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    ["fkc", "fkc-opt"], [config.fkc_tools_dir])
+
+config.substitutions.append(("%fkc_src_root", config.fkc_src_root))
+
+fuzzer = os.path.join(config.fkc_tools_dir, "fkc-parser-fuzzer")
+if os.path.exists(fuzzer):
+    config.available_features.add("fuzzer")
+    config.substitutions.append(("%fkc-parser-fuzzer", fuzzer))

@@ -1,0 +1,78 @@
+//===- fkc.cpp - the fkc compiler's command line --------------------------===//
+//
+// Parses the command line with CLI11 and hands over to the driver library.
+// Options CLI11 does not know (MLIR's --mlir-* flags) go to llvm::cl.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver/Driver.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include <CLI/CLI.hpp>
+#include <map>
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::fk::DriverOptions options;
+
+  std::string stages;
+  std::map<std::string, mlir::fk::Stage> stageByName;
+  for (mlir::fk::Stage stage : mlir::fk::getStages()) {
+    std::string name = mlir::fk::getStageName(stage).str();
+    stageByName[name] = stage;
+    stages += "  " + name + std::string(12 - std::min<size_t>(name.size(), 11), ' ') +
+              mlir::fk::getStageDescription(stage).str() + "\n";
+  }
+
+  CLI::App app{"fkc: compiles tensor graphs (.graph files) to GPU kernels.\n"};
+  app.footer("Stages (--emit=STAGE prints the IR after STAGE):\n" + stages +
+             "\nExamples:\n"
+             "  fkc model.graph                      print the compiled IR\n"
+             "  fkc model.graph --emit=graph         print the IR as parsed\n"
+             "  fkc model.graph --interpret --seed 3 run on the CPU reference "
+             "interpreter\n"
+             "  fkc model.graph --verify-stages      check every stage against "
+             "the graph\n"
+             "  fkc model.graph --mlir-print-ir-after-all   MLIR's own flags "
+             "pass through\n"
+             "\nThe language is described in docs/language.md.");
+  app.allow_extras();
+  app.add_option("input", options.inputFile,
+                 "A .graph file, or a .mlir file of fk IR ('-' for stdin)")
+      ->required();
+  app.add_option("-o,--output", options.outputFile,
+                 "Where to write the result ('-' for stdout)")
+      ->default_val("-");
+  app.add_option("--emit", options.emit, "The stage to stop after and print")
+      ->transform(CLI::CheckedTransformer(stageByName))
+      ->default_str(mlir::fk::getStageName(options.emit).str());
+  app.add_flag("--interpret", options.interpret,
+               "Print the graphs' results on seeded random inputs, computed "
+               "by the CPU reference interpreter at the emitted stage");
+  app.add_flag("--verify-stages", options.verifyStages,
+               "Interpret every stage up to --emit and compare its results "
+               "with the graph stage's; fails on a mismatch");
+  app.add_option("--seed", options.seed,
+                 "Seed of the random inputs of --interpret/--verify-stages")
+      ->default_val(1);
+  app.add_flag("--verify-diagnostics", options.verifyDiagnostics,
+               "Check errors against 'expected-error {{...}}' comments in the "
+               "input (for tests)");
+  app.add_flag("--split-input-file", options.splitInputFile,
+               "Compile each '// -----' separated chunk of the input on its "
+               "own (for tests)");
+  CLI11_PARSE(app, argc, argv);
+
+  // Whatever CLI11 did not recognise is for MLIR's options.
+  std::vector<std::string> extras = app.remaining();
+  std::vector<const char *> mlirArgs = {argv[0]};
+  for (const std::string &extra : extras)
+    mlirArgs.push_back(extra.c_str());
+  mlir::fk::registerDriverCLOptions();
+  if (!llvm::cl::ParseCommandLineOptions(static_cast<int>(mlirArgs.size()),
+                                         mlirArgs.data(), "fkc\n",
+                                         &llvm::errs()))
+    return 1;
+  return mlir::fk::runDriver(options);
+}
