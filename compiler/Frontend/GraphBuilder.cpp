@@ -6,6 +6,8 @@
 #include "fk/IR/FkScalarSemantics.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <cmath>
 
 using namespace mlir;
@@ -31,6 +33,17 @@ Type mlir::fk::frontend::parseDtype(MLIRContext *context,
       .Case("i32", b.getI32Type())
       .Case("i1", b.getI1Type())
       .Default(Type());
+}
+
+std::string mlir::fk::frontend::formatNumber(double value) {
+  // The shortest decimal that reads back as the same double: 2.5, not
+  // 2.500000e+00.
+  for (int precision = 1; precision < 17; ++precision) {
+    std::string text = llvm::formatv("{0}", llvm::format("%.*g", precision, value)).str();
+    if (std::strtod(text.c_str(), nullptr) == value)
+      return text;
+  }
+  return llvm::formatv("{0}", llvm::format("%.17g", value)).str();
 }
 
 const AttrValue *CallSite::lookup(llvm::StringRef name) const {
@@ -75,13 +88,13 @@ FailureOr<Value> GraphBuilder::materializeNumber(const Expr &number,
     double limit = dtype.isSignlessInteger(1) ? 1 : 2147483647.0;
     double low = dtype.isSignlessInteger(1) ? 0 : -2147483648.0;
     if (std::trunc(value) != value || value > limit || value < low) {
-      emitError(number.loc) << "number " << value << " is not a valid "
+      emitError(number.loc) << "number " << formatNumber(value) << " is not a valid "
                             << dtype << " value for '" << opName << "'";
       return failure();
     }
   } else if (std::isfinite(value) &&
              !std::isfinite(roundToElementType(value, dtype))) {
-    emitError(number.loc) << "number " << value << " overflows " << dtype
+    emitError(number.loc) << "number " << formatNumber(value) << " overflows " << dtype
                           << " in '" << opName << "'";
     return failure();
   }

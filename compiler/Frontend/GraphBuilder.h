@@ -138,6 +138,9 @@ private:
 /// Formats a tensor type as the language writes it: `f16[8, 4]`.
 std::string formatType(RankedTensorType type);
 
+/// Formats a number as briefly as it reads back exactly: `2.5`, `1e-05`.
+std::string formatNumber(double value);
+
 /// The dtype named `name` (f32, f16, bf16, i32, i1), or null.
 Type parseDtype(MLIRContext *context, llvm::StringRef name);
 
