@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdint>
 #include <functional>
@@ -52,20 +53,33 @@ public:
                                         ArrayRef<RefTensor> arguments);
 
   /// Evaluates the ops of `block` with its arguments bound to `arguments`
-  /// and returns the operands of its terminator.
-  FailureOr<SmallVector<RefTensor>> evaluateBlock(Block &block,
-                                                  ArrayRef<RefTensor> arguments);
+  /// and returns the operands of its terminator. `block` must belong to an
+  /// op. Its ops may use the values of the blocks being evaluated around it,
+  /// so a region op's evaluator can call this on its body.
+  FailureOr<SmallVector<RefTensor>>
+  evaluateBlock(Block &block, ArrayRef<RefTensor> arguments);
 
 private:
+  /// Evaluates `op` on the values of its operands.
+  FailureOr<SmallVector<RefTensor>> evaluateOp(Operation &op);
+  /// The value of `value` in the innermost block being evaluated that has
+  /// one, or null.
+  const RefTensor *lookup(Value value) const;
+
   llvm::StringMap<OpEvaluator> evaluators;
+  /// The values of the blocks being evaluated, outermost first.
+  SmallVector<llvm::DenseMap<Value, RefTensor> *> scopes;
 };
 
 /// Deterministic random inputs for `fn`, the same on every platform for a
 /// given seed: floats uniform in [-1, 1) (rounded to their dtype), i32 in
-/// [-8, 8], i1 true or false with equal odds.
+/// [-8, 8], i1 true or false with equal odds. An argument that is not a
+/// statically shaped tensor gets a RefTensor with a null type, which `run`
+/// rejects.
 SmallVector<RefTensor> makeRandomInputs(func::FuncOp fn, uint64_t seed);
 
-/// How far `actual` is from `expected`.
+/// How far `actual` is from `expected`. Tensors of different element counts
+/// differ by an infinite relative error.
 struct TensorDifference {
   /// max |a - e| over elements where both are finite.
   double maxAbsError = 0;
@@ -79,11 +93,14 @@ TensorDifference compareTensors(const RefTensor &expected,
 
 /// The relative norm error two correct evaluations of a graph may differ by
 /// for a result of `elementType`: rounding to f16/bf16 in different places
-/// moves results by a few units in the last place.
+/// moves results by a few units in the last place. 1e-5 for f32, 1e-2 for f16,
+/// 8e-2 for bf16 and 0 (exact) for i32 and i1.
 double defaultTolerance(Type elementType);
 
-/// Prints `tensor<2x3xf32> [[1, 2, 3], [4, 5, 6]]`, eliding the middle of
-/// tensors with more than `maxElements` elements.
+/// Prints `tensor<2x3xf32> [[1, 2, 3], [4, 5, 6]]`: floats as `%.6g` (and
+/// `nan`, `inf`, `-inf`), i32 as integers, i1 as `true`/`false`. Tensors with
+/// more than `maxElements` elements print flat, as their first and last
+/// `maxElements / 2` elements around `...`.
 void printTensor(llvm::raw_ostream &os, const RefTensor &tensor,
                  int64_t maxElements = 64);
 

@@ -1,0 +1,524 @@
+//===- Evaluators.cpp - what each fk op computes, on the CPU --------------===//
+//
+// The reference evaluators of the fk ops. Elementwise ops defer to
+// FkScalarSemantics, so that folded constants and interpreted graphs agree;
+// reductions and compound ops accumulate in double and round their result to
+// its element type once. i32 sums and products wrap modulo 2^32, as i32 adds
+// and multiplies do.
+//
+// The ops reach the evaluators verified, so operand counts, shapes and
+// attributes already satisfy the constraints of docs/language.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Reference/Evaluators.h"
+#include "Reference/Interpreter.h"
+#include "fk/IR/FkOps.h"
+#include "fk/IR/FkScalarSemantics.h"
+
+#include "llvm/ADT/APFloat.h"
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fk;
+
+using Results = FailureOr<SmallVector<RefTensor>>;
+
+static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+//===----------------------------------------------------------------------===//
+// Indexing helpers
+//===----------------------------------------------------------------------===//
+
+static int64_t product(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  return count;
+}
+
+/// Row-major strides of `shape`.
+static SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// The strides, one per dimension of `to`, that read a row-major tensor of
+/// shape `from` broadcast numpy-style (right-aligned) to `to`: 0 where `from`
+/// has no dimension or a dimension of 1.
+static SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> from,
+                                             ArrayRef<int64_t> to) {
+  SmallVector<int64_t> fromStrides = rowMajorStrides(from);
+  SmallVector<int64_t> strides(to.size(), 0);
+  size_t offset = to.size() - from.size();
+  for (size_t d = 0; d < from.size(); ++d)
+    if (from[d] != 1)
+      strides[offset + d] = fromStrides[d];
+  return strides;
+}
+
+/// The offset under `strides` of the element at row-major position `linear`
+/// of a tensor of shape `shape`.
+static int64_t stridedOffset(int64_t linear, ArrayRef<int64_t> shape,
+                             ArrayRef<int64_t> strides) {
+  int64_t offset = 0;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    offset += (linear % shape[d]) * strides[d];
+    linear /= shape[d];
+  }
+  return offset;
+}
+
+/// A zero-filled value for result `index` of `op`.
+static RefTensor makeResult(Operation *op, unsigned index = 0) {
+  auto type = cast<RankedTensorType>(op->getResult(index).getType());
+  return {type, std::vector<double>(type.getNumElements())};
+}
+
+static Results single(RefTensor tensor) {
+  SmallVector<RefTensor> results;
+  results.push_back(std::move(tensor));
+  return results;
+}
+
+/// The result of `op`: element `i` is element `stridedOffset(i, ...)` of
+/// `operand`, for the strides of `operand` laid over the result's shape.
+static Results gather(Operation *op, const RefTensor &operand,
+                      ArrayRef<int64_t> strides) {
+  RefTensor result = makeResult(op);
+  ArrayRef<int64_t> shape = result.type.getShape();
+  for (size_t i = 0; i < result.values.size(); ++i)
+    result.values[i] = operand.values[stridedOffset(i, shape, strides)];
+  return single(std::move(result));
+}
+
+/// Calls `fn(base, stride)` for each lane of `shape` along `axis`: lane
+/// element `a` is at `base + a * stride` in row-major order.
+static void forEachLane(ArrayRef<int64_t> shape, int64_t axis,
+                        llvm::function_ref<void(int64_t, int64_t)> fn) {
+  int64_t outer = product(shape.take_front(axis));
+  int64_t inner = product(shape.drop_front(axis + 1));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i)
+      fn(o * shape[axis] * inner + i, inner);
+}
+
+/// max and min that propagate NaN, as fk.max, fk.min and their reductions do.
+static double nanMax(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b);
+}
+static double nanMin(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::min(a, b);
+}
+
+/// The low 32 bits of an i32 value held as a double, for wrapping arithmetic.
+static uint32_t toWrapping(double value) {
+  return static_cast<uint32_t>(static_cast<int64_t>(value));
+}
+static double fromWrapping(uint32_t value) {
+  return static_cast<double>(static_cast<int32_t>(value));
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and elementwise ops
+//===----------------------------------------------------------------------===//
+
+static Results evaluateConstant(ConstantOp op, ArrayRef<RefTensor>) {
+  RefTensor result = makeResult(op);
+  ElementsAttr value = op.getValue();
+  // Dense attributes are read as APFloat/APInt, without an attribute per
+  // element; other kinds of elements attributes through their attributes.
+  if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(value)) {
+    size_t i = 0;
+    if (isa<FloatType>(dense.getElementType())) {
+      for (llvm::APFloat element : dense.getValues<llvm::APFloat>()) {
+        bool losesInfo;
+        element.convert(llvm::APFloat::IEEEdouble(),
+                        llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+        result.values[i++] = element.convertToDouble();
+      }
+    } else {
+      bool isBool = dense.getElementType().isSignlessInteger(1);
+      for (const llvm::APInt &element : dense.getValues<llvm::APInt>())
+        result.values[i++] = isBool
+                                 ? static_cast<double>(element.getZExtValue())
+                                 : static_cast<double>(element.getSExtValue());
+    }
+    return single(std::move(result));
+  }
+  auto elements = value.tryGetValues<Attribute>();
+  if (!elements)
+    return op.emitError(
+        "reference interpreter cannot read the elements of this constant");
+  size_t i = 0;
+  for (Attribute element : *elements)
+    result.values[i++] = attributeToDouble(element);
+  return single(std::move(result));
+}
+
+static Results evaluateIota(IotaOp op, ArrayRef<RefTensor>) {
+  RefTensor result = makeResult(op);
+  ArrayRef<int64_t> shape = result.type.getShape();
+  int64_t dim = op.getDim();
+  int64_t stride = rowMajorStrides(shape)[dim];
+  for (size_t i = 0; i < result.values.size(); ++i)
+    result.values[i] =
+        roundToElementType(static_cast<double>((i / stride) % shape[dim]),
+                           result.type.getElementType());
+  return single(std::move(result));
+}
+
+/// Evaluates an elementwise op element by element through
+/// `evaluateElementwise`; its operands have the result's shape.
+static Results evaluateElementwiseOp(ReferenceInterpreter &, Operation *op,
+                                     ArrayRef<RefTensor> operands) {
+  RefTensor result = makeResult(op);
+  SmallVector<double, 3> element(operands.size());
+  for (size_t i = 0; i < result.values.size(); ++i) {
+    for (auto [j, operand] : llvm::enumerate(operands))
+      element[j] = operand.values[i];
+    std::optional<double> value = evaluateElementwise(op, element);
+    if (!value)
+      return op->emitError() << "reference interpreter cannot evaluate '"
+                             << op->getName() << "'";
+    result.values[i] = *value;
+  }
+  return single(std::move(result));
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+enum class Reduction { Sum, Max, Min, Mean };
+
+static Results reduce(Operation *op, const RefTensor &input,
+                      ArrayRef<int64_t> axes, Reduction kind) {
+  RefTensor result = makeResult(op);
+  Type elementType = result.type.getElementType();
+  ArrayRef<int64_t> shape = input.type.getShape();
+
+  // Where each input element lands in the result: reduced axes get stride 0.
+  SmallVector<int64_t> resultStrides(shape.size(), 0);
+  int64_t stride = 1, count = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (llvm::is_contained(axes, d)) {
+      count *= shape[d];
+      continue;
+    }
+    resultStrides[d] = stride;
+    stride *= shape[d];
+  }
+  auto target = [&](size_t i) {
+    return stridedOffset(i, shape, resultStrides);
+  };
+
+  bool isInteger = elementType.isSignlessInteger(32);
+  if (isInteger && kind == Reduction::Sum) {
+    std::vector<uint32_t> sums(result.values.size(), 0);
+    for (size_t i = 0; i < input.values.size(); ++i)
+      sums[target(i)] += toWrapping(input.values[i]);
+    for (size_t j = 0; j < sums.size(); ++j)
+      result.values[j] = fromWrapping(sums[j]);
+    return single(std::move(result));
+  }
+
+  // The identity of max/min on i32 is a finite i32, so that an empty
+  // reduction still rounds to an i32.
+  double lowest = isInteger ? std::numeric_limits<int32_t>::min() : -kInfinity;
+  double highest = isInteger ? std::numeric_limits<int32_t>::max() : kInfinity;
+  double identity = kind == Reduction::Max   ? lowest
+                    : kind == Reduction::Min ? highest
+                                             : 0.0;
+  std::vector<double> accumulators(result.values.size(), identity);
+  for (size_t i = 0; i < input.values.size(); ++i) {
+    double &acc = accumulators[target(i)];
+    double x = input.values[i];
+    switch (kind) {
+    case Reduction::Sum:
+    case Reduction::Mean:
+      acc += x;
+      break;
+    case Reduction::Max:
+      acc = nanMax(acc, x);
+      break;
+    case Reduction::Min:
+      acc = nanMin(acc, x);
+      break;
+    }
+  }
+  for (size_t j = 0; j < accumulators.size(); ++j) {
+    double value = accumulators[j];
+    if (kind == Reduction::Mean)
+      value /= static_cast<double>(count);
+    result.values[j] = roundToElementType(value, elementType);
+  }
+  return single(std::move(result));
+}
+
+template <typename OpTy, Reduction kind>
+static Results evaluateReduction(OpTy op, ArrayRef<RefTensor> operands) {
+  return reduce(op, operands[0], op.getAxes(), kind);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+static Results evaluateReshape(ReshapeOp op, ArrayRef<RefTensor> operands) {
+  return single({cast<RankedTensorType>(op.getType()), operands[0].values});
+}
+
+static Results evaluateTranspose(TransposeOp op, ArrayRef<RefTensor> operands) {
+  SmallVector<int64_t> operandStrides =
+      rowMajorStrides(operands[0].type.getShape());
+  // Result dimension i walks operand dimension perm[i].
+  SmallVector<int64_t> strides;
+  for (int64_t p : op.getPerm())
+    strides.push_back(operandStrides[p]);
+  return gather(op, operands[0], strides);
+}
+
+static Results evaluateBroadcast(BroadcastOp op, ArrayRef<RefTensor> operands) {
+  return gather(
+      op, operands[0],
+      broadcastStrides(operands[0].type.getShape(),
+                       cast<RankedTensorType>(op.getType()).getShape()));
+}
+
+//===----------------------------------------------------------------------===//
+// Compound ops
+//===----------------------------------------------------------------------===//
+
+static Results evaluateMatmul(MatmulOp op, ArrayRef<RefTensor> operands) {
+  const RefTensor &lhs = operands[0], &rhs = operands[1];
+  RefTensor result = makeResult(op);
+  Type elementType = result.type.getElementType();
+  ArrayRef<int64_t> lhsShape = lhs.type.getShape(),
+                    rhsShape = rhs.type.getShape();
+  ArrayRef<int64_t> batch = result.type.getShape().drop_back(2);
+  int64_t m = lhsShape[lhsShape.size() - 2], k = lhsShape.back(),
+          n = rhsShape.back();
+  SmallVector<int64_t> lhsStrides =
+      broadcastStrides(lhsShape.drop_back(2), batch);
+  SmallVector<int64_t> rhsStrides =
+      broadcastStrides(rhsShape.drop_back(2), batch);
+  bool isInteger = elementType.isSignlessInteger(32);
+
+  for (int64_t b = 0, e = product(batch); b < e; ++b) {
+    const double *a =
+        lhs.values.data() + stridedOffset(b, batch, lhsStrides) * m * k;
+    const double *c =
+        rhs.values.data() + stridedOffset(b, batch, rhsStrides) * k * n;
+    double *out = result.values.data() + b * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (isInteger) {
+          uint32_t acc = 0;
+          for (int64_t p = 0; p < k; ++p)
+            acc += toWrapping(a[i * k + p]) * toWrapping(c[p * n + j]);
+          out[i * n + j] = fromWrapping(acc);
+          continue;
+        }
+        double acc = 0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += a[i * k + p] * c[p * n + j];
+        out[i * n + j] = roundToElementType(acc, elementType);
+      }
+    }
+  }
+  return single(std::move(result));
+}
+
+static Results evaluateSoftmax(SoftmaxOp op, ArrayRef<RefTensor> operands) {
+  const RefTensor &input = operands[0];
+  RefTensor result = makeResult(op);
+  Type elementType = result.type.getElementType();
+  ArrayRef<int64_t> shape = input.type.getShape();
+  int64_t axis = op.getAxis(), length = shape[axis];
+  std::vector<double> exps(length);
+  forEachLane(shape, axis, [&](int64_t base, int64_t stride) {
+    double maxValue = -kInfinity;
+    for (int64_t a = 0; a < length; ++a)
+      maxValue = nanMax(maxValue, input.values[base + a * stride]);
+    double sum = 0;
+    for (int64_t a = 0; a < length; ++a) {
+      exps[a] = std::exp(input.values[base + a * stride] - maxValue);
+      sum += exps[a];
+    }
+    for (int64_t a = 0; a < length; ++a)
+      result.values[base + a * stride] =
+          roundToElementType(exps[a] / sum, elementType);
+  });
+  return single(std::move(result));
+}
+
+static Results evaluateLayerNorm(LayerNormOp op, ArrayRef<RefTensor> operands) {
+  const RefTensor &input = operands[0];
+  const std::vector<double> &gamma = operands[1].values,
+                            &beta = operands[2].values;
+  RefTensor result = makeResult(op);
+  Type elementType = result.type.getElementType();
+  ArrayRef<int64_t> shape = input.type.getShape();
+  int64_t axis = op.getAxis(), length = shape[axis];
+  double eps = op.getEps().convertToDouble();
+  forEachLane(shape, axis, [&](int64_t base, int64_t stride) {
+    auto x = [&](int64_t a) { return input.values[base + a * stride]; };
+    double sum = 0;
+    for (int64_t a = 0; a < length; ++a)
+      sum += x(a);
+    double mean = sum / length;
+    double squares = 0;
+    for (int64_t a = 0; a < length; ++a)
+      squares += (x(a) - mean) * (x(a) - mean);
+    // The biased variance, as torch.nn.LayerNorm uses.
+    double scale = 1.0 / std::sqrt(squares / length + eps);
+    for (int64_t a = 0; a < length; ++a)
+      result.values[base + a * stride] = roundToElementType(
+          (x(a) - mean) * scale * gamma[a] + beta[a], elementType);
+  });
+  return single(std::move(result));
+}
+
+static Results evaluateRmsNorm(RmsNormOp op, ArrayRef<RefTensor> operands) {
+  const RefTensor &input = operands[0];
+  const std::vector<double> &gamma = operands[1].values;
+  RefTensor result = makeResult(op);
+  Type elementType = result.type.getElementType();
+  ArrayRef<int64_t> shape = input.type.getShape();
+  int64_t axis = shape.size() - 1, length = shape[axis];
+  double eps = op.getEps().convertToDouble();
+  forEachLane(shape, axis, [&](int64_t base, int64_t stride) {
+    auto x = [&](int64_t a) { return input.values[base + a * stride]; };
+    double squares = 0;
+    for (int64_t a = 0; a < length; ++a)
+      squares += x(a) * x(a);
+    double scale = 1.0 / std::sqrt(squares / length + eps);
+    for (int64_t a = 0; a < length; ++a)
+      result.values[base + a * stride] =
+          roundToElementType(x(a) * scale * gamma[a], elementType);
+  });
+  return single(std::move(result));
+}
+
+/// softmax(scale * q @ k^T + mask) @ v for each batch and query. A masked
+/// score is -inf, so a query that sees no key gets NaN, as the unfused graph
+/// does (exp(-inf - -inf)).
+static Results evaluateAttention(AttentionOp op, ArrayRef<RefTensor> operands) {
+  const RefTensor &q = operands[0], &k = operands[1], &v = operands[2];
+  const RefTensor *mask = operands.size() > 3 ? &operands[3] : nullptr;
+  RefTensor result = makeResult(op);
+  Type elementType = result.type.getElementType();
+  ArrayRef<int64_t> qShape = q.type.getShape(), kShape = k.type.getShape(),
+                    vShape = v.type.getShape();
+  ArrayRef<int64_t> batch = result.type.getShape().drop_back(2);
+  int64_t nq = qShape[qShape.size() - 2], nk = kShape[kShape.size() - 2],
+          d = qShape.back(), dv = vShape.back();
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getCausal();
+
+  SmallVector<int64_t> qStrides = broadcastStrides(qShape.drop_back(2), batch);
+  SmallVector<int64_t> kStrides = broadcastStrides(kShape.drop_back(2), batch);
+  SmallVector<int64_t> vStrides = broadcastStrides(vShape.drop_back(2), batch);
+  // The mask broadcasts to the scores, [batch..., nq, nk].
+  SmallVector<int64_t> maskStrides;
+  if (mask) {
+    SmallVector<int64_t> scoresShape(batch);
+    scoresShape.append({nq, nk});
+    maskStrides = broadcastStrides(mask->type.getShape(), scoresShape);
+  }
+
+  std::vector<double> weights(nk);
+  for (int64_t b = 0, e = product(batch); b < e; ++b) {
+    const double *qb =
+        q.values.data() + stridedOffset(b, batch, qStrides) * nq * d;
+    const double *kb =
+        k.values.data() + stridedOffset(b, batch, kStrides) * nk * d;
+    const double *vb =
+        v.values.data() + stridedOffset(b, batch, vStrides) * nk * dv;
+    const double *maskb = nullptr;
+    if (mask)
+      maskb = mask->values.data() +
+              stridedOffset(b, batch, ArrayRef(maskStrides).drop_back(2));
+    for (int64_t i = 0; i < nq; ++i) {
+      double maxScore = -kInfinity;
+      for (int64_t j = 0; j < nk; ++j) {
+        double dot = 0;
+        for (int64_t c = 0; c < d; ++c)
+          dot += qb[i * d + c] * kb[j * d + c];
+        double score = scale * dot;
+        if (mask)
+          score += maskb[i * maskStrides[batch.size()] +
+                         j * maskStrides[batch.size() + 1]];
+        // Queries are aligned with the last keys: query i sees keys up to
+        // i + nk - nq.
+        if (causal && j > i + nk - nq)
+          score += -kInfinity;
+        weights[j] = score;
+        maxScore = nanMax(maxScore, score);
+      }
+      double sum = 0;
+      for (int64_t j = 0; j < nk; ++j) {
+        weights[j] = std::exp(weights[j] - maxScore);
+        sum += weights[j];
+      }
+      for (int64_t c = 0; c < dv; ++c) {
+        double acc = 0;
+        for (int64_t j = 0; j < nk; ++j)
+          acc += weights[j] * vb[j * dv + c];
+        result.values[(b * nq + i) * dv + c] =
+            roundToElementType(acc / sum, elementType);
+      }
+    }
+  }
+  return single(std::move(result));
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+/// Registers `evaluate` for the ops of class `OpTy`.
+template <typename OpTy>
+static void add(ReferenceInterpreter &interpreter,
+                Results (*evaluate)(OpTy, ArrayRef<RefTensor>)) {
+  interpreter.registerEvaluator(
+      OpTy::getOperationName(),
+      [evaluate](ReferenceInterpreter &, Operation *op,
+                 ArrayRef<RefTensor> operands) -> Results {
+        return evaluate(cast<OpTy>(op), operands);
+      });
+}
+
+template <typename... OpTys>
+static void addElementwise(ReferenceInterpreter &interpreter) {
+  (interpreter.registerEvaluator(OpTys::getOperationName(),
+                                 evaluateElementwiseOp),
+   ...);
+}
+
+void mlir::fk::registerFkEvaluators(ReferenceInterpreter &interpreter) {
+  add<ConstantOp>(interpreter, evaluateConstant);
+  add<IotaOp>(interpreter, evaluateIota);
+  addElementwise<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, NegOp, AbsOp,
+                 ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
+                 SiluOp, ErfOp, GeluOp, CompareOp, SelectOp, CastOp>(
+      interpreter);
+  add<ReduceSumOp>(interpreter, evaluateReduction<ReduceSumOp, Reduction::Sum>);
+  add<ReduceMaxOp>(interpreter, evaluateReduction<ReduceMaxOp, Reduction::Max>);
+  add<ReduceMinOp>(interpreter, evaluateReduction<ReduceMinOp, Reduction::Min>);
+  add<ReduceMeanOp>(interpreter,
+                    evaluateReduction<ReduceMeanOp, Reduction::Mean>);
+  add<ReshapeOp>(interpreter, evaluateReshape);
+  add<TransposeOp>(interpreter, evaluateTranspose);
+  add<BroadcastOp>(interpreter, evaluateBroadcast);
+  add<MatmulOp>(interpreter, evaluateMatmul);
+  add<SoftmaxOp>(interpreter, evaluateSoftmax);
+  add<LayerNormOp>(interpreter, evaluateLayerNorm);
+  add<RmsNormOp>(interpreter, evaluateRmsNorm);
+  add<AttentionOp>(interpreter, evaluateAttention);
+}
