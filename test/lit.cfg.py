@@ -23,3 +23,5 @@ fuzzer = os.path.join(config.fkc_tools_dir, "fkc-parser-fuzzer")
 if os.path.exists(fuzzer):
     config.available_features.add("fuzzer")
     config.substitutions.append(("%fkc-parser-fuzzer", fuzzer))
+    config.substitutions.append(
+        ("%fuzz_seconds", os.environ.get("FKC_FUZZ_SECONDS", "60")))

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include <cerrno>
 #include <cmath>
@@ -115,6 +116,11 @@ private:
 
   /// Binds `name` in the current graph; reports a redefinition.
   void bind(llvm::StringRef name, llvm::SMLoc loc, Expr value);
+
+  /// Parentheses and unary minus recurse; a bound on their nesting keeps a
+  /// hostile input from exhausting the stack.
+  static constexpr unsigned kMaxNesting = 256;
+  unsigned nesting = 0;
 
   Lexer lexer;
   OpBuilder builder;
@@ -432,6 +438,14 @@ FailureOr<Expr> GraphParser::parseMatmul() {
 
 /// unary := '-' unary | primary
 FailureOr<Expr> GraphParser::parseUnary() {
+  if (nesting >= kMaxNesting) {
+    lexer.emitError(current().getLoc(),
+                    "expression nested too deeply (more than " +
+                        llvm::Twine(kMaxNesting) + " levels)");
+    return failure();
+  }
+  ++nesting;
+  llvm::scope_exit leave([&] { --nesting; });
   if (current().isNot(Token::minus))
     return parsePrimary();
   llvm::SMLoc loc = current().getLoc();
