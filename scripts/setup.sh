@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what fkc needs on Debian 12, builds it, and compiles an example
+# graph: the whole set-up in one command. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake ninja-build clang-14 libclang-rt-14-dev python3
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  libfmt-dev libcli11-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+build=${FKC_BUILD_DIR:-build}
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S . -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir
+fi
+ninja -C "$build" -j"$(nproc)"
+
+# The main job: compile an example graph.
+"$build/bin/fkc" examples/mlp.graph -o "$build/mlp.mlir"
+echo "setup: built fkc; compiled examples/mlp.graph to $build/mlp.mlir"
