@@ -368,6 +368,19 @@ RankedTensorType typeOf(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
 
+/// The operands of a call that takes tensors only and computes in floating
+/// point: the first operand's dtype must be a float type.
+FailureOr<SmallVector<Value>> requireFloatTensors(GraphBuilder &b,
+                                                  const CallSite &call) {
+  FailureOr<SmallVector<Value>> operands = requireTensors(b, call);
+  if (failed(operands) ||
+      failed(checkDtype(CallErrors{b, call},
+                        typeOf((*operands)[0]).getElementType(),
+                        DtypeClass::Float)))
+    return failure();
+  return operands;
+}
+
 Expr buildMatmul(GraphBuilder &b, const CallSite &call) {
   FailureOr<SmallVector<Value>> operands = requireTensors(b, call);
   if (failed(operands))
@@ -382,13 +395,10 @@ Expr buildMatmul(GraphBuilder &b, const CallSite &call) {
 }
 
 Expr buildSoftmax(GraphBuilder &b, const CallSite &call) {
-  FailureOr<SmallVector<Value>> operands = requireTensors(b, call);
+  FailureOr<SmallVector<Value>> operands = requireFloatTensors(b, call);
   if (failed(operands))
     return Expr::invalid(call.loc);
   RankedTensorType type = typeOf((*operands)[0]);
-  if (failed(checkDtype(CallErrors{b, call}, type.getElementType(),
-                        DtypeClass::Float)))
-    return Expr::invalid(call.loc);
   FailureOr<int64_t> axis =
       b.normalizeAxis(call, "axis", getInt(call, "axis", -1), type.getRank());
   if (failed(axis))
@@ -398,13 +408,10 @@ Expr buildSoftmax(GraphBuilder &b, const CallSite &call) {
 }
 
 Expr buildLayerNorm(GraphBuilder &b, const CallSite &call) {
-  FailureOr<SmallVector<Value>> operands = requireTensors(b, call);
+  FailureOr<SmallVector<Value>> operands = requireFloatTensors(b, call);
   if (failed(operands))
     return Expr::invalid(call.loc);
   RankedTensorType type = typeOf((*operands)[0]);
-  if (failed(checkDtype(CallErrors{b, call}, type.getElementType(),
-                        DtypeClass::Float)))
-    return Expr::invalid(call.loc);
   FailureOr<int64_t> axis =
       b.normalizeAxis(call, "axis", getInt(call, "axis", -1), type.getRank());
   double eps = getFloat(call, "eps", 1e-5);
@@ -424,13 +431,10 @@ Expr buildLayerNorm(GraphBuilder &b, const CallSite &call) {
 }
 
 Expr buildRmsNorm(GraphBuilder &b, const CallSite &call) {
-  FailureOr<SmallVector<Value>> operands = requireTensors(b, call);
+  FailureOr<SmallVector<Value>> operands = requireFloatTensors(b, call);
   if (failed(operands))
     return Expr::invalid(call.loc);
   RankedTensorType type = typeOf((*operands)[0]);
-  if (failed(checkDtype(CallErrors{b, call}, type.getElementType(),
-                        DtypeClass::Float)))
-    return Expr::invalid(call.loc);
   if (type.getRank() < 1) {
     b.emitOpError(call) << "expects an operand of rank >= 1";
     return Expr::invalid(call.loc);
@@ -447,14 +451,11 @@ Expr buildRmsNorm(GraphBuilder &b, const CallSite &call) {
 }
 
 Expr buildAttention(GraphBuilder &b, const CallSite &call) {
-  FailureOr<SmallVector<Value>> operands = requireTensors(b, call);
+  FailureOr<SmallVector<Value>> operands = requireFloatTensors(b, call);
   if (failed(operands))
     return Expr::invalid(call.loc);
   Value q = (*operands)[0], k = (*operands)[1], v = (*operands)[2];
   Value mask = operands->size() == 4 ? (*operands)[3] : Value();
-  if (failed(checkDtype(CallErrors{b, call}, typeOf(q).getElementType(),
-                        DtypeClass::Float)))
-    return Expr::invalid(call.loc);
   // The default scale is 1/sqrt(head dim), as in scaled dot-product attention.
   double scale = getFloat(call, "scale",
                           1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(
