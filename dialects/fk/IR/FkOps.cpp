@@ -1,7 +1,10 @@
 //===- FkOps.cpp - verifiers and custom syntax of fk ops ------------------===//
 //
 // Verifiers delegate to the rules of FkTypeInference.cpp and compare the
-// inferred type with the one the op carries.
+// inferred type with the one the op carries. The `// op Cn` tags name the
+// constraints of docs/language.md; test/Dialect/invalid.mlir has a case,
+// `@op_cn`, for each. Constraints the ODS traits and type constraints of
+// FkOps.td check (e.g. matmul C6) have no code here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +75,7 @@ LogicalResult IotaOp::verify() {
 
 template <typename ReduceOp>
 static LogicalResult verifyReduceOp(ReduceOp op) {
+  // reduce C1, C2, C3 (in inferReduceType), C4 (the result type)
   return verifyResultType(
       op, inferReduceType([&]() { return op.emitOpError(); },
                           cast<RankedTensorType>(op.getOperand().getType()),
@@ -88,12 +92,14 @@ LogicalResult ReduceMeanOp::verify() { return verifyReduceOp(*this); }
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReshapeOp::verify() {
+  // reshape C1, C2
   return verifyReshape(EMIT_OP_ERROR,
                        cast<RankedTensorType>(getOperand().getType()),
                        cast<RankedTensorType>(getType()));
 }
 
 LogicalResult TransposeOp::verify() {
+  // transpose C1, C2 (in inferTransposeType), C3 (the result type)
   return verifyResultType(
       *this, inferTransposeType(EMIT_OP_ERROR,
                                 cast<RankedTensorType>(getOperand().getType()),
@@ -108,6 +114,7 @@ LogicalResult BroadcastOp::verify() {
     return emitOpError() << "broadcast cannot change the dtype: "
                          << from.getElementType() << " vs "
                          << to.getElementType();
+  // broadcast C1, C2
   return verifyBroadcastTo(EMIT_OP_ERROR, from.getShape(), to.getShape());
 }
 
@@ -116,6 +123,7 @@ LogicalResult BroadcastOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulOp::verify() {
+  // matmul C1-C4 (in inferMatmulType), C5 (the result type)
   return verifyResultType(
       *this, inferMatmulType(EMIT_OP_ERROR,
                              cast<RankedTensorType>(getLhs().getType()),
@@ -142,9 +150,10 @@ LogicalResult LayerNormOp::verify() {
 
 LogicalResult RmsNormOp::verify() {
   auto type = cast<RankedTensorType>(getOperand().getType());
-  // rmsnorm C1, C2, C3
+  // rmsnorm C1
   if (type.getRank() < 1)
     return emitOpError() << "expects an operand of rank >= 1";
+  // rmsnorm C2, C3
   if (failed(verifyNormParameter(EMIT_OP_ERROR, "gamma", type,
                                  type.getRank() - 1,
                                  cast<RankedTensorType>(getGamma().getType()))))
@@ -156,6 +165,7 @@ LogicalResult AttentionOp::verify() {
   std::optional<RankedTensorType> mask;
   if (getMask())
     mask = cast<RankedTensorType>(getMask().getType());
+  // attention C1-C7 (in inferAttentionType), C8 (the result type)
   return verifyResultType(
       *this, inferAttentionType(EMIT_OP_ERROR,
                                 cast<RankedTensorType>(getQuery().getType()),

@@ -1,4 +1,9 @@
 //===- FkTypeInference.cpp - shape and dtype rules of fk ops --------------===//
+//
+// The `// op Cn` tags name the constraints of docs/language.md; constraints
+// that ODS traits or type constraints check carry no tag here.
+//
+//===----------------------------------------------------------------------===//
 
 #include "fk/IR/FkTypeInference.h"
 
@@ -129,6 +134,8 @@ FailureOr<RankedTensorType> mlir::fk::inferMatmulType(EmitErrorFn emitError,
   if (lhs.getElementType() != rhs.getElementType())
     return emitError() << "operand dtypes differ: " << lhs.getElementType()
                        << " vs " << rhs.getElementType();
+  // matmul C6: the front end's check; in the IR the ODS type constraint holds
+  // it already.
   if (failed(checkDtype(emitError, lhs.getElementType(), DtypeClass::Numeric)))
     return failure();
   ArrayRef<int64_t> a = lhs.getShape(), b = rhs.getShape();
@@ -155,8 +162,10 @@ FailureOr<RankedTensorType> mlir::fk::inferReduceType(EmitErrorFn emitError,
   if (axes.empty())
     return emitError() << "expects at least one axis";
   for (auto [i, axis] : llvm::enumerate(axes)) {
+    // reduce C2
     if (failed(verifyAxis(emitError, "axis", axis, operand.getRank())))
       return failure();
+    // reduce C3
     if (i > 0 && axes[i - 1] >= axis)
       return emitError() << "axes must be distinct and ascending, got "
                          << ShapeText{axes};
@@ -177,6 +186,7 @@ mlir::fk::inferTransposeType(EmitErrorFn emitError, RankedTensorType operand,
     return emitError() << "perm " << ShapeText{perm} << " has "
                        << perm.size() << " entries for an operand of rank "
                        << rank;
+  // transpose C2
   SmallVector<bool> seen(rank, false);
   SmallVector<int64_t> shape;
   for (int64_t p : perm) {
@@ -212,6 +222,7 @@ LogicalResult mlir::fk::verifyNormParameter(EmitErrorFn emitError,
                                             RankedTensorType operand,
                                             int64_t axis,
                                             RankedTensorType parameter) {
+  // layernorm C2 (gamma), C3 (beta); rmsnorm C2 (gamma)
   if (parameter.getElementType() != operand.getElementType())
     return emitError() << "parameter '" << name << "' has dtype "
                        << parameter.getElementType() << " but the operand has "
@@ -225,6 +236,7 @@ LogicalResult mlir::fk::verifyNormParameter(EmitErrorFn emitError,
 }
 
 LogicalResult mlir::fk::verifyEpsilon(EmitErrorFn emitError, double eps) {
+  // layernorm C4, rmsnorm C3
   if (!std::isfinite(eps) || eps < 0)
     return emitError() << "eps must be finite and non-negative, got " << eps;
   return success();

@@ -1,0 +1,325 @@
+// The folds of FkFolds.cpp under -canonicalize: splat constants fold with the dtype's rounding, identities and compositions of shape ops vanish, and what must not fold stays.
+// RUN: fkc-opt %s -canonicalize | FileCheck %s
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops of splat constants
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @fold_binary_f32
+// CHECK-DAG:   %[[ADD:.*]] = fk.constant dense<5.000000e+00> : tensor<2x3xf32>
+// CHECK-DAG:   %[[SUB:.*]] = fk.constant dense<-1.000000e+00> : tensor<2x3xf32>
+// CHECK-DAG:   %[[MUL:.*]] = fk.constant dense<6.000000e+00> : tensor<2x3xf32>
+// CHECK-DAG:   %[[DIV:.*]] = fk.constant dense<0.666666686> : tensor<2x3xf32>
+// CHECK-DAG:   %[[MAX:.*]] = fk.constant dense<3.000000e+00> : tensor<2x3xf32>
+// CHECK-DAG:   %[[MIN:.*]] = fk.constant dense<2.000000e+00> : tensor<2x3xf32>
+// CHECK-DAG:   %[[POW:.*]] = fk.constant dense<8.000000e+00> : tensor<2x3xf32>
+// CHECK-NOT:   fk.add
+// CHECK-NOT:   fk.pow
+// CHECK:       return %[[ADD]], %[[SUB]], %[[MUL]], %[[DIV]], %[[MAX]], %[[MIN]], %[[POW]]
+func.func @fold_binary_f32() -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %a = fk.constant dense<2.0> : tensor<2x3xf32>
+  %b = fk.constant dense<3.0> : tensor<2x3xf32>
+  %0 = fk.add %a, %b : tensor<2x3xf32>
+  %1 = fk.sub %a, %b : tensor<2x3xf32>
+  %2 = fk.mul %a, %b : tensor<2x3xf32>
+  %3 = fk.div %a, %b : tensor<2x3xf32>
+  %4 = fk.max %a, %b : tensor<2x3xf32>
+  %5 = fk.min %a, %b : tensor<2x3xf32>
+  %6 = fk.pow %a, %b : tensor<2x3xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// The sum is rounded to f16 (0.2998046875), not kept at f32 precision
+// (0.29992676), and bf16 keeps 8 significant bits.
+// CHECK-LABEL: func.func @fold_rounds_to_dtype
+// CHECK-DAG:   %[[H:.*]] = fk.constant dense<2.998050e-01> : tensor<4xf16>
+// CHECK-DAG:   %[[B:.*]] = fk.constant dense<3.140630e+00> : tensor<4xbf16>
+// CHECK:       return %[[H]], %[[B]]
+func.func @fold_rounds_to_dtype() -> (tensor<4xf16>, tensor<4xbf16>) {
+  %a = fk.constant dense<0.1> : tensor<4xf16>
+  %b = fk.constant dense<0.2> : tensor<4xf16>
+  %0 = fk.add %a, %b : tensor<4xf16>
+  %c = fk.constant dense<3.0> : tensor<4xbf16>
+  %d = fk.constant dense<0.14159> : tensor<4xbf16>
+  %1 = fk.add %c, %d : tensor<4xbf16>
+  return %0, %1 : tensor<4xf16>, tensor<4xbf16>
+}
+
+// f16 overflows to inf like the hardware does.
+// CHECK-LABEL: func.func @fold_f16_overflow
+// CHECK:       %[[INF:.*]] = fk.constant dense<0x7C00> : tensor<f16>
+// CHECK:       return %[[INF]]
+func.func @fold_f16_overflow() -> tensor<f16> {
+  %a = fk.constant dense<60000.0> : tensor<f16>
+  %0 = fk.add %a, %a : tensor<f16>
+  return %0 : tensor<f16>
+}
+
+// i32 wraps around, divides toward zero, and a zero divisor gives 0.
+// CHECK-LABEL: func.func @fold_binary_i32
+// CHECK-DAG:   %[[ZERO:.*]] = fk.constant dense<0> : tensor<2xi32>
+// CHECK-DAG:   %[[QUOT:.*]] = fk.constant dense<-3> : tensor<2xi32>
+// CHECK-DAG:   %[[WRAP:.*]] = fk.constant dense<-2147483648> : tensor<2xi32>
+// CHECK:       return %[[ZERO]], %[[ZERO]], %[[QUOT]], %[[WRAP]]
+func.func @fold_binary_i32() -> (tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) {
+  %big = fk.constant dense<65536> : tensor<2xi32>
+  %zero = fk.constant dense<0> : tensor<2xi32>
+  %m7 = fk.constant dense<-7> : tensor<2xi32>
+  %two = fk.constant dense<2> : tensor<2xi32>
+  %max = fk.constant dense<2147483647> : tensor<2xi32>
+  %one = fk.constant dense<1> : tensor<2xi32>
+  %0 = fk.mul %big, %big : tensor<2xi32>
+  %1 = fk.div %m7, %zero : tensor<2xi32>
+  %2 = fk.div %m7, %two : tensor<2xi32>
+  %3 = fk.add %max, %one : tensor<2xi32>
+  return %0, %1, %2, %3 : tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>
+}
+
+// CHECK-LABEL: func.func @fold_unary
+// CHECK-DAG:   %[[NEG:.*]] = fk.constant dense<-4.000000e+00> : tensor<3xf32>
+// CHECK-DAG:   %[[ABS:.*]] = fk.constant dense<4.000000e+00> : tensor<3xf32>
+// CHECK-DAG:   %[[RELU:.*]] = fk.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-DAG:   %[[EXP:.*]] = fk.constant dense<54.5981483> : tensor<3xf32>
+// CHECK-DAG:   %[[LOG:.*]] = fk.constant dense<1.38629436> : tensor<3xf32>
+// CHECK-DAG:   %[[SQRT:.*]] = fk.constant dense<2.000000e+00> : tensor<3xf32>
+// CHECK-DAG:   %[[RSQRT:.*]] = fk.constant dense<5.000000e-01> : tensor<3xf32>
+// CHECK-DAG:   %[[TANH:.*]] = fk.constant dense<0.999329328> : tensor<3xf32>
+// CHECK-DAG:   %[[SIGMOID:.*]] = fk.constant dense<0.982013761> : tensor<3xf32>
+// CHECK-DAG:   %[[SILU:.*]] = fk.constant dense<3.92805505> : tensor<3xf32>
+// CHECK-DAG:   %[[ERF:.*]] = fk.constant dense<1.000000e+00> : tensor<3xf32>
+// CHECK-DAG:   %[[NABS:.*]] = fk.constant dense<7> : tensor<3xi32>
+// CHECK-NOT:   fk.neg
+// CHECK-NOT:   fk.abs
+// CHECK-NOT:   fk.relu
+// CHECK:       return %[[NEG]], %[[ABS]], %[[RELU]], %[[EXP]], %[[LOG]], %[[SQRT]], %[[RSQRT]], %[[TANH]], %[[SIGMOID]], %[[SILU]], %[[ERF]], %[[NABS]]
+func.func @fold_unary() -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi32>) {
+  %four = fk.constant dense<4.0> : tensor<3xf32>
+  %mfour = fk.constant dense<-4.0> : tensor<3xf32>
+  %0 = fk.neg %four : tensor<3xf32>
+  %1 = fk.abs %mfour : tensor<3xf32>
+  %2 = fk.relu %mfour : tensor<3xf32>
+  %3 = fk.exp %four : tensor<3xf32>
+  %4 = fk.log %four : tensor<3xf32>
+  %5 = fk.sqrt %four : tensor<3xf32>
+  %6 = fk.rsqrt %four : tensor<3xf32>
+  %7 = fk.tanh %four : tensor<3xf32>
+  %8 = fk.sigmoid %four : tensor<3xf32>
+  %9 = fk.silu %four : tensor<3xf32>
+  %10 = fk.erf %four : tensor<3xf32>
+  %m7 = fk.constant dense<-7> : tensor<3xi32>
+  %11 = fk.abs %m7 : tensor<3xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi32>
+}
+
+//===----------------------------------------------------------------------===//
+// Algebraic identities
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @identities
+// CHECK-SAME:  (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NOT:   fk.
+// CHECK:       return %[[X]], %[[X]], %[[X]], %[[X]]
+func.func @identities(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %one = fk.constant dense<1.0> : tensor<4xf32>
+  %0 = fk.mul %x, %one : tensor<4xf32>
+  %1 = fk.mul %one, %x : tensor<4xf32>
+  %2 = fk.div %x, %one : tensor<4xf32>
+  %n = fk.neg %x : tensor<4xf32>
+  %3 = fk.neg %n : tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @identities_i32
+// CHECK-SAME:  (%[[X:.*]]: tensor<4xi32>)
+// CHECK-NOT:   fk.
+// CHECK:       return %[[X]], %[[X]]
+func.func @identities_i32(%x: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %one = fk.constant dense<1> : tensor<4xi32>
+  %0 = fk.mul %x, %one : tensor<4xi32>
+  %1 = fk.div %x, %one : tensor<4xi32>
+  return %0, %1 : tensor<4xi32>, tensor<4xi32>
+}
+
+// x + 0.0 is not x for x = -0.0, x * 0.0 is not 0.0 for inf or NaN, x - x is
+// not 0.0 for NaN, 1 / x is not x, and a single -x stays.
+// CHECK-LABEL: func.func @no_fold_float_identities
+// CHECK-SAME:  (%[[X:.*]]: tensor<4xf32>)
+// CHECK-DAG:   %[[ZERO:.*]] = fk.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-DAG:   %[[ONE:.*]] = fk.constant dense<1.000000e+00> : tensor<4xf32>
+// CHECK:       %[[ADD:.*]] = fk.add %[[X]], %[[ZERO]] : tensor<4xf32>
+// CHECK:       %[[MUL:.*]] = fk.mul %[[X]], %[[ZERO]] : tensor<4xf32>
+// CHECK:       %[[SUB:.*]] = fk.sub %[[X]], %[[X]] : tensor<4xf32>
+// CHECK:       %[[DIV:.*]] = fk.div %[[ONE]], %[[X]] : tensor<4xf32>
+// CHECK:       %[[NEG:.*]] = fk.neg %[[X]] : tensor<4xf32>
+// CHECK:       return %[[ADD]], %[[MUL]], %[[SUB]], %[[DIV]], %[[NEG]]
+func.func @no_fold_float_identities(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %zero = fk.constant dense<0.0> : tensor<4xf32>
+  %one = fk.constant dense<1.0> : tensor<4xf32>
+  %0 = fk.add %x, %zero : tensor<4xf32>
+  %1 = fk.mul %x, %zero : tensor<4xf32>
+  %2 = fk.sub %x, %x : tensor<4xf32>
+  %3 = fk.div %one, %x : tensor<4xf32>
+  %4 = fk.neg %x : tensor<4xf32>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// Only splat constants fold: a constant with distinct elements stays an
+// operand. gelu and compare have no folder.
+// CHECK-LABEL: func.func @no_fold_non_splat
+// CHECK:       fk.add
+// CHECK:       fk.exp
+// CHECK:       fk.gelu
+// CHECK:       fk.compare
+func.func @no_fold_non_splat() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xi1>) {
+  %a = fk.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = fk.constant dense<3.0> : tensor<2xf32>
+  %0 = fk.add %a, %b : tensor<2xf32>
+  %1 = fk.exp %a : tensor<2xf32>
+  %2 = fk.gelu %b approximate = none : tensor<2xf32>
+  %3 = fk.compare lt, %b, %b : tensor<2xf32> -> tensor<2xi1>
+  return %0, %1, %2, %3 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xi1>
+}
+
+//===----------------------------------------------------------------------===//
+// select and cast
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @fold_select
+// CHECK-SAME:  (%[[C:.*]]: tensor<4xi1>, %[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>)
+// CHECK-NOT:   fk.select
+// CHECK:       return %[[A]], %[[B]], %[[A]]
+func.func @fold_select(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %true = fk.constant dense<true> : tensor<4xi1>
+  %false = fk.constant dense<false> : tensor<4xi1>
+  %0 = fk.select %true, %a, %b : tensor<4xi1>, tensor<4xf32>
+  %1 = fk.select %false, %a, %b : tensor<4xi1>, tensor<4xf32>
+  %2 = fk.select %c, %a, %a : tensor<4xi1>, tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @no_fold_select
+// CHECK-SAME:  (%[[C:.*]]: tensor<2xi1>, %[[A:.*]]: tensor<2xf32>, %[[B:.*]]: tensor<2xf32>)
+// CHECK:       %[[MIXED:.*]] = fk.constant dense<[true, false]> : tensor<2xi1>
+// CHECK:       %[[S0:.*]] = fk.select %[[C]], %[[A]], %[[B]]
+// CHECK:       %[[S1:.*]] = fk.select %[[MIXED]], %[[A]], %[[B]]
+// CHECK:       return %[[S0]], %[[S1]]
+func.func @no_fold_select(%c: tensor<2xi1>, %a: tensor<2xf32>, %b: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %mixed = fk.constant dense<[true, false]> : tensor<2xi1>
+  %0 = fk.select %c, %a, %b : tensor<2xi1>, tensor<2xf32>
+  %1 = fk.select %mixed, %a, %b : tensor<2xi1>, tensor<2xf32>
+  return %0, %1 : tensor<2xf32>, tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @fold_cast
+// CHECK-SAME:  (%[[X:.*]]: tensor<4xf32>)
+// CHECK-DAG:   %[[BF:.*]] = fk.constant dense<3.140630e+00> : tensor<4xbf16>
+// CHECK-DAG:   %[[TRUNC:.*]] = fk.constant dense<-2> : tensor<4xi32>
+// CHECK-DAG:   %[[SAT:.*]] = fk.constant dense<2147483647> : tensor<4xi32>
+// CHECK-DAG:   %[[BOOL:.*]] = fk.constant dense<true> : tensor<4xi1>
+// CHECK-NOT:   fk.cast
+// CHECK:       return %[[X]], %[[BF]], %[[TRUNC]], %[[SAT]], %[[BOOL]]
+func.func @fold_cast(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xbf16>, tensor<4xi32>, tensor<4xi32>, tensor<4xi1>) {
+  %0 = fk.cast %x : tensor<4xf32> -> tensor<4xf32>
+  %pi = fk.constant dense<3.14159> : tensor<4xf32>
+  %1 = fk.cast %pi : tensor<4xf32> -> tensor<4xbf16>
+  %m = fk.constant dense<-2.7> : tensor<4xf32>
+  %2 = fk.cast %m : tensor<4xf32> -> tensor<4xi32>
+  %big = fk.constant dense<3.0e9> : tensor<4xf32>
+  %3 = fk.cast %big : tensor<4xf32> -> tensor<4xi32>
+  %4 = fk.cast %m : tensor<4xf32> -> tensor<4xi1>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xbf16>, tensor<4xi32>, tensor<4xi32>, tensor<4xi1>
+}
+
+// CHECK-LABEL: func.func @no_fold_cast
+// CHECK-SAME:  (%[[X:.*]]: tensor<4xf32>)
+// CHECK:       %[[C:.*]] = fk.cast %[[X]] : tensor<4xf32> -> tensor<4xf16>
+// CHECK:       return %[[C]]
+func.func @no_fold_cast(%x: tensor<4xf32>) -> tensor<4xf16> {
+  %0 = fk.cast %x : tensor<4xf32> -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @shape_identities
+// CHECK-SAME:  (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NOT:   fk.
+// CHECK:       return %[[X]], %[[X]], %[[X]]
+func.func @shape_identities(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = fk.reshape %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  %1 = fk.transpose %x perm = [0, 1] : tensor<2x3xf32> -> tensor<2x3xf32>
+  %2 = fk.broadcast %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %0, %1, %2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// reshape(reshape(x)) is one reshape; reshaping back to x's shape is x.
+// CHECK-LABEL: func.func @reshape_compose
+// CHECK-SAME:  (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-NEXT:  %[[R:.*]] = fk.reshape %[[X]] : tensor<2x3x4xf32> -> tensor<4x6xf32>
+// CHECK-NEXT:  return %[[R]], %[[X]]
+func.func @reshape_compose(%x: tensor<2x3x4xf32>) -> (tensor<4x6xf32>, tensor<2x3x4xf32>) {
+  %0 = fk.reshape %x : tensor<2x3x4xf32> -> tensor<24xf32>
+  %1 = fk.reshape %0 : tensor<24xf32> -> tensor<4x6xf32>
+  %2 = fk.reshape %0 : tensor<24xf32> -> tensor<2x3x4xf32>
+  return %1, %2 : tensor<4x6xf32>, tensor<2x3x4xf32>
+}
+
+// transpose(transpose(x, p), q) is transpose(x, p o q): here [1, 2, 0] then
+// [1, 2, 0] is [2, 0, 1]; a perm and its inverse cancel.
+// CHECK-LABEL: func.func @transpose_compose
+// CHECK-SAME:  (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-NEXT:  %[[T:.*]] = fk.transpose %[[X]] perm = [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+// CHECK-NEXT:  return %[[T]], %[[X]]
+func.func @transpose_compose(%x: tensor<2x3x4xf32>) -> (tensor<4x2x3xf32>, tensor<2x3x4xf32>) {
+  %0 = fk.transpose %x perm = [1, 2, 0] : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+  %1 = fk.transpose %0 perm = [1, 2, 0] : tensor<3x4x2xf32> -> tensor<4x2x3xf32>
+  %2 = fk.transpose %0 perm = [2, 0, 1] : tensor<3x4x2xf32> -> tensor<2x3x4xf32>
+  return %1, %2 : tensor<4x2x3xf32>, tensor<2x3x4xf32>
+}
+
+// CHECK-LABEL: func.func @broadcast_compose
+// CHECK-SAME:  (%[[X:.*]]: tensor<3xf32>)
+// CHECK-NEXT:  %[[B:.*]] = fk.broadcast %[[X]] : tensor<3xf32> -> tensor<5x2x3xf32>
+// CHECK-NEXT:  return %[[B]]
+func.func @broadcast_compose(%x: tensor<3xf32>) -> tensor<5x2x3xf32> {
+  %0 = fk.broadcast %x : tensor<3xf32> -> tensor<2x3xf32>
+  %1 = fk.broadcast %0 : tensor<2x3xf32> -> tensor<5x2x3xf32>
+  return %1 : tensor<5x2x3xf32>
+}
+
+// A shape op of a splat constant is a splat constant of the new shape.
+// CHECK-LABEL: func.func @shape_ops_of_splats
+// CHECK-DAG:   %[[R:.*]] = fk.constant dense<1.500000e+00> : tensor<6xf32>
+// CHECK-DAG:   %[[T:.*]] = fk.constant dense<1.500000e+00> : tensor<3x2xf32>
+// CHECK-DAG:   %[[B:.*]] = fk.constant dense<7> : tensor<4x2xi32>
+// CHECK-NOT:   fk.reshape
+// CHECK-NOT:   fk.transpose
+// CHECK-NOT:   fk.broadcast
+// CHECK:       return %[[R]], %[[T]], %[[B]]
+func.func @shape_ops_of_splats() -> (tensor<6xf32>, tensor<3x2xf32>, tensor<4x2xi32>) {
+  %a = fk.constant dense<1.5> : tensor<2x3xf32>
+  %0 = fk.reshape %a : tensor<2x3xf32> -> tensor<6xf32>
+  %1 = fk.transpose %a perm = [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  %i = fk.constant dense<7> : tensor<2xi32>
+  %2 = fk.broadcast %i : tensor<2xi32> -> tensor<4x2xi32>
+  return %0, %1, %2 : tensor<6xf32>, tensor<3x2xf32>, tensor<4x2xi32>
+}
+
+// A non-identity transpose, a real reshape and a real broadcast of a
+// non-constant stay; so does a transpose of a constant with distinct elements.
+// CHECK-LABEL: func.func @no_fold_shape_ops
+// CHECK-SAME:  (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK:       fk.transpose %[[X]] perm = [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+// CHECK:       fk.reshape %[[X]] : tensor<2x3xf32> -> tensor<6xf32>
+// CHECK:       fk.broadcast %[[X]] : tensor<2x3xf32> -> tensor<4x2x3xf32>
+// CHECK:       fk.transpose %{{.*}} perm = [1, 0] : tensor<2x2xf32> -> tensor<2x2xf32>
+func.func @no_fold_shape_ops(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<6xf32>, tensor<4x2x3xf32>, tensor<2x2xf32>) {
+  %0 = fk.transpose %x perm = [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  %1 = fk.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+  %2 = fk.broadcast %x : tensor<2x3xf32> -> tensor<4x2x3xf32>
+  %c = fk.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %3 = fk.transpose %c perm = [1, 0] : tensor<2x2xf32> -> tensor<2x2xf32>
+  return %0, %1, %2, %3 : tensor<3x2xf32>, tensor<6xf32>, tensor<4x2x3xf32>, tensor<2x2xf32>
+}
