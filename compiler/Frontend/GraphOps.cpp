@@ -184,6 +184,10 @@ Expr buildReduce(GraphBuilder &b, const CallSite &call) {
     for (int64_t i = 0; i < type.getRank(); ++i)
       axes.push_back(i);
   }
+  // Reducing over no axis (a scalar, or `axes=[]`) is the identity, as in
+  // numpy.
+  if (axes.empty())
+    return Expr::ofTensor(*operand, call.loc);
   FailureOr<RankedTensorType> resultType =
       inferReduceType(CallErrors{b, call}, type, axes);
   if (failed(resultType))

@@ -20,7 +20,8 @@ def Fk_Dialect : Dialect {
   let description = [{
     Ops of the fkc graph language on statically shaped tensors of f32, f16,
     bf16, i32 or i1. Each op's constraints are listed in docs/language.md
-    with the same numbers (C1, C2, ...) that its verifier reports.
+    with numbers (C1, C2, ...); the verifier code that checks each one is
+    tagged with the same number.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;

@@ -51,7 +51,7 @@ FailureOr<SmallVector<int64_t>> inferBroadcastShape(EmitErrorFn emitError,
 LogicalResult verifyBroadcastTo(EmitErrorFn emitError, ArrayRef<int64_t> from,
                                 ArrayRef<int64_t> to);
 
-/// Checks `0 <= axis < rank` (softmax C1, layernorm C1, iota C1).
+/// Checks `0 <= axis < rank` (softmax C1, layernorm C1, iota C1, reduce C2).
 LogicalResult verifyAxis(EmitErrorFn emitError, StringRef what, int64_t axis,
                          int64_t rank);
 
