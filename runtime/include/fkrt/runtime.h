@@ -1,0 +1,191 @@
+/*===- fkrt/runtime.h - The fkc runtime C API -------------------*- C -*-===*
+ *
+ * Loads an fkc artifact (a PTX file carrying a JSON manifest, see
+ * docs/artifact.md), answers questions about its graphs without a GPU, and
+ * runs its graphs on CUDA through the driver API.
+ *
+ * The CUDA driver (libcuda.so.1) is opened with dlopen on first need, so the
+ * library builds and the manifest queries work on machines without CUDA.
+ *
+ * Errors: every function returning fkrt_status leaves a message describing
+ * the failure in a thread-local buffer, read with fkrt_last_error().
+ *
+ *===---------------------------------------------------------------------===*/
+
+#ifndef FKRT_RUNTIME_H
+#define FKRT_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define FKRT_API __declspec(dllexport)
+#else
+#define FKRT_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The artifact format major version this runtime reads.
+#define FKRT_ARTIFACT_VERSION 1
+
+/// Result of every fallible call. FKRT_SUCCESS is 0; the others are errors
+/// with a message available from fkrt_last_error().
+typedef enum fkrt_status {
+  FKRT_SUCCESS = 0,
+  /// A null handle or pointer, an out-of-range index, or a tensor that does
+  /// not match the graph's signature.
+  FKRT_ERROR_INVALID_ARGUMENT = 1,
+  /// The artifact file could not be opened or read.
+  FKRT_ERROR_IO = 2,
+  /// The artifact is malformed: no manifest, bad JSON, a field of the wrong
+  /// type, out-of-range values, a kernel missing from the PTX.
+  FKRT_ERROR_INVALID_ARTIFACT = 3,
+  /// The manifest's format version is not one this runtime reads.
+  FKRT_ERROR_UNSUPPORTED_VERSION = 4,
+  /// No graph of the requested name.
+  FKRT_ERROR_NOT_FOUND = 5,
+  /// libcuda.so.1 (or one of its entry points) could not be loaded.
+  FKRT_ERROR_NO_DRIVER = 6,
+  /// A CUDA driver call failed; the message names the call and the error.
+  FKRT_ERROR_CUDA = 7,
+  /// The PTX JIT compiler rejected the PTX; the message carries its log.
+  FKRT_ERROR_JIT = 8,
+  /// fkrt_run was called on a module not loaded with fkrt_module_load_cuda.
+  FKRT_ERROR_NOT_LOADED = 9,
+  /// A host or device allocation failed.
+  FKRT_ERROR_OUT_OF_MEMORY = 10
+} fkrt_status;
+
+/// Element types. The values are part of the ABI.
+typedef enum fkrt_dtype {
+  FKRT_F32 = 0,
+  FKRT_F16 = 1,
+  FKRT_BF16 = 2,
+  FKRT_I32 = 3,
+  /// A boolean stored as one byte (0 or 1).
+  FKRT_I1 = 4
+} fkrt_dtype;
+
+/// A loaded artifact: its PTX and validated manifest and, once
+/// fkrt_module_load_cuda succeeded, its CUDA module, kernels and workspaces.
+typedef struct fkrt_module_impl *fkrt_module;
+
+/// A tensor passed to fkrt_run: a device pointer to dense row-major data.
+typedef struct fkrt_tensor {
+  /// Device address (a CUdeviceptr); must be non-null and aligned to the
+  /// element size.
+  void *data;
+  fkrt_dtype dtype;
+  /// Number of dimensions; `shape` holds `rank` entries.
+  int32_t rank;
+  const int64_t *shape;
+} fkrt_tensor;
+
+/// The signature of one graph input or output, as the manifest declares it.
+/// Pointers stay valid until the module is destroyed.
+typedef struct fkrt_tensor_info {
+  const char *name;
+  fkrt_dtype dtype;
+  int32_t rank;
+  const int64_t *shape;
+  /// Size of the dense tensor in bytes.
+  uint64_t bytes;
+} fkrt_tensor_info;
+
+/// A static description of a status code, e.g. "invalid artifact".
+FKRT_API const char *fkrt_status_string(fkrt_status status);
+
+/// The message of the last failed call on this thread ("" if none); calls
+/// that succeed leave it alone. Valid until the next failing fkrt call on
+/// this thread.
+FKRT_API const char *fkrt_last_error(void);
+
+/// The manifest spelling of a dtype ("f32", ...), or NULL if not a dtype.
+FKRT_API const char *fkrt_dtype_name(fkrt_dtype dtype);
+
+/// The storage size of one element in bytes, or 0 if not a dtype.
+FKRT_API size_t fkrt_dtype_size(fkrt_dtype dtype);
+
+/// Reads the artifact at `path`, parses and validates its manifest and
+/// checks every kernel it launches is an `.entry` of the PTX. Needs no GPU.
+FKRT_API fkrt_status fkrt_module_load_file(const char *path,
+                                           fkrt_module *module);
+
+/// Like fkrt_module_load_file, from `size` bytes at `data` (copied).
+FKRT_API fkrt_status fkrt_module_load_memory(const void *data, size_t size,
+                                             fkrt_module *module);
+
+/// JIT-compiles the PTX for CUDA device `device` (an ordinal) in its primary
+/// context and resolves every kernel. The JIT error log is part of the
+/// error message on failure. Calling it again on a loaded module fails.
+FKRT_API fkrt_status fkrt_module_load_cuda(fkrt_module module, int device);
+
+/// Releases the module and its device resources. No run of the module may be
+/// in flight or start concurrently; pending work using its workspaces is
+/// waited for. NULL is a no-op.
+FKRT_API void fkrt_module_destroy(fkrt_module module);
+
+/// The manifest's format version.
+FKRT_API int fkrt_manifest_version(fkrt_module module);
+
+/// The manifest's target architecture, e.g. "sm_90" (NULL on a null module).
+FKRT_API const char *fkrt_manifest_target(fkrt_module module);
+
+/// The number of graphs in the artifact (0 on a null module).
+FKRT_API size_t fkrt_manifest_graph_count(fkrt_module module);
+
+/// The name of graph `graph`, or NULL if out of range.
+FKRT_API const char *fkrt_manifest_graph_name(fkrt_module module,
+                                              size_t graph);
+
+/// Finds the graph called `name`; FKRT_ERROR_NOT_FOUND if there is none.
+FKRT_API fkrt_status fkrt_manifest_find_graph(fkrt_module module,
+                                              const char *name, size_t *graph);
+
+/// The number of inputs / outputs of graph `graph` (0 if out of range).
+FKRT_API size_t fkrt_manifest_input_count(fkrt_module module, size_t graph);
+FKRT_API size_t fkrt_manifest_output_count(fkrt_module module, size_t graph);
+
+/// The signature of input / output `index` of graph `graph`.
+FKRT_API fkrt_status fkrt_manifest_input(fkrt_module module, size_t graph,
+                                         size_t index, fkrt_tensor_info *info);
+FKRT_API fkrt_status fkrt_manifest_output(fkrt_module module, size_t graph,
+                                          size_t index,
+                                          fkrt_tensor_info *info);
+
+/// The workspace size in bytes graph `graph` needs (0 if out of range).
+FKRT_API uint64_t fkrt_manifest_workspace_bytes(fkrt_module module,
+                                                size_t graph);
+
+/// The number of kernel launches of graph `graph` (0 if out of range).
+FKRT_API size_t fkrt_manifest_launch_count(fkrt_module module, size_t graph);
+
+/// Runs graph `graph_name` on `stream` (a CUstream; NULL is the legacy
+/// default stream), asynchronously: the call returns once every launch is
+/// enqueued. Checks, in this order, stopping at the first failure:
+///  1. module and graph_name non-null, the graph exists (NOT_FOUND);
+///  2. the input and output counts, then each input and each output in
+///     order: pointers non-null, data aligned to the element size, dtype,
+///     rank, then every dimension (INVALID_ARGUMENT);
+///  3. the CUDA driver can be loaded (NO_DRIVER);
+///  4. the module was loaded with fkrt_module_load_cuda (NOT_LOADED).
+/// Safe to call from several threads at once on one module: each run takes a
+/// workspace of its own from the module's pool (see docs/artifact.md).
+FKRT_API fkrt_status fkrt_run(fkrt_module module, const char *graph_name,
+                              const fkrt_tensor *inputs, size_t num_inputs,
+                              fkrt_tensor *outputs, size_t num_outputs,
+                              void *stream);
+
+/// Loads the CUDA driver if not done yet: FKRT_SUCCESS if libcuda.so.1 and
+/// every entry point the runtime uses are present, FKRT_ERROR_NO_DRIVER
+/// otherwise. Does not initialise CUDA.
+FKRT_API fkrt_status fkrt_driver_available(void);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // FKRT_RUNTIME_H

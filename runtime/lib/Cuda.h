@@ -1,0 +1,77 @@
+//===- Cuda.h - The CUDA driver API, loaded at run time ---------*- C++ -*-===//
+//
+// The few driver-API types, constants and entry points the runtime uses,
+// declared here rather than taken from cuda.h so the runtime builds without
+// the CUDA toolkit; libcuda.so.1 is opened with dlopen on first use. The
+// values match cuda.h (CUDA 12/13); tests/cuda_abi_check.cpp verifies them
+// against cuda.h when the toolkit's headers are present at build time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKRT_LIB_CUDA_H
+#define FKRT_LIB_CUDA_H
+
+#include <cstddef>
+#include <string>
+
+namespace fkrt {
+namespace cu {
+
+using Result = int; // CUresult
+using Device = int; // CUdevice
+using DevicePtr = unsigned long long; // CUdeviceptr
+using Context = struct CUctx_st *;
+using Module = struct CUmod_st *;
+using Function = struct CUfunc_st *;
+using Stream = struct CUstream_st *;
+using Event = struct CUevent_st *;
+using JitOption = int; // CUjit_option
+
+constexpr Result kSuccess = 0;
+constexpr JitOption kJitInfoLogBuffer = 3;
+constexpr JitOption kJitInfoLogBufferSizeBytes = 4;
+constexpr JitOption kJitErrorLogBuffer = 5;
+constexpr JitOption kJitErrorLogBufferSizeBytes = 6;
+constexpr JitOption kJitLogVerbose = 12;
+constexpr unsigned kEventDisableTiming = 2;
+constexpr int kFuncAttributeMaxDynamicSharedSizeBytes = 8;
+
+/// Entry points, resolved by their versioned ABI names (the names cuda.h's
+/// macros map the API names to).
+struct Driver {
+  Result (*init)(unsigned);
+  Result (*deviceGet)(Device *, int);
+  Result (*devicePrimaryCtxRetain)(Context *, Device);
+  Result (*devicePrimaryCtxRelease)(Device);
+  Result (*ctxPushCurrent)(Context);
+  Result (*ctxPopCurrent)(Context *);
+  Result (*moduleLoadDataEx)(Module *, const void *, unsigned, JitOption *,
+                             void **);
+  Result (*moduleUnload)(Module);
+  Result (*moduleGetFunction)(Function *, Module, const char *);
+  Result (*funcSetAttribute)(Function, int, int);
+  Result (*memAlloc)(DevicePtr *, size_t);
+  Result (*memFree)(DevicePtr);
+  Result (*eventCreate)(Event *, unsigned);
+  Result (*eventDestroy)(Event);
+  Result (*eventRecord)(Event, Stream);
+  Result (*eventSynchronize)(Event);
+  Result (*streamWaitEvent)(Stream, Event, unsigned);
+  Result (*launchKernel)(Function, unsigned, unsigned, unsigned, unsigned,
+                         unsigned, unsigned, unsigned, Stream, void **,
+                         void **);
+  Result (*getErrorName)(Result, const char **);
+  Result (*getErrorString)(Result, const char **);
+};
+
+/// The driver, loaded once per process. Returns null and sets `error` when
+/// libcuda.so.1 or one of the entry points is missing; the outcome is cached.
+const Driver *driver(std::string &error);
+
+/// "cuFoo failed: CUDA_ERROR_X (description)" for a failed call.
+std::string describe(const Driver &d, const char *call, Result result);
+
+} // namespace cu
+} // namespace fkrt
+
+#endif // FKRT_LIB_CUDA_H

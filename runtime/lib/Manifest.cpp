@@ -1,0 +1,537 @@
+//===- Manifest.cpp - The artifact manifest -------------------------------===//
+
+#include "Manifest.h"
+#include "Json.h"
+
+#include <set>
+
+using namespace fkrt;
+using json::Value;
+
+namespace {
+
+const char *const kBeginMarker = "// fkc-manifest-begin";
+const char *const kEndMarker = "// fkc-manifest-end";
+
+/// Splits off the line starting at `pos`, without its terminator or a
+/// trailing '\r'; advances `pos` past the terminator.
+std::string nextLine(const std::string &text, size_t &pos) {
+  size_t end = text.find('\n', pos);
+  if (end == std::string::npos)
+    end = text.size();
+  std::string line = text.substr(pos, end - pos);
+  pos = end < text.size() ? end + 1 : end;
+  if (!line.empty() && line.back() == '\r')
+    line.pop_back();
+  return line;
+}
+
+bool startsWith(const std::string &s, const char *prefix) {
+  return s.compare(0, std::char_traits<char>::length(prefix), prefix) == 0;
+}
+
+/// Finds the manifest in the leading comment block and returns its JSON with
+/// every earlier line blanked and each "// " prefix turned into spaces, so
+/// the JSON parser's line and column numbers are those of the artifact.
+bool extractJson(const std::string &text, std::string &jsonText,
+                 std::string &error) {
+  size_t pos = 0;
+  unsigned lineNo = 0, beginLine = 0;
+  bool inside = false;
+  while (pos < text.size()) {
+    std::string line = nextLine(text, pos);
+    ++lineNo;
+    if (!line.empty() && !startsWith(line, "//"))
+      break; // End of the leading comment block.
+    if (!inside) {
+      jsonText += '\n';
+      if (line == kBeginMarker) {
+        inside = true;
+        beginLine = lineNo;
+      }
+      continue;
+    }
+    if (line == kEndMarker)
+      return true;
+    if (line == "//" || line.empty()) {
+      jsonText += '\n';
+    } else if (startsWith(line, "// ")) {
+      jsonText += "   ";
+      jsonText.append(line, 3, std::string::npos);
+      jsonText += '\n';
+    } else {
+      error = "manifest: line " + std::to_string(lineNo) +
+              ": expected a line starting with '// ' inside the manifest";
+      return false;
+    }
+  }
+  if (!inside)
+    error = std::string("manifest: no '") + kBeginMarker +
+            "' line in the artifact's leading comment block";
+  else
+    error = std::string("manifest: no '") + kEndMarker +
+            "' line after the '" + kBeginMarker + "' of line " +
+            std::to_string(beginLine);
+  return false;
+}
+
+bool isPtxFollowChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/// PTX identifiers: a letter followed by letters, digits, '_' or '$', or one
+/// of '_', '$', '%' followed by at least one of those.
+bool isPtxIdentifier(const std::string &name) {
+  if (name.empty())
+    return false;
+  char first = name[0];
+  bool letter = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z');
+  if (!letter && !((first == '_' || first == '$' || first == '%') &&
+                   name.size() > 1))
+    return false;
+  for (size_t i = 1; i < name.size(); ++i)
+    if (!isPtxFollowChar(name[i]))
+      return false;
+  return true;
+}
+
+/// The names following each `.entry` directive of the PTX. A textual scan:
+/// loading without CUDA cannot ask the JIT, and the driver re-checks.
+std::set<std::string> entryNames(const std::string &ptx) {
+  std::set<std::string> names;
+  const std::string directive = ".entry";
+  for (size_t pos = ptx.find(directive); pos != std::string::npos;
+       pos = ptx.find(directive, pos + 1)) {
+    size_t p = pos + directive.size();
+    if (p >= ptx.size() || (ptx[p] != ' ' && ptx[p] != '\t'))
+      continue;
+    while (p < ptx.size() && (ptx[p] == ' ' || ptx[p] == '\t'))
+      ++p;
+    size_t start = p;
+    while (p < ptx.size() && (isPtxFollowChar(ptx[p]) || ptx[p] == '%'))
+      ++p;
+    if (p > start)
+      names.insert(ptx.substr(start, p - start));
+  }
+  return names;
+}
+
+/// Checks the JSON against schema v1, building the Manifest. Every failure
+/// names the offending field by its path, e.g. "graphs[0].inputs[1].shape[2]".
+class SchemaReader {
+public:
+  std::string error;
+  fkrt_status status = FKRT_ERROR_INVALID_ARTIFACT;
+
+  bool read(const Value &root, const std::string &ptx, Manifest &manifest) {
+    if (root.kind != Value::Object)
+      return fail("", "expected a JSON object");
+    std::string format;
+    if (!readString(root, "", "format", format))
+      return false;
+    if (format != "fkc-artifact")
+      return fail("format", "expected \"fkc-artifact\", found \"" + format +
+                                "\"");
+    const Value *version = member(root, "", "version");
+    if (!version || !readInt(*version, "version", 0, INT32_MAX,
+                             "a positive integer", manifest.version))
+      return false;
+    if (manifest.version != FKRT_ARTIFACT_VERSION) {
+      status = FKRT_ERROR_UNSUPPORTED_VERSION;
+      error = "manifest: unsupported artifact version " +
+              std::to_string(manifest.version) + " (this runtime reads version " +
+              std::to_string(FKRT_ARTIFACT_VERSION) + ")";
+      return false;
+    }
+    if (!readString(root, "", "target", manifest.target))
+      return false;
+    if (!isTarget(manifest.target))
+      return fail("target", "expected an architecture like \"sm_90\", found \"" +
+                                manifest.target + "\"");
+    entries = entryNames(ptx);
+    const Value *graphs = array(root, "", "graphs");
+    if (!graphs)
+      return false;
+    if (graphs->elements.empty())
+      return fail("graphs", "expected at least one graph");
+    std::set<std::string> names;
+    for (size_t i = 0; i < graphs->elements.size(); ++i) {
+      std::string path = "graphs[" + std::to_string(i) + "]";
+      manifest.graphs.emplace_back();
+      GraphSpec &graph = manifest.graphs.back();
+      if (!readGraph(graphs->elements[i], path, graph))
+        return false;
+      if (!names.insert(graph.name).second)
+        return fail(path + ".name", "duplicate graph name \"" + graph.name +
+                                        "\"");
+    }
+    return true;
+  }
+
+private:
+  std::set<std::string> entries;
+
+  bool fail(const std::string &path, const std::string &message) {
+    error = "manifest: " + (path.empty() ? "" : path + ": ") + message;
+    return false;
+  }
+
+  static std::string join(const std::string &path, const char *key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+  static bool isTarget(const std::string &t) {
+    if (!startsWith(t, "sm_") || t.size() < 4)
+      return false;
+    size_t i = 3;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+      ++i;
+    if (i == 3)
+      return false;
+    return i == t.size() || (i + 1 == t.size() && t[i] >= 'a' && t[i] <= 'z');
+  }
+
+  const Value *member(const Value &object, const std::string &path,
+                      const char *key) {
+    if (const Value *value = object.find(key))
+      return value;
+    fail(path, std::string("missing field '") + key + "'");
+    return nullptr;
+  }
+
+  const Value *array(const Value &object, const std::string &path,
+                     const char *key) {
+    const Value *value = member(object, path, key);
+    if (value && value->kind != Value::Array) {
+      fail(join(path, key), "expected an array");
+      return nullptr;
+    }
+    return value;
+  }
+
+  bool readString(const Value &object, const std::string &path,
+                  const char *key, std::string &out) {
+    const Value *value = member(object, path, key);
+    if (!value)
+      return false;
+    if (value->kind != Value::String)
+      return fail(join(path, key), "expected a string");
+    out = value->text;
+    return true;
+  }
+
+  /// Reads `value` as an integer in [min, max]; `expected` describes the
+  /// accepted values in the error message.
+  template <typename T>
+  bool readInt(const Value &value, const std::string &path, int64_t min,
+               int64_t max, const char *expected, T &out) {
+    int64_t v = 0;
+    bool overflow = false;
+    if (value.kind != Value::Number || !json::toInt64(value.text, v, overflow))
+      return fail(path, std::string("expected ") + expected);
+    if (overflow)
+      return fail(path, "integer " + value.text + " out of range");
+    if (v < min || v > max)
+      return fail(path, std::string("expected ") + expected + ", found " +
+                            value.text);
+    out = static_cast<T>(v);
+    return true;
+  }
+
+  template <typename T>
+  bool readIntField(const Value &object, const std::string &path,
+                    const char *key, int64_t min, int64_t max,
+                    const char *expected, T &out) {
+    const Value *value = member(object, path, key);
+    return value && readInt(*value, join(path, key), min, max, expected, out);
+  }
+
+  bool readName(const Value &object, const std::string &path,
+                std::string &out) {
+    if (!readString(object, path, "name", out))
+      return false;
+    if (out.empty())
+      return fail(join(path, "name"), "expected a non-empty string");
+    for (char c : out)
+      if (static_cast<unsigned char>(c) < 0x20)
+        return fail(join(path, "name"), "control character in a name");
+    return true;
+  }
+
+  bool readDtype(const Value &object, const std::string &path,
+                 fkrt_dtype &out) {
+    std::string name;
+    if (!readString(object, path, "dtype", name))
+      return false;
+    for (int d = FKRT_F32; d <= FKRT_I1; ++d)
+      if (name == fkrt_dtype_name(static_cast<fkrt_dtype>(d))) {
+        out = static_cast<fkrt_dtype>(d);
+        return true;
+      }
+    return fail(join(path, "dtype"),
+                "unknown dtype \"" + name +
+                    "\" (expected one of f32, f16, bf16, i32, i1)");
+  }
+
+  bool readTensor(const Value &value, const std::string &path,
+                  TensorSpec &tensor) {
+    if (value.kind != Value::Object)
+      return fail(path, "expected an object");
+    if (!readName(value, path, tensor.name) ||
+        !readDtype(value, path, tensor.dtype))
+      return false;
+    std::string shapePath = join(path, "shape");
+    const Value *shape = array(value, path, "shape");
+    if (!shape)
+      return false;
+    if (shape->elements.size() > static_cast<size_t>(kMaxRank))
+      return fail(shapePath, "rank " + std::to_string(shape->elements.size()) +
+                                 " exceeds the limit of " +
+                                 std::to_string(kMaxRank));
+    // The element count and byte size must fit in int64 so every consumer
+    // (the runtime, bindings, CUDA's 64-bit sizes) can hold them.
+    uint64_t bytes = fkrt_dtype_size(tensor.dtype);
+    for (size_t i = 0; i < shape->elements.size(); ++i) {
+      int64_t dim;
+      std::string dimPath = shapePath + "[" + std::to_string(i) + "]";
+      if (!readInt(shape->elements[i], dimPath, 0, INT64_MAX,
+                   "a non-negative integer", dim))
+        return false;
+      tensor.shape.push_back(dim);
+      if (dim != 0 && bytes > static_cast<uint64_t>(INT64_MAX) / dim)
+        return fail(shapePath, "tensor size overflows 64 bits");
+      bytes *= dim;
+    }
+    tensor.bytes = bytes;
+    return true;
+  }
+
+  bool readTensors(const Value &graph, const std::string &path,
+                   const char *key, std::vector<TensorSpec> &tensors,
+                   std::set<std::string> &names) {
+    const Value *list = array(graph, path, key);
+    if (!list)
+      return false;
+    std::string listPath = join(path, key);
+    for (size_t i = 0; i < list->elements.size(); ++i) {
+      std::string itemPath = listPath + "[" + std::to_string(i) + "]";
+      tensors.emplace_back();
+      if (!readTensor(list->elements[i], itemPath, tensors.back()))
+        return false;
+      if (!names.insert(tensors.back().name).second)
+        return fail(itemPath + ".name", "duplicate tensor name \"" +
+                                            tensors.back().name + "\"");
+    }
+    return true;
+  }
+
+  bool readBuffer(const Value &value, const std::string &path,
+                  const GraphSpec &graph, BufferSpec &buffer) {
+    if (value.kind != Value::Object)
+      return fail(path, "expected an object");
+    if (!readIntField(value, path, "id", 0, INT64_MAX,
+                      "a non-negative integer", buffer.id))
+      return false;
+    std::string kind;
+    if (!readString(value, path, "kind", kind))
+      return false;
+    if (kind == "input" || kind == "output") {
+      bool input = kind == "input";
+      buffer.kind = input ? BufferSpec::Input : BufferSpec::Output;
+      size_t count = input ? graph.inputs.size() : graph.outputs.size();
+      if (count == 0)
+        return fail(join(path, "kind"), "the graph has no " + kind + "s");
+      std::string expected = "an " + kind + " index in [0, " +
+                             std::to_string(count - 1) + "]";
+      return readIntField(value, path, "index", 0,
+                          static_cast<int64_t>(count) - 1, expected.c_str(),
+                          buffer.index);
+    }
+    if (kind != "workspace")
+      return fail(join(path, "kind"),
+                  "unknown buffer kind \"" + kind +
+                      "\" (expected input, output or workspace)");
+    buffer.kind = BufferSpec::Workspace;
+    if (!readIntField(value, path, "offset", 0, INT64_MAX,
+                      "a non-negative integer", buffer.offset) ||
+        !readIntField(value, path, "bytes", 0, INT64_MAX,
+                      "a non-negative integer", buffer.bytes))
+      return false;
+    if (buffer.offset % kWorkspaceAlignment != 0)
+      return fail(join(path, "offset"),
+                  "offset " + std::to_string(buffer.offset) +
+                      " is not a multiple of " +
+                      std::to_string(kWorkspaceAlignment));
+    // Both are at most INT64_MAX, so the sum cannot wrap a uint64_t.
+    if (buffer.offset + buffer.bytes > graph.workspaceBytes)
+      return fail(path, "workspace range [" + std::to_string(buffer.offset) +
+                            ", " + std::to_string(buffer.offset + buffer.bytes) +
+                            ") exceeds workspace_bytes " +
+                            std::to_string(graph.workspaceBytes));
+    return true;
+  }
+
+  bool readDims(const Value &launch, const std::string &path, const char *key,
+                unsigned dims[3], const int64_t limits[3]) {
+    const Value *list = array(launch, path, key);
+    if (!list)
+      return false;
+    std::string listPath = join(path, key);
+    if (list->elements.size() != 3)
+      return fail(listPath, "expected 3 dimensions, found " +
+                                std::to_string(list->elements.size()));
+    for (int i = 0; i < 3; ++i) {
+      std::string expected =
+          "an integer in [1, " + std::to_string(limits[i]) + "]";
+      if (!readInt(list->elements[i], listPath + "[" + std::to_string(i) + "]",
+                   1, limits[i], expected.c_str(), dims[i]))
+        return false;
+    }
+    return true;
+  }
+
+  bool readArg(const Value &value, const std::string &path,
+               const GraphSpec &graph, ArgSpec &arg) {
+    if (value.kind != Value::Object || value.members.size() != 1)
+      return fail(path, "expected an object with exactly one of 'buffer', "
+                        "'i64', 'i32'");
+    const std::string &key = value.members[0].first;
+    const Value &v = value.members[0].second;
+    std::string valuePath = path + "." + key;
+    if (key == "i64") {
+      arg.kind = ArgSpec::I64;
+      return readInt(v, valuePath, INT64_MIN, INT64_MAX, "an integer",
+                     arg.value);
+    }
+    if (key == "i32") {
+      arg.kind = ArgSpec::I32;
+      return readInt(v, valuePath, INT32_MIN, INT32_MAX, "a 32-bit integer",
+                     arg.value);
+    }
+    if (key != "buffer")
+      return fail(path, "unknown argument kind '" + key +
+                            "' (expected 'buffer', 'i64' or 'i32')");
+    arg.kind = ArgSpec::Buffer;
+    if (!readInt(v, valuePath, 0, INT64_MAX, "a buffer id", arg.value))
+      return false;
+    for (size_t i = 0; i < graph.buffers.size(); ++i)
+      if (graph.buffers[i].id == arg.value) {
+        arg.buffer = i;
+        return true;
+      }
+    return fail(valuePath, "unknown buffer id " + std::to_string(arg.value));
+  }
+
+  bool readLaunch(const Value &value, const std::string &path,
+                  const GraphSpec &graph, LaunchSpec &launch) {
+    if (value.kind != Value::Object)
+      return fail(path, "expected an object");
+    if (!readString(value, path, "kernel", launch.kernel))
+      return false;
+    if (!isPtxIdentifier(launch.kernel))
+      return fail(join(path, "kernel"),
+                  "\"" + launch.kernel + "\" is not a PTX identifier");
+    if (!entries.count(launch.kernel))
+      return fail(join(path, "kernel"), "kernel \"" + launch.kernel +
+                                            "\" is not an .entry of the PTX");
+    // CUDA's limits on grid and block dimensions for every sm_90 device.
+    static const int64_t gridLimits[3] = {INT32_MAX, 65535, 65535};
+    static const int64_t blockLimits[3] = {1024, 1024, 64};
+    if (!readDims(value, path, "grid", launch.grid, gridLimits) ||
+        !readDims(value, path, "block", launch.block, blockLimits))
+      return false;
+    uint64_t threads = uint64_t(launch.block[0]) * launch.block[1] *
+                       launch.block[2];
+    if (threads > 1024)
+      return fail(join(path, "block"), std::to_string(threads) +
+                                           " threads per block exceed 1024");
+    if (!readIntField(value, path, "shared_bytes", 0, UINT32_MAX,
+                      "a non-negative 32-bit integer", launch.sharedBytes))
+      return false;
+    const Value *args = array(value, path, "args");
+    if (!args)
+      return false;
+    // Kernel parameters are limited to 4 KiB; every argument takes <= 8.
+    if (args->elements.size() > 512)
+      return fail(join(path, "args"), "more than 512 arguments");
+    for (size_t i = 0; i < args->elements.size(); ++i) {
+      launch.args.emplace_back();
+      if (!readArg(args->elements[i],
+                   join(path, "args") + "[" + std::to_string(i) + "]", graph,
+                   launch.args.back()))
+        return false;
+    }
+    return true;
+  }
+
+  bool readGraph(const Value &value, const std::string &path,
+                 GraphSpec &graph) {
+    if (value.kind != Value::Object)
+      return fail(path, "expected an object");
+    if (!readName(value, path, graph.name))
+      return false;
+    std::set<std::string> tensorNames;
+    if (!readTensors(value, path, "inputs", graph.inputs, tensorNames) ||
+        !readTensors(value, path, "outputs", graph.outputs, tensorNames))
+      return false;
+    if (!readIntField(value, path, "workspace_bytes", 0, INT64_MAX,
+                      "a non-negative integer", graph.workspaceBytes))
+      return false;
+    const Value *buffers = array(value, path, "buffers");
+    if (!buffers)
+      return false;
+    std::set<int64_t> ids;
+    for (size_t i = 0; i < buffers->elements.size(); ++i) {
+      std::string itemPath = join(path, "buffers") + "[" + std::to_string(i) +
+                             "]";
+      graph.buffers.emplace_back();
+      if (!readBuffer(buffers->elements[i], itemPath, graph,
+                      graph.buffers.back()))
+        return false;
+      if (!ids.insert(graph.buffers.back().id).second)
+        return fail(itemPath + ".id", "duplicate buffer id " +
+                                          std::to_string(graph.buffers.back().id));
+    }
+    const Value *launches = array(value, path, "launches");
+    if (!launches)
+      return false;
+    for (size_t i = 0; i < launches->elements.size(); ++i) {
+      graph.launches.emplace_back();
+      if (!readLaunch(launches->elements[i],
+                      join(path, "launches") + "[" + std::to_string(i) + "]",
+                      graph, graph.launches.back()))
+        return false;
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+fkrt_status fkrt::readManifest(const std::string &ptx, Manifest &manifest,
+                               std::string &error) {
+  // PTX is text and the driver reads it as a C string: a NUL would silently
+  // cut it short.
+  size_t nul = ptx.find('\0');
+  if (nul != std::string::npos) {
+    error = "artifact: NUL byte at offset " + std::to_string(nul);
+    return FKRT_ERROR_INVALID_ARTIFACT;
+  }
+  std::string jsonText;
+  if (!extractJson(ptx, jsonText, error))
+    return FKRT_ERROR_INVALID_ARTIFACT;
+  json::Value root;
+  std::string jsonError;
+  if (!json::parse(jsonText, root, jsonError)) {
+    error = "manifest: " + jsonError;
+    return FKRT_ERROR_INVALID_ARTIFACT;
+  }
+  SchemaReader reader;
+  manifest = Manifest();
+  if (!reader.read(root, ptx, manifest)) {
+    error = reader.error;
+    return reader.status;
+  }
+  return FKRT_SUCCESS;
+}

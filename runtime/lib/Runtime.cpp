@@ -1,0 +1,641 @@
+//===- Runtime.cpp - The fkc runtime C API --------------------------------===//
+
+#include "fkrt/runtime.h"
+
+#include "Cuda.h"
+#include "Manifest.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+
+using namespace fkrt;
+
+namespace {
+
+thread_local std::string lastError;
+
+fkrt_status fail(fkrt_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+/// Runs `body` so that no C++ exception crosses the C API: the only ones the
+/// runtime can raise are allocation failures.
+template <typename F> fkrt_status guarded(F body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return fail(FKRT_ERROR_OUT_OF_MEMORY, "out of host memory");
+  }
+}
+
+/// One workspace allocation and the event marking the end of the last run
+/// that used it: a run taking the workspace makes its stream wait on that
+/// event, so runs on different streams never overlap on one workspace.
+struct Workspace {
+  cu::DevicePtr base = 0;
+  cu::Event done = nullptr;
+};
+
+/// Makes a context current for the scope of a CUDA call sequence, so runs
+/// work from any thread whatever context it has current.
+class ContextScope {
+public:
+  ContextScope(const cu::Driver &d, cu::Context context) : d(d) {
+    pushed = d.ctxPushCurrent(context) == cu::kSuccess;
+  }
+  ~ContextScope() {
+    cu::Context popped;
+    if (pushed)
+      d.ctxPopCurrent(&popped);
+  }
+  bool ok() const { return pushed; }
+
+private:
+  const cu::Driver &d;
+  bool pushed;
+};
+
+} // namespace
+
+struct fkrt_module_impl {
+  std::string ptx;
+  Manifest manifest;
+
+  /// Guards loading and the workspace pool.
+  std::mutex mutex;
+  std::atomic<bool> loaded{false};
+  const cu::Driver *driver = nullptr;
+  cu::Device device = 0;
+  cu::Context context = nullptr;
+  cu::Module cuModule = nullptr;
+  /// The resolved kernel of every launch, per graph.
+  std::vector<std::vector<cu::Function>> functions;
+  /// The largest workspace of any graph; every pooled workspace has it.
+  uint64_t workspaceBytes = 0;
+  /// Every workspace allocated, and those not in use by a run.
+  std::vector<Workspace> workspaces;
+  std::vector<size_t> idle;
+
+  const GraphSpec *graph(size_t index) const {
+    return index < manifest.graphs.size() ? &manifest.graphs[index] : nullptr;
+  }
+
+  /// Takes an idle workspace, allocating one when every workspace is in use.
+  fkrt_status acquire(size_t &slot) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!idle.empty()) {
+      slot = idle.back();
+      idle.pop_back();
+      return FKRT_SUCCESS;
+    }
+    Workspace w;
+    cu::Result r = driver->memAlloc(&w.base, workspaceBytes);
+    if (r != cu::kSuccess)
+      return fail(FKRT_ERROR_CUDA,
+                  "fkrt_run: allocating a workspace of " +
+                      std::to_string(workspaceBytes) + " bytes: " +
+                      cu::describe(*driver, "cuMemAlloc", r));
+    r = driver->eventCreate(&w.done, cu::kEventDisableTiming);
+    if (r != cu::kSuccess) {
+      driver->memFree(w.base);
+      return fail(FKRT_ERROR_CUDA, "fkrt_run: " + cu::describe(*driver,
+                                                               "cuEventCreate",
+                                                               r));
+    }
+    workspaces.push_back(w);
+    slot = workspaces.size() - 1;
+    return FKRT_SUCCESS;
+  }
+
+  void release(size_t slot) {
+    std::lock_guard<std::mutex> lock(mutex);
+    idle.push_back(slot);
+  }
+
+  void unloadCuda() {
+    if (!driver || !context)
+      return;
+    {
+      ContextScope scope(*driver, context);
+      for (Workspace &w : workspaces) {
+        driver->eventSynchronize(w.done);
+        driver->eventDestroy(w.done);
+        driver->memFree(w.base);
+      }
+      if (cuModule)
+        driver->moduleUnload(cuModule);
+    }
+    driver->devicePrimaryCtxRelease(device);
+    workspaces.clear();
+    idle.clear();
+    functions.clear();
+    cuModule = nullptr;
+    context = nullptr;
+    loaded = false;
+  }
+};
+
+extern "C" {
+
+const char *fkrt_status_string(fkrt_status status) {
+  switch (status) {
+  case FKRT_SUCCESS:
+    return "success";
+  case FKRT_ERROR_INVALID_ARGUMENT:
+    return "invalid argument";
+  case FKRT_ERROR_IO:
+    return "i/o error";
+  case FKRT_ERROR_INVALID_ARTIFACT:
+    return "invalid artifact";
+  case FKRT_ERROR_UNSUPPORTED_VERSION:
+    return "unsupported artifact version";
+  case FKRT_ERROR_NOT_FOUND:
+    return "not found";
+  case FKRT_ERROR_NO_DRIVER:
+    return "CUDA driver not available";
+  case FKRT_ERROR_CUDA:
+    return "CUDA error";
+  case FKRT_ERROR_JIT:
+    return "PTX JIT compilation failed";
+  case FKRT_ERROR_NOT_LOADED:
+    return "module not loaded on CUDA";
+  case FKRT_ERROR_OUT_OF_MEMORY:
+    return "out of memory";
+  }
+  return "unknown status";
+}
+
+const char *fkrt_last_error(void) { return lastError.c_str(); }
+
+const char *fkrt_dtype_name(fkrt_dtype dtype) {
+  switch (dtype) {
+  case FKRT_F32:
+    return "f32";
+  case FKRT_F16:
+    return "f16";
+  case FKRT_BF16:
+    return "bf16";
+  case FKRT_I32:
+    return "i32";
+  case FKRT_I1:
+    return "i1";
+  }
+  return nullptr;
+}
+
+size_t fkrt_dtype_size(fkrt_dtype dtype) {
+  switch (dtype) {
+  case FKRT_F32:
+  case FKRT_I32:
+    return 4;
+  case FKRT_F16:
+  case FKRT_BF16:
+    return 2;
+  case FKRT_I1:
+    return 1;
+  }
+  return 0;
+}
+
+fkrt_status fkrt_module_load_memory(const void *data, size_t size,
+                                    fkrt_module *module) {
+  return guarded([&] {
+    if (!module)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_module_load_memory: module is null");
+    *module = nullptr;
+    if (!data && size)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_module_load_memory: data is null");
+    if (size > kMaxArtifactBytes)
+      return fail(FKRT_ERROR_INVALID_ARTIFACT,
+                  "artifact: " + std::to_string(size) +
+                      " bytes exceed the limit of " +
+                      std::to_string(kMaxArtifactBytes));
+    auto loaded = std::make_unique<fkrt_module_impl>();
+    if (size)
+      loaded->ptx.assign(static_cast<const char *>(data), size);
+    std::string error;
+    fkrt_status status = readManifest(loaded->ptx, loaded->manifest, error);
+    if (status != FKRT_SUCCESS)
+      return fail(status, error);
+    for (const GraphSpec &g : loaded->manifest.graphs)
+      loaded->workspaceBytes = std::max(loaded->workspaceBytes,
+                                        g.workspaceBytes);
+    *module = loaded.release();
+    return FKRT_SUCCESS;
+  });
+}
+
+fkrt_status fkrt_module_load_file(const char *path, fkrt_module *module) {
+  return guarded([&] {
+    if (!module)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_module_load_file: module is null");
+    *module = nullptr;
+    if (!path)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_module_load_file: path is null");
+    std::FILE *file = std::fopen(path, "rb");
+    if (!file)
+      return fail(FKRT_ERROR_IO, std::string(path) + ": cannot open: " +
+                                     std::strerror(errno));
+    std::string text;
+    char buffer[1 << 16];
+    size_t n;
+    // Reading past the limit by one chunk is enough to reject the file.
+    while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0 &&
+           text.size() <= kMaxArtifactBytes)
+      text.append(buffer, n);
+    bool readError = std::ferror(file);
+    std::fclose(file);
+    if (readError)
+      return fail(FKRT_ERROR_IO, std::string(path) + ": read error");
+    fkrt_status status = fkrt_module_load_memory(text.data(), text.size(),
+                                                 module);
+    if (status != FKRT_SUCCESS)
+      lastError = std::string(path) + ": " + lastError;
+    return status;
+  });
+}
+
+fkrt_status fkrt_driver_available(void) {
+  return guarded([] {
+    std::string error;
+    if (!cu::driver(error))
+      return fail(FKRT_ERROR_NO_DRIVER, error);
+    return FKRT_SUCCESS;
+  });
+}
+
+fkrt_status fkrt_module_load_cuda(fkrt_module m, int device) {
+  return guarded([&] {
+    if (!m)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_module_load_cuda: module is null");
+    std::string error;
+    const cu::Driver *d = cu::driver(error);
+    if (!d)
+      return fail(FKRT_ERROR_NO_DRIVER, error);
+    std::lock_guard<std::mutex> lock(m->mutex);
+    if (m->loaded)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_module_load_cuda: module already loaded");
+    const std::string where = "fkrt_module_load_cuda: ";
+    cu::Result r = d->init(0);
+    if (r != cu::kSuccess)
+      return fail(FKRT_ERROR_CUDA, where + cu::describe(*d, "cuInit", r));
+    if ((r = d->deviceGet(&m->device, device)) != cu::kSuccess)
+      return fail(FKRT_ERROR_CUDA, where + "device " + std::to_string(device) +
+                                       ": " +
+                                       cu::describe(*d, "cuDeviceGet", r));
+    if ((r = d->devicePrimaryCtxRetain(&m->context, m->device)) !=
+        cu::kSuccess)
+      return fail(FKRT_ERROR_CUDA,
+                  where + cu::describe(*d, "cuDevicePrimaryCtxRetain", r));
+    m->driver = d;
+    // From here on, unloadCuda() undoes whatever part succeeded.
+    ContextScope scope(*d, m->context);
+    if (!scope.ok()) {
+      m->unloadCuda();
+      return fail(FKRT_ERROR_CUDA, where + "cannot make the primary context "
+                                           "of device " +
+                                           std::to_string(device) + " current");
+    }
+    std::string infoLog(1 << 16, '\0'), errorLog(1 << 16, '\0');
+    cu::JitOption options[] = {cu::kJitInfoLogBuffer,
+                               cu::kJitInfoLogBufferSizeBytes,
+                               cu::kJitErrorLogBuffer,
+                               cu::kJitErrorLogBufferSizeBytes,
+                               cu::kJitLogVerbose};
+    void *values[] = {&infoLog[0],
+                      reinterpret_cast<void *>(uintptr_t(infoLog.size())),
+                      &errorLog[0],
+                      reinterpret_cast<void *>(uintptr_t(errorLog.size())),
+                      reinterpret_cast<void *>(uintptr_t(1))};
+    r = d->moduleLoadDataEx(&m->cuModule, m->ptx.c_str(), 5, options, values);
+    if (r != cu::kSuccess) {
+      m->cuModule = nullptr;
+      m->unloadCuda();
+      std::string message = where + cu::describe(*d, "cuModuleLoadDataEx", r);
+      errorLog.resize(std::strlen(errorLog.c_str()));
+      infoLog.resize(std::strlen(infoLog.c_str()));
+      if (!errorLog.empty())
+        message += "\njit error log:\n" + errorLog;
+      if (!infoLog.empty())
+        message += "\njit info log:\n" + infoLog;
+      return fail(FKRT_ERROR_JIT, message);
+    }
+    std::map<std::string, cu::Function> kernels;
+    std::map<std::string, unsigned> maxShared;
+    for (const GraphSpec &g : m->manifest.graphs)
+      for (const LaunchSpec &l : g.launches)
+        maxShared[l.kernel] = std::max(maxShared[l.kernel], l.sharedBytes);
+    for (const auto &entry : maxShared) {
+      cu::Function f;
+      if ((r = d->moduleGetFunction(&f, m->cuModule, entry.first.c_str())) !=
+          cu::kSuccess) {
+        m->unloadCuda();
+        return fail(FKRT_ERROR_CUDA, where + "kernel '" + entry.first + "': " +
+                                         cu::describe(*d, "cuModuleGetFunction",
+                                                      r));
+      }
+      // Dynamic shared memory beyond 48 KiB must be opted into per kernel.
+      if (entry.second > 48 * 1024 &&
+          (r = d->funcSetAttribute(
+               f, cu::kFuncAttributeMaxDynamicSharedSizeBytes,
+               static_cast<int>(entry.second))) != cu::kSuccess) {
+        m->unloadCuda();
+        return fail(FKRT_ERROR_CUDA,
+                    where + "kernel '" + entry.first + "': " +
+                        std::to_string(entry.second) +
+                        " bytes of shared memory: " +
+                        cu::describe(*d, "cuFuncSetAttribute", r));
+      }
+      kernels[entry.first] = f;
+    }
+    for (const GraphSpec &g : m->manifest.graphs) {
+      m->functions.emplace_back();
+      for (const LaunchSpec &l : g.launches)
+        m->functions.back().push_back(kernels[l.kernel]);
+    }
+    m->loaded = true;
+    return FKRT_SUCCESS;
+  });
+}
+
+void fkrt_module_destroy(fkrt_module module) {
+  if (!module)
+    return;
+  module->unloadCuda();
+  delete module;
+}
+
+int fkrt_manifest_version(fkrt_module m) {
+  return m ? m->manifest.version : 0;
+}
+
+const char *fkrt_manifest_target(fkrt_module m) {
+  return m ? m->manifest.target.c_str() : nullptr;
+}
+
+size_t fkrt_manifest_graph_count(fkrt_module m) {
+  return m ? m->manifest.graphs.size() : 0;
+}
+
+const char *fkrt_manifest_graph_name(fkrt_module m, size_t graph) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g ? g->name.c_str() : nullptr;
+}
+
+fkrt_status fkrt_manifest_find_graph(fkrt_module m, const char *name,
+                                     size_t *graph) {
+  return guarded([&] {
+    if (!m || !name || !graph)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_manifest_find_graph: null argument");
+    for (size_t i = 0; i < m->manifest.graphs.size(); ++i)
+      if (m->manifest.graphs[i].name == name) {
+        *graph = i;
+        return FKRT_SUCCESS;
+      }
+    return fail(FKRT_ERROR_NOT_FOUND,
+                std::string("no graph named '") + name + "' in the artifact");
+  });
+}
+
+size_t fkrt_manifest_input_count(fkrt_module m, size_t graph) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g ? g->inputs.size() : 0;
+}
+
+size_t fkrt_manifest_output_count(fkrt_module m, size_t graph) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g ? g->outputs.size() : 0;
+}
+
+static fkrt_status tensorInfo(const char *function, fkrt_module m,
+                              size_t graph, size_t index, bool input,
+                              fkrt_tensor_info *info) {
+  return guarded([&] {
+    if (!m || !info)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  std::string(function) + ": null argument");
+    const GraphSpec *g = m->graph(graph);
+    if (!g)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  std::string(function) + ": graph index " +
+                      std::to_string(graph) + " out of range");
+    const std::vector<TensorSpec> &list = input ? g->inputs : g->outputs;
+    if (index >= list.size())
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  std::string(function) + ": graph '" + g->name + "' has " +
+                      std::to_string(list.size()) +
+                      (input ? " inputs" : " outputs") + ", index " +
+                      std::to_string(index) + " out of range");
+    const TensorSpec &t = list[index];
+    info->name = t.name.c_str();
+    info->dtype = t.dtype;
+    info->rank = static_cast<int32_t>(t.shape.size());
+    info->shape = t.shape.data();
+    info->bytes = t.bytes;
+    return FKRT_SUCCESS;
+  });
+}
+
+fkrt_status fkrt_manifest_input(fkrt_module m, size_t graph, size_t index,
+                                fkrt_tensor_info *info) {
+  return tensorInfo("fkrt_manifest_input", m, graph, index, true, info);
+}
+
+fkrt_status fkrt_manifest_output(fkrt_module m, size_t graph, size_t index,
+                                 fkrt_tensor_info *info) {
+  return tensorInfo("fkrt_manifest_output", m, graph, index, false, info);
+}
+
+uint64_t fkrt_manifest_workspace_bytes(fkrt_module m, size_t graph) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g ? g->workspaceBytes : 0;
+}
+
+size_t fkrt_manifest_launch_count(fkrt_module m, size_t graph) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g ? g->launches.size() : 0;
+}
+
+} // extern "C"
+
+namespace {
+
+/// Checks one run argument against its manifest signature; `what` is e.g.
+/// "fkrt_run: graph 'mlp' input 0 ('x')".
+fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
+                        const std::string &what) {
+  size_t size = fkrt_dtype_size(t.dtype);
+  if (!size)
+    return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                what + ": unknown dtype " + std::to_string(int(t.dtype)));
+  if (!t.data)
+    return fail(FKRT_ERROR_INVALID_ARGUMENT, what + ": data is null");
+  if (reinterpret_cast<uintptr_t>(t.data) % size)
+    return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                what + ": data is not aligned to " + std::to_string(size) +
+                    " bytes");
+  if (t.dtype != spec.dtype)
+    return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                what + ": expected dtype " + fkrt_dtype_name(spec.dtype) +
+                    ", got " + fkrt_dtype_name(t.dtype));
+  if (t.rank != static_cast<int32_t>(spec.shape.size()))
+    return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                what + ": expected rank " + std::to_string(spec.shape.size()) +
+                    ", got " + std::to_string(t.rank));
+  if (t.rank && !t.shape)
+    return fail(FKRT_ERROR_INVALID_ARGUMENT, what + ": shape is null");
+  for (int32_t i = 0; i < t.rank; ++i)
+    if (t.shape[i] != spec.shape[i])
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  what + ": dimension " + std::to_string(i) + " is " +
+                      std::to_string(t.shape[i]) + ", expected " +
+                      std::to_string(spec.shape[i]));
+  return FKRT_SUCCESS;
+}
+
+fkrt_status checkTensors(const char *role, const fkrt_tensor *tensors,
+                         size_t count, const std::vector<TensorSpec> &specs,
+                         const std::string &where) {
+  if (count != specs.size())
+    return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                where + " takes " + std::to_string(specs.size()) + " " + role +
+                    "s, got " + std::to_string(count));
+  if (count && !tensors)
+    return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                where + ": " + role + "s array is null");
+  for (size_t i = 0; i < count; ++i) {
+    fkrt_status status =
+        checkTensor(tensors[i], specs[i],
+                    where + " " + role + " " + std::to_string(i) + " ('" +
+                        specs[i].name + "')");
+    if (status != FKRT_SUCCESS)
+      return status;
+  }
+  return FKRT_SUCCESS;
+}
+
+/// Enqueues every launch of graph `gi` on `stream` with workspace base
+/// `workspace` (0 when the graph needs none).
+fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
+                    const fkrt_tensor *outputs, cu::DevicePtr workspace,
+                    cu::Stream stream, const std::string &where) {
+  const GraphSpec &g = m->manifest.graphs[gi];
+  std::vector<uint64_t> slots;
+  std::vector<void *> params;
+  for (size_t li = 0; li < g.launches.size(); ++li) {
+    const LaunchSpec &l = g.launches[li];
+    // Each argument gets an 8-byte slot; the driver copies as many bytes as
+    // the kernel's parameter takes, so an i32 sits at its slot's start.
+    slots.assign(l.args.size(), 0);
+    params.assign(l.args.size(), nullptr);
+    for (size_t ai = 0; ai < l.args.size(); ++ai) {
+      const ArgSpec &a = l.args[ai];
+      if (a.kind == ArgSpec::I32) {
+        int32_t v = static_cast<int32_t>(a.value);
+        std::memcpy(&slots[ai], &v, sizeof(v));
+      } else if (a.kind == ArgSpec::I64) {
+        std::memcpy(&slots[ai], &a.value, sizeof(a.value));
+      } else {
+        const BufferSpec &b = g.buffers[a.buffer];
+        cu::DevicePtr p =
+            b.kind == BufferSpec::Input
+                ? reinterpret_cast<uintptr_t>(inputs[b.index].data)
+            : b.kind == BufferSpec::Output
+                ? reinterpret_cast<uintptr_t>(outputs[b.index].data)
+                : workspace + b.offset;
+        std::memcpy(&slots[ai], &p, sizeof(p));
+      }
+      params[ai] = &slots[ai];
+    }
+    cu::Result r = m->driver->launchKernel(
+        m->functions[gi][li], l.grid[0], l.grid[1], l.grid[2], l.block[0],
+        l.block[1], l.block[2], l.sharedBytes, stream,
+        params.empty() ? nullptr : params.data(), nullptr);
+    if (r != cu::kSuccess)
+      return fail(FKRT_ERROR_CUDA,
+                  where + " launch " + std::to_string(li) + " (kernel '" +
+                      l.kernel + "'): " +
+                      cu::describe(*m->driver, "cuLaunchKernel", r));
+  }
+  return FKRT_SUCCESS;
+}
+
+} // namespace
+
+extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
+                                const fkrt_tensor *inputs, size_t num_inputs,
+                                fkrt_tensor *outputs, size_t num_outputs,
+                                void *stream) {
+  return guarded([&] {
+    if (!m || !graph_name)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  std::string("fkrt_run: ") +
+                      (m ? "graph_name" : "module") + " is null");
+    size_t gi;
+    if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
+      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_run: " + lastError);
+    const GraphSpec &g = m->manifest.graphs[gi];
+    std::string where = "fkrt_run: graph '" + g.name + "'";
+    fkrt_status status;
+    if ((status = checkTensors("input", inputs, num_inputs, g.inputs,
+                               where)) != FKRT_SUCCESS ||
+        (status = checkTensors("output", outputs, num_outputs, g.outputs,
+                               where)) != FKRT_SUCCESS)
+      return status;
+    std::string error;
+    const cu::Driver *d = cu::driver(error);
+    if (!d)
+      return fail(FKRT_ERROR_NO_DRIVER, "fkrt_run: " + error);
+    if (!m->loaded)
+      return fail(FKRT_ERROR_NOT_LOADED,
+                  "fkrt_run: the module is not loaded on CUDA "
+                  "(call fkrt_module_load_cuda first)");
+    ContextScope scope(*d, m->context);
+    if (!scope.ok())
+      return fail(FKRT_ERROR_CUDA,
+                  where + ": cannot make the module's context current");
+    cu::Stream s = static_cast<cu::Stream>(stream);
+    if (!g.workspaceBytes)
+      return enqueue(m, gi, inputs, outputs, 0, s, where);
+    size_t slot;
+    if ((status = m->acquire(slot)) != FKRT_SUCCESS)
+      return status;
+    // Copy the handles under the lock: other runs may grow the vector.
+    Workspace w;
+    {
+      std::lock_guard<std::mutex> lock(m->mutex);
+      w = m->workspaces[slot];
+    }
+    cu::Result r = d->streamWaitEvent(s, w.done, 0);
+    if (r != cu::kSuccess)
+      status = fail(FKRT_ERROR_CUDA,
+                    where + ": " + cu::describe(*d, "cuStreamWaitEvent", r));
+    else
+      status = enqueue(m, gi, inputs, outputs, w.base, s, where);
+    // Record even after a failed launch: what was enqueued still uses it.
+    r = d->eventRecord(w.done, s);
+    if (r != cu::kSuccess) {
+      // The workspace's last use cannot be tracked; leave it out of the pool
+      // rather than risk two runs sharing it.
+      return fail(FKRT_ERROR_CUDA,
+                  where + ": " + cu::describe(*d, "cuEventRecord", r));
+    }
+    m->release(slot);
+    return status;
+  });
+}
