@@ -479,20 +479,21 @@ namespace {
 /// "fkrt_run: graph 'mlp' input 0 ('x')".
 fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
                         const std::string &what) {
-  size_t size = fkrt_dtype_size(t.dtype);
-  if (!size)
+  if (t.dtype < FKRT_F32 || t.dtype > FKRT_I1)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                what + ": unknown dtype " + std::to_string(int(t.dtype)));
+                what + ": unknown dtype " + std::to_string(t.dtype));
+  fkrt_dtype dtype = static_cast<fkrt_dtype>(t.dtype);
+  size_t size = fkrt_dtype_size(dtype);
   if (!t.data)
     return fail(FKRT_ERROR_INVALID_ARGUMENT, what + ": data is null");
   if (reinterpret_cast<uintptr_t>(t.data) % size)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
                 what + ": data is not aligned to " + std::to_string(size) +
                     " bytes");
-  if (t.dtype != spec.dtype)
+  if (dtype != spec.dtype)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
                 what + ": expected dtype " + fkrt_dtype_name(spec.dtype) +
-                    ", got " + fkrt_dtype_name(t.dtype));
+                    ", got " + fkrt_dtype_name(dtype));
   if (t.rank != static_cast<int32_t>(spec.shape.size()))
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
                 what + ": expected rank " + std::to_string(spec.shape.size()) +

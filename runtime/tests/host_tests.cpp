@@ -508,7 +508,7 @@ void testRunValidation() {
   bad[1].dtype = FKRT_BF16;
   expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "input 1 ('w'): expected dtype f16, got bf16");
-  bad[1].dtype = static_cast<fkrt_dtype>(42);
+  bad[1].dtype = 42;
   expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "input 1 ('w'): unknown dtype 42");
   bad[1] = in[1];
@@ -575,14 +575,14 @@ void testStatusAndDtypes() {
   for (int s = FKRT_SUCCESS; s <= FKRT_ERROR_OUT_OF_MEMORY; ++s)
     CHECK(std::string(fkrt_status_string(static_cast<fkrt_status>(s))) !=
           "unknown status");
-  CHECK_EQ(std::string(fkrt_status_string(static_cast<fkrt_status>(99))),
+  CHECK_EQ(std::string(fkrt_status_string(static_cast<fkrt_status>(15))),
            "unknown status");
   CHECK_EQ(fkrt_dtype_size(FKRT_F32), 4u);
   CHECK_EQ(fkrt_dtype_size(FKRT_BF16), 2u);
   CHECK_EQ(fkrt_dtype_size(FKRT_I1), 1u);
-  CHECK_EQ(fkrt_dtype_size(static_cast<fkrt_dtype>(9)), 0u);
+  CHECK_EQ(fkrt_dtype_size(static_cast<fkrt_dtype>(7)), 0u);
   CHECK_EQ(std::string(fkrt_dtype_name(FKRT_BF16)), "bf16");
-  CHECK(fkrt_dtype_name(static_cast<fkrt_dtype>(9)) == nullptr);
+  CHECK(fkrt_dtype_name(static_cast<fkrt_dtype>(7)) == nullptr);
   // Null handles are tolerated by every query.
   CHECK_EQ(fkrt_manifest_graph_count(nullptr), 0u);
   CHECK(fkrt_manifest_target(nullptr) == nullptr);

@@ -78,7 +78,10 @@ typedef struct fkrt_tensor {
   /// Device address (a CUdeviceptr); must be non-null and aligned to the
   /// element size.
   void *data;
-  fkrt_dtype dtype;
+  /// An fkrt_dtype. A plain integer so that a C++ runtime can check values
+  /// from C or Python callers that are not dtypes without undefined
+  /// behaviour.
+  int32_t dtype;
   /// Number of dimensions; `shape` holds `rank` entries.
   int32_t rank;
   const int64_t *shape;
