@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestSupport.h"
 #include "fkrt/runtime.h"
 
 #include <dlfcn.h>
@@ -24,18 +25,6 @@
 
 namespace {
 
-int passed = 0, failed = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (cond) {                                                                \
-      ++passed;                                                                \
-    } else {                                                                   \
-      ++failed;                                                                \
-      std::printf("FAIL %s:%d: %s\n  last error: %s\n", __FILE__, __LINE__,     \
-                  #cond, fkrt_last_error());                                   \
-    }                                                                          \
-  } while (0)
 
 /// The driver calls the test needs to manage memory and streams itself.
 struct Cuda {
@@ -77,12 +66,6 @@ struct Cuda {
   }
 } cuda;
 
-std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 const int64_t kN = 1000;
 
@@ -124,10 +107,9 @@ int main(int argc, char **argv) {
   std::string dataDir = argc > 1 ? argv[1] : FKRT_TEST_DATA_DIR;
   if (fkrt_driver_available() != FKRT_SUCCESS || !cuda.load()) {
     std::printf("skipped: no usable CUDA driver (%s)\n", fkrt_last_error());
-    std::printf("0 passed, 0 failed\n");
-    return 0;
+    return fkrt_test::finish();
   }
-  std::string ptx = readFile(dataDir + "/add.ptx");
+  std::string ptx = fkrt_test::readFile(dataDir + "/add.ptx");
   fkrt_module m = nullptr;
   CHECK(fkrt_module_load_memory(ptx.data(), ptx.size(), &m) == FKRT_SUCCESS);
   CHECK(fkrt_module_load_cuda(m, 0) == FKRT_SUCCESS);
@@ -186,6 +168,5 @@ int main(int argc, char **argv) {
   CHECK(std::strstr(fkrt_last_error(), "device 999: cuDeviceGet failed"));
   fkrt_module_destroy(m);
 
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return fkrt_test::finish();
 }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestSupport.h"
 #include "fkrt/runtime.h"
 #include "fkrt/runtime.hpp"
 
@@ -19,26 +20,8 @@
 
 namespace {
 
-int passed = 0, failed = 0;
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (cond) {                                                                \
-      ++passed;                                                                \
-    } else {                                                                   \
-      ++failed;                                                                \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);              \
-    }                                                                          \
-  } while (0)
 
-#define CHECK_EQ(a, b) CHECK((a) == (b))
-
-std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 const std::string kSamplePath = std::string(FKRT_TEST_DATA_DIR) + "/sample.ptx";
 
@@ -78,8 +61,7 @@ fkrt_status load(const std::string &text, std::string &error) {
   fkrt_module m = nullptr;
   fkrt_status status = fkrt_module_load_memory(text.data(), text.size(), &m);
   error = status == FKRT_SUCCESS ? "" : fkrt_last_error();
-  if ((status == FKRT_SUCCESS) != (m != nullptr))
-    ++failed, std::printf("FAIL: module handle inconsistent with status\n");
+  CHECK((status == FKRT_SUCCESS) == (m != nullptr));
   fkrt_module_destroy(m);
   return status;
 }
@@ -92,10 +74,10 @@ void expectError(const std::string &text, fkrt_status status,
   fkrt_status got = load(text, error);
   bool ok = got == status && error.find(message) != std::string::npos;
   if (ok) {
-    ++passed;
+    ++fkrt_test::passed;
     return;
   }
-  ++failed;
+  ++fkrt_test::failed;
   std::printf("FAIL: expected status %d with '%s', got %d: '%s'\n", status,
               message.c_str(), got, error.c_str());
 }
@@ -415,7 +397,7 @@ void testFraming() {
 /// that keep the whole manifest and every kernel name: a textual check
 /// cannot see that the PTX after the last name is cut (the JIT does).
 void testTruncation() {
-  std::string sample = readFile(kSamplePath);
+  std::string sample = fkrt_test::readFile(kSamplePath);
   CHECK(!sample.empty());
   size_t lastEntry = sample.rfind(".entry mask_k0");
   CHECK(lastEntry != std::string::npos);
@@ -433,7 +415,7 @@ void testTruncation() {
 
 /// Random byte changes never crash the reader; what loads is consistent.
 void testByteFlips() {
-  std::string sample = readFile(kSamplePath);
+  std::string sample = fkrt_test::readFile(kSamplePath);
   std::mt19937 rng(1234);
   size_t loaded = 0, inconsistent = 0;
   for (int i = 0; i < 3000; ++i) {
@@ -640,6 +622,5 @@ int main() {
   testStatusAndDtypes();
   testThreadLocalError();
   testConcurrentQueries();
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return fkrt_test::finish();
 }
