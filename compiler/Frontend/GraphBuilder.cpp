@@ -252,10 +252,8 @@ static bool matches(AttrKind expected, AttrValue::Kind actual) {
   llvm_unreachable("unknown attribute kind");
 }
 
-/// The candidate closest to `name` by edit distance, if it is close enough
-/// to be a plausible typo.
-static std::optional<llvm::StringRef>
-nearestName(llvm::StringRef name, llvm::ArrayRef<llvm::StringRef> candidates) {
+std::optional<llvm::StringRef>
+mlir::fk::frontend::nearestName(llvm::StringRef name, llvm::ArrayRef<llvm::StringRef> candidates) {
   std::optional<llvm::StringRef> best;
   unsigned bestDistance = std::max<unsigned>(2, name.size() / 3) + 1;
   for (llvm::StringRef candidate : candidates) {

@@ -141,6 +141,11 @@ std::string formatType(RankedTensorType type);
 /// Formats a number as briefly as it reads back exactly: `2.5`, `1e-05`.
 std::string formatNumber(double value);
 
+/// The candidate closest to `name` by edit distance, if it is close enough
+/// to be a plausible typo; the "did you mean" of every diagnostic.
+std::optional<llvm::StringRef>
+nearestName(llvm::StringRef name, llvm::ArrayRef<llvm::StringRef> candidates);
+
 /// The dtype named `name` (f32, f16, bf16, i32, i1), or null.
 Type parseDtype(MLIRContext *context, llvm::StringRef name);
 

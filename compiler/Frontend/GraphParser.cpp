@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -105,8 +106,8 @@ private:
   ParseResult parseReturn(func::FuncOp function);
 
   FailureOr<Expr> parseExpr();
-  FailureOr<Expr> parseMultiplicative();
-  FailureOr<Expr> parseMatmul();
+  /// Infix operators of precedence `level` and tighter.
+  FailureOr<Expr> parseInfix(unsigned level);
   FailureOr<Expr> parseUnary();
   FailureOr<Expr> parsePrimary();
   FailureOr<Expr> parseCall();
@@ -392,43 +393,28 @@ ParseResult GraphParser::parseReturn(func::FuncOp function) {
 // Expressions
 //===----------------------------------------------------------------------===//
 
-/// expr := term {('+' | '-') term}
-FailureOr<Expr> GraphParser::parseExpr() {
-  FailureOr<Expr> lhs = parseMultiplicative();
-  while (succeeded(lhs) &&
-         (current().is(Token::plus) || current().is(Token::minus))) {
-    Token op = current();
-    consume();
-    FailureOr<Expr> rhs = parseMultiplicative();
-    if (failed(rhs))
-      return failure();
-    lhs = graphs.binary(op.getKind(), op.getLoc(), *lhs, *rhs);
-  }
-  return lhs;
-}
+/// The infix operators by precedence, loosest first; each level is
+/// left-associative, and the level after the last is `unary`.
+static constexpr Token::Kind kInfixLevels[][2] = {
+    {Token::plus, Token::minus}, // expr := term {('+' | '-') term}
+    {Token::star, Token::slash}, // term := product {('*' | '/') product}
+    {Token::at, Token::at},      // product := unary {'@' unary}
+};
 
-/// term := product {('*' | '/') product}
-FailureOr<Expr> GraphParser::parseMultiplicative() {
-  FailureOr<Expr> lhs = parseMatmul();
-  while (succeeded(lhs) &&
-         (current().is(Token::star) || current().is(Token::slash))) {
-    Token op = current();
-    consume();
-    FailureOr<Expr> rhs = parseMatmul();
-    if (failed(rhs))
-      return failure();
-    lhs = graphs.binary(op.getKind(), op.getLoc(), *lhs, *rhs);
-  }
-  return lhs;
-}
+FailureOr<Expr> GraphParser::parseExpr() { return parseInfix(0); }
 
-/// product := unary {'@' unary}
-FailureOr<Expr> GraphParser::parseMatmul() {
-  FailureOr<Expr> lhs = parseUnary();
-  while (succeeded(lhs) && current().is(Token::at)) {
+FailureOr<Expr> GraphParser::parseInfix(unsigned level) {
+  if (level == std::size(kInfixLevels))
+    return parseUnary();
+  auto isOperator = [&] {
+    return current().is(kInfixLevels[level][0]) ||
+           current().is(kInfixLevels[level][1]);
+  };
+  FailureOr<Expr> lhs = parseInfix(level + 1);
+  while (succeeded(lhs) && isOperator()) {
     Token op = current();
     consume();
-    FailureOr<Expr> rhs = parseUnary();
+    FailureOr<Expr> rhs = parseInfix(level + 1);
     if (failed(rhs))
       return failure();
     lhs = graphs.binary(op.getKind(), op.getLoc(), *lhs, *rhs);
@@ -490,18 +476,12 @@ FailureOr<Expr> GraphParser::parsePrimary() {
     InFlightDiagnostic diag = lexer.emitError(
         token.getLoc(), "use of undefined name '" + token.getSpelling() + "'");
     // Suggest the closest defined name, for typos.
-    llvm::StringRef best;
-    unsigned bestDistance = 3;
-    for (const auto &entry : scope) {
-      unsigned distance =
-          token.getSpelling().edit_distance(entry.getKey(), true, bestDistance);
-      if (distance < bestDistance) {
-        bestDistance = distance;
-        best = entry.getKey();
-      }
-    }
-    if (!best.empty())
-      diag << "; did you mean '" << best << "'?";
+    SmallVector<llvm::StringRef> names;
+    for (const auto &entry : scope)
+      names.push_back(entry.getKey());
+    if (std::optional<llvm::StringRef> near =
+            nearestName(token.getSpelling(), names))
+      diag << "; did you mean '" << *near << "'?";
     return Expr::invalid(token.getLoc());
   }
   default:
