@@ -28,6 +28,18 @@ template <typename F> bool resolve(void *library, const char *name, F &out,
   return true;
 }
 
+/// Resolves the first of `name` and `fallback` that the library has: for an
+/// entry point whose versioned name is newer than some supported drivers.
+template <typename F>
+bool resolve(void *library, const char *name, const char *fallback, F &out,
+             std::string &error) {
+  if (void *symbol = dlsym(library, name)) {
+    out = reinterpret_cast<F>(symbol);
+    return true;
+  }
+  return resolve(library, fallback, out, error);
+}
+
 void load(Loaded &l) {
   // The library stays open for the life of the process: modules may outlive
   // any one caller, and unloading a driver is never safe.
@@ -42,6 +54,8 @@ void load(Loaded &l) {
   std::string &e = l.error;
   l.ok = resolve(library, "cuInit", d.init, e) &&
          resolve(library, "cuDeviceGet", d.deviceGet, e) &&
+         resolve(library, "cuDeviceGetCount", d.deviceGetCount, e) &&
+         resolve(library, "cuDeviceGetName", d.deviceGetName, e) &&
          resolve(library, "cuDevicePrimaryCtxRetain", d.devicePrimaryCtxRetain,
                  e) &&
          resolve(library, "cuDevicePrimaryCtxRelease_v2",
@@ -54,10 +68,18 @@ void load(Loaded &l) {
          resolve(library, "cuFuncSetAttribute", d.funcSetAttribute, e) &&
          resolve(library, "cuMemAlloc_v2", d.memAlloc, e) &&
          resolve(library, "cuMemFree_v2", d.memFree, e) &&
+         resolve(library, "cuMemcpyHtoD_v2", d.memcpyHtoD, e) &&
+         resolve(library, "cuMemcpyDtoH_v2", d.memcpyDtoH, e) &&
+         resolve(library, "cuMemsetD8Async", d.memsetD8Async, e) &&
+         resolve(library, "cuCtxSynchronize", d.ctxSynchronize, e) &&
          resolve(library, "cuEventCreate", d.eventCreate, e) &&
          resolve(library, "cuEventDestroy_v2", d.eventDestroy, e) &&
          resolve(library, "cuEventRecord", d.eventRecord, e) &&
          resolve(library, "cuEventSynchronize", d.eventSynchronize, e) &&
+         // CUDA 12.8 renamed cuEventElapsedTime to a _v2 of the same
+         // signature; older drivers have only the first.
+         resolve(library, "cuEventElapsedTime_v2", "cuEventElapsedTime",
+                 d.eventElapsedTime, e) &&
          resolve(library, "cuStreamWaitEvent", d.streamWaitEvent, e) &&
          resolve(library, "cuLaunchKernel", d.launchKernel, e) &&
          resolve(library, "cuGetErrorName", d.getErrorName, e) &&

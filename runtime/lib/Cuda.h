@@ -28,11 +28,13 @@ using Event = struct CUevent_st *;
 using JitOption = int; // CUjit_option
 
 constexpr Result kSuccess = 0;
+constexpr Result kErrorOutOfMemory = 2;
 constexpr JitOption kJitInfoLogBuffer = 3;
 constexpr JitOption kJitInfoLogBufferSizeBytes = 4;
 constexpr JitOption kJitErrorLogBuffer = 5;
 constexpr JitOption kJitErrorLogBufferSizeBytes = 6;
 constexpr JitOption kJitLogVerbose = 12;
+constexpr unsigned kEventDefault = 0;
 constexpr unsigned kEventDisableTiming = 2;
 constexpr int kFuncAttributeMaxDynamicSharedSizeBytes = 8;
 
@@ -41,6 +43,8 @@ constexpr int kFuncAttributeMaxDynamicSharedSizeBytes = 8;
 struct Driver {
   Result (*init)(unsigned);
   Result (*deviceGet)(Device *, int);
+  Result (*deviceGetCount)(int *);
+  Result (*deviceGetName)(char *, int, Device);
   Result (*devicePrimaryCtxRetain)(Context *, Device);
   Result (*devicePrimaryCtxRelease)(Device);
   Result (*ctxPushCurrent)(Context);
@@ -52,10 +56,15 @@ struct Driver {
   Result (*funcSetAttribute)(Function, int, int);
   Result (*memAlloc)(DevicePtr *, size_t);
   Result (*memFree)(DevicePtr);
+  Result (*memcpyHtoD)(DevicePtr, const void *, size_t);
+  Result (*memcpyDtoH)(void *, DevicePtr, size_t);
+  Result (*memsetD8Async)(DevicePtr, unsigned char, size_t, Stream);
+  Result (*ctxSynchronize)();
   Result (*eventCreate)(Event *, unsigned);
   Result (*eventDestroy)(Event);
   Result (*eventRecord)(Event, Stream);
   Result (*eventSynchronize)(Event);
+  Result (*eventElapsedTime)(float *, Event, Event);
   Result (*streamWaitEvent)(Stream, Event, unsigned);
   Result (*launchKernel)(Function, unsigned, unsigned, unsigned, unsigned,
                          unsigned, unsigned, unsigned, Stream, void **,
@@ -70,6 +79,27 @@ const Driver *driver(std::string &error);
 
 /// "cuFoo failed: CUDA_ERROR_X (description)" for a failed call.
 std::string describe(const Driver &d, const char *call, Result result);
+
+/// Makes a context current for the scope of a CUDA call sequence, so calls
+/// work from any thread whatever context it has current.
+class ContextScope {
+public:
+  ContextScope(const Driver &d, Context context) : d(d) {
+    pushed = d.ctxPushCurrent(context) == kSuccess;
+  }
+  ~ContextScope() {
+    Context popped;
+    if (pushed)
+      d.ctxPopCurrent(&popped);
+  }
+  ContextScope(const ContextScope &) = delete;
+  ContextScope &operator=(const ContextScope &) = delete;
+  bool ok() const { return pushed; }
+
+private:
+  const Driver &d;
+  bool pushed;
+};
 
 } // namespace cu
 } // namespace fkrt

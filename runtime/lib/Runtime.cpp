@@ -4,6 +4,7 @@
 
 #include "Cuda.h"
 #include "Manifest.h"
+#include "Status.h"
 
 #include <algorithm>
 #include <atomic>
@@ -19,48 +20,12 @@ using namespace fkrt;
 
 namespace {
 
-thread_local std::string lastError;
-
-fkrt_status fail(fkrt_status status, std::string message) {
-  lastError = std::move(message);
-  return status;
-}
-
-/// Runs `body` so that no C++ exception crosses the C API: the only ones the
-/// runtime can raise are allocation failures.
-template <typename F> fkrt_status guarded(F body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return fail(FKRT_ERROR_OUT_OF_MEMORY, "out of host memory");
-  }
-}
-
 /// One workspace allocation and the event marking the end of the last run
 /// that used it: a run taking the workspace makes its stream wait on that
 /// event, so runs on different streams never overlap on one workspace.
 struct Workspace {
   cu::DevicePtr base = 0;
   cu::Event done = nullptr;
-};
-
-/// Makes a context current for the scope of a CUDA call sequence, so runs
-/// work from any thread whatever context it has current.
-class ContextScope {
-public:
-  ContextScope(const cu::Driver &d, cu::Context context) : d(d) {
-    pushed = d.ctxPushCurrent(context) == cu::kSuccess;
-  }
-  ~ContextScope() {
-    cu::Context popped;
-    if (pushed)
-      d.ctxPopCurrent(&popped);
-  }
-  bool ok() const { return pushed; }
-
-private:
-  const cu::Driver &d;
-  bool pushed;
 };
 
 } // namespace
@@ -124,7 +89,7 @@ struct fkrt_module_impl {
     if (!driver || !context)
       return;
     {
-      ContextScope scope(*driver, context);
+      cu::ContextScope scope(*driver, context);
       for (Workspace &w : workspaces) {
         driver->eventSynchronize(w.done);
         driver->eventDestroy(w.done);
@@ -172,8 +137,6 @@ const char *fkrt_status_string(fkrt_status status) {
   }
   return "unknown status";
 }
-
-const char *fkrt_last_error(void) { return lastError.c_str(); }
 
 const char *fkrt_dtype_name(fkrt_dtype dtype) {
   switch (dtype) {
@@ -262,7 +225,7 @@ fkrt_status fkrt_module_load_file(const char *path, fkrt_module *module) {
     fkrt_status status = fkrt_module_load_memory(text.data(), text.size(),
                                                  module);
     if (status != FKRT_SUCCESS)
-      lastError = std::string(path) + ": " + lastError;
+      lastError() = std::string(path) + ": " + lastError();
     return status;
   });
 }
@@ -303,7 +266,7 @@ fkrt_status fkrt_module_load_cuda(fkrt_module m, int device) {
                   where + cu::describe(*d, "cuDevicePrimaryCtxRetain", r));
     m->driver = d;
     // From here on, unloadCuda() undoes whatever part succeeded.
-    ContextScope scope(*d, m->context);
+    cu::ContextScope scope(*d, m->context);
     if (!scope.ok()) {
       m->unloadCuda();
       return fail(FKRT_ERROR_CUDA, where + "cannot make the primary context "
@@ -589,7 +552,7 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                       (m ? "graph_name" : "module") + " is null");
     size_t gi;
     if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
-      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_run: " + lastError);
+      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_run: " + lastError());
     const GraphSpec &g = m->manifest.graphs[gi];
     std::string where = "fkrt_run: graph '" + g.name + "'";
     fkrt_status status;
@@ -606,7 +569,7 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
       return fail(FKRT_ERROR_NOT_LOADED,
                   "fkrt_run: the module is not loaded on CUDA "
                   "(call fkrt_module_load_cuda first)");
-    ContextScope scope(*d, m->context);
+    cu::ContextScope scope(*d, m->context);
     if (!scope.ok())
       return fail(FKRT_ERROR_CUDA,
                   where + ": cannot make the module's context current");

@@ -21,6 +21,8 @@ static_assert(cu::kJitErrorLogBufferSizeBytes ==
                   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
               "jit option");
 static_assert(cu::kJitLogVerbose == CU_JIT_LOG_VERBOSE, "jit option");
+static_assert(cu::kErrorOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY, "CUresult");
+static_assert(cu::kEventDefault == CU_EVENT_DEFAULT, "event flag");
 static_assert(cu::kEventDisableTiming == CU_EVENT_DISABLE_TIMING, "event flag");
 static_assert(cu::kFuncAttributeMaxDynamicSharedSizeBytes ==
                   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

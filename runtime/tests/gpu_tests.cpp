@@ -1,8 +1,8 @@
 //===- gpu_tests.cpp - fkrt tests on a CUDA device ------------------------===//
 //
 // JIT-loads tests/data/add.ptx and runs it: results, concurrent runs from
-// several threads on several streams sharing the workspace pool, the JIT
-// error log, a failing kernel attribute. Without a CUDA driver it says so and
+// several threads on several streams sharing the workspace pool, the device
+// memory and event API, the JIT error log, a failing kernel attribute. Without a CUDA driver it says so and
 // passes vacuously. Prints "N passed, M failed" last.
 //
 // Usage: fkrt-gpu-tests [DATA_DIR]
@@ -11,6 +11,7 @@
 
 #include "TestSupport.h"
 #include "fkrt/runtime.h"
+#include "fkrt/runtime.hpp"
 
 #include <dlfcn.h>
 
@@ -101,6 +102,95 @@ bool runAdd(fkrt_module m, void *stream, int seed, int repeats) {
   return ok;
 }
 
+/// The device API of runtime.h: buffers, copies, fills, synchronisation,
+/// events, and its errors; then add.ptx run on buffers made with it.
+void testDeviceApi(const std::string &ptx) {
+  int count = 0;
+  CHECK_EQ(fkrt_device_count(&count), FKRT_SUCCESS);
+  CHECK(count >= 1);
+  char name[256];
+  CHECK_EQ(fkrt_device_name(0, name, sizeof(name)), FKRT_SUCCESS);
+  CHECK(name[0] != '\0');
+  std::printf("device 0: %s (%d devices)\n", name, count);
+  char tiny[4];
+  CHECK_EQ(fkrt_device_name(0, tiny, sizeof(tiny)), FKRT_SUCCESS);
+  CHECK_EQ(std::strlen(tiny), 3u);
+
+  // Round trip through a fill and copies.
+  const size_t n = 4096;
+  void *p = nullptr;
+  CHECK_EQ(fkrt_device_alloc(0, n, &p), FKRT_SUCCESS);
+  CHECK(p != nullptr && reinterpret_cast<uintptr_t>(p) % 256 == 0);
+  std::vector<unsigned char> host(n, 7), back(n, 0);
+  CHECK_EQ(fkrt_device_fill(0, p, 0xFF, n, nullptr), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_device_copy_to_host(0, back.data(), p, n), FKRT_SUCCESS);
+  CHECK(back == std::vector<unsigned char>(n, 0xFF));
+  for (size_t i = 0; i < n; ++i)
+    host[i] = static_cast<unsigned char>(i * 31);
+  CHECK_EQ(fkrt_device_copy_to_device(0, p, host.data(), n), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_device_copy_to_host(0, back.data(), p, n), FKRT_SUCCESS);
+  CHECK(back == host);
+  CHECK_EQ(fkrt_device_synchronize(0), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_device_free(0, p), FKRT_SUCCESS);
+  void *empty = nullptr;
+  CHECK_EQ(fkrt_device_alloc(0, 0, &empty), FKRT_SUCCESS);
+  CHECK(empty != nullptr);
+  CHECK_EQ(fkrt_device_copy_to_device(0, empty, nullptr, 0), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_device_free(0, empty), FKRT_SUCCESS);
+
+  // Errors: no such device, more memory than any device has, an event
+  // never recorded.
+  CHECK_EQ(fkrt_device_alloc(999, 16, &p), FKRT_ERROR_CUDA);
+  CHECK(std::strstr(fkrt_last_error(),
+                    "fkrt_device_alloc: device 999: cuDeviceGet failed"));
+  CHECK_EQ(fkrt_device_alloc(0, size_t(1) << 50, &p),
+           FKRT_ERROR_OUT_OF_MEMORY);
+  CHECK(std::strstr(fkrt_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"));
+  fkrt_event start = nullptr, stop = nullptr;
+  CHECK_EQ(fkrt_event_create(0, &start), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_event_create(0, &stop), FKRT_SUCCESS);
+  float ms = -1;
+  CHECK_EQ(fkrt_event_elapsed_ms(start, stop, &ms), FKRT_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(fkrt_last_error(), "the start event was never recorded"));
+
+  // add.ptx on buffers of the device API, timed with its events.
+  fkrt_module m = nullptr;
+  CHECK_EQ(fkrt_module_load_memory(ptx.data(), ptx.size(), &m), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_module_load_cuda(m, 0), FKRT_SUCCESS);
+  try {
+    std::vector<float> x(kN), w(kN), y(kN);
+    for (int64_t i = 0; i < kN; ++i)
+      x[i] = float(i) / 8, w[i] = float(3 - i);
+    const size_t bytes = kN * sizeof(float);
+    fkrt::DeviceBuffer dx(0, bytes), dw(0, bytes), dy(0, bytes);
+    dx.copyFrom(x.data());
+    dw.copyFrom(w.data());
+    dy.fill(0xFF);
+    const std::vector<int64_t> shape = {kN};
+    std::vector<fkrt_tensor> in = {dx.tensor(FKRT_F32, shape),
+                                   dw.tensor(FKRT_F32, shape)};
+    std::vector<fkrt_tensor> out = {dy.tensor(FKRT_F32, shape)};
+    CHECK_EQ(fkrt_event_record(start, nullptr), FKRT_SUCCESS);
+    CHECK_EQ(fkrt_run(m, "add", in.data(), 2, out.data(), 1, nullptr),
+             FKRT_SUCCESS);
+    CHECK_EQ(fkrt_event_record(stop, nullptr), FKRT_SUCCESS);
+    CHECK_EQ(fkrt_event_elapsed_ms(start, stop, &ms), FKRT_SUCCESS);
+    CHECK(ms >= 0);
+    fkrt::synchronize(0);
+    dy.copyTo(y.data());
+    bool right = true;
+    for (int64_t i = 0; i < kN; ++i)
+      right = right && y[i] == 2 * x[i] + w[i];
+    CHECK(right);
+  } catch (const fkrt::Error &e) {
+    std::printf("FAIL device API run: %s\n", e.what());
+    ++fkrt_test::failed;
+  }
+  fkrt_event_destroy(start);
+  fkrt_event_destroy(stop);
+  fkrt_module_destroy(m);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -136,6 +226,8 @@ int main(int argc, char **argv) {
   for (int o : ok)
     CHECK(o);
   fkrt_module_destroy(m);
+
+  testDeviceApi(ptx);
 
   // A PTX error: the message carries the JIT's log.
   std::string bad = ptx;

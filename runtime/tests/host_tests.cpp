@@ -553,6 +553,90 @@ void testNoDriver() {
   CHECK_EQ(fkrt_module_load_cuda(nullptr, 0), FKRT_ERROR_INVALID_ARGUMENT);
 }
 
+/// The device API checks its arguments before it needs a driver, and
+/// without one reports the driver's absence from every call.
+void testDeviceApiWithoutGpu() {
+  void *p = reinterpret_cast<void *>(uintptr_t(0x1000));
+  int count = 7;
+  char name[16];
+  fkrt_event event = nullptr;
+  float ms;
+  auto expectArg = [&](fkrt_status status, const char *message) {
+    bool ok = status == FKRT_ERROR_INVALID_ARGUMENT &&
+              std::strstr(fkrt_last_error(), message);
+    CHECK(ok);
+    if (!ok)
+      std::printf("  expected: %s\n", message);
+  };
+  expectArg(fkrt_device_count(nullptr), "fkrt_device_count: count is null");
+  expectArg(fkrt_device_name(0, nullptr, 16),
+            "fkrt_device_name: name is null or size is 0");
+  expectArg(fkrt_device_name(-1, name, sizeof(name)),
+            "fkrt_device_name: device -1 is not a device ordinal");
+  expectArg(fkrt_device_alloc(0, 16, nullptr),
+            "fkrt_device_alloc: pointer is null");
+  expectArg(fkrt_device_alloc(-2, 16, &p),
+            "fkrt_device_alloc: device -2 is not a device ordinal");
+  CHECK(p == nullptr);
+  expectArg(fkrt_device_free(-1, nullptr),
+            "fkrt_device_free: device -1 is not a device ordinal");
+  CHECK_EQ(fkrt_device_free(0, nullptr), FKRT_SUCCESS);
+  expectArg(fkrt_device_copy_to_device(0, nullptr, name, 4),
+            "fkrt_device_copy_to_device: dst is null");
+  expectArg(fkrt_device_copy_to_host(0, name, nullptr, 4),
+            "fkrt_device_copy_to_host: src is null");
+  expectArg(fkrt_device_fill(0, nullptr, 0xFF, 4, nullptr),
+            "fkrt_device_fill: pointer is null");
+  expectArg(fkrt_device_synchronize(-1),
+            "fkrt_device_synchronize: device -1 is not a device ordinal");
+  expectArg(fkrt_event_create(0, nullptr), "fkrt_event_create: event is null");
+  expectArg(fkrt_event_record(nullptr, nullptr),
+            "fkrt_event_record: event is null");
+  expectArg(fkrt_event_elapsed_ms(nullptr, nullptr, &ms),
+            "fkrt_event_elapsed_ms: null argument");
+  fkrt_event_destroy(nullptr);
+
+  if (fkrt_driver_available() == FKRT_SUCCESS) {
+    std::printf("libcuda.so.1 present: skipping the device API's no-driver "
+                "checks\n");
+    return;
+  }
+  auto expectNoDriver = [&](fkrt_status status, const std::string &function) {
+    bool ok = status == FKRT_ERROR_NO_DRIVER &&
+              std::string(fkrt_last_error())
+                      .find(function + ": CUDA driver library libcuda.so.1 "
+                                       "not found: ") == 0;
+    CHECK(ok);
+    if (!ok)
+      std::printf("  expected the no-driver error of %s\n", function.c_str());
+  };
+  expectNoDriver(fkrt_device_count(&count), "fkrt_device_count");
+  CHECK_EQ(count, 0);
+  expectNoDriver(fkrt_device_name(0, name, sizeof(name)), "fkrt_device_name");
+  CHECK_EQ(name[0], '\0');
+  expectNoDriver(fkrt_device_alloc(0, 16, &p), "fkrt_device_alloc");
+  expectNoDriver(fkrt_device_free(0, name), "fkrt_device_free");
+  expectNoDriver(fkrt_device_copy_to_device(0, name, name, 4),
+                 "fkrt_device_copy_to_device");
+  expectNoDriver(fkrt_device_copy_to_host(0, name, name, 4),
+                 "fkrt_device_copy_to_host");
+  expectNoDriver(fkrt_device_fill(0, name, 0xFF, 4, nullptr),
+                 "fkrt_device_fill");
+  expectNoDriver(fkrt_device_synchronize(0), "fkrt_device_synchronize");
+  expectNoDriver(fkrt_event_create(0, &event), "fkrt_event_create");
+  CHECK(event == nullptr);
+
+  // The C++ wrapper turns the same failures into exceptions.
+  try {
+    fkrt::DeviceBuffer buffer(0, 64);
+    CHECK(false);
+  } catch (const fkrt::Error &e) {
+    CHECK_EQ(e.status(), FKRT_ERROR_NO_DRIVER);
+    CHECK(std::strstr(e.what(), "CUDA driver not available: "
+                                "fkrt_device_alloc: CUDA driver library"));
+  }
+}
+
 void testStatusAndDtypes() {
   for (int s = FKRT_SUCCESS; s <= FKRT_ERROR_OUT_OF_MEMORY; ++s)
     CHECK(std::string(fkrt_status_string(static_cast<fkrt_status>(s))) !=
@@ -619,6 +703,7 @@ int main() {
   testByteFlips();
   testRunValidation();
   testNoDriver();
+  testDeviceApiWithoutGpu();
   testStatusAndDtypes();
   testThreadLocalError();
   testConcurrentQueries();

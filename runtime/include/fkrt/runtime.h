@@ -187,6 +187,76 @@ FKRT_API fkrt_status fkrt_run(fkrt_module module, const char *graph_name,
 /// otherwise. Does not initialise CUDA.
 FKRT_API fkrt_status fkrt_driver_available(void);
 
+/*===--- Device memory, synchronisation and timing ------------------------===*
+ *
+ * What a program needs around fkrt_run to use a module without the CUDA
+ * toolkit: device buffers, copies, a fill for poisoning outputs, waiting for
+ * the device, and timing with events. Every call takes a device ordinal and
+ * works in that device's primary context, the one fkrt_module_load_cuda
+ * uses (and PyTorch), made current around the call. On first use for a
+ * device the runtime retains its primary context until the process exits.
+ *
+ * Arguments are checked before the driver is loaded, so a bad call is
+ * reported as FKRT_ERROR_INVALID_ARGUMENT with or without a GPU; then
+ * FKRT_ERROR_NO_DRIVER without libcuda.so.1, FKRT_ERROR_CUDA when a driver
+ * call fails (FKRT_ERROR_OUT_OF_MEMORY when it is out of device memory).
+ *
+ *===---------------------------------------------------------------------===*/
+
+/// The number of CUDA devices (initialises CUDA).
+FKRT_API fkrt_status fkrt_device_count(int *count);
+
+/// The name of device `device` (e.g. "NVIDIA H100 80GB HBM3"), written to
+/// `name` as a NUL-terminated string truncated to `size` bytes.
+FKRT_API fkrt_status fkrt_device_name(int device, char *name, size_t size);
+
+/// Allocates `bytes` (> 0) of device memory, 256-byte aligned, in
+/// `*pointer`.
+FKRT_API fkrt_status fkrt_device_alloc(int device, size_t bytes,
+                                       void **pointer);
+
+/// Frees memory from fkrt_device_alloc on `device`. NULL is a no-op.
+FKRT_API fkrt_status fkrt_device_free(int device, void *pointer);
+
+/// Copies `bytes` from host memory to device memory. Synchronous for the
+/// host, and ordered like cuMemcpyHtoD: after earlier work on the legacy
+/// default stream (NULL) and on streams that synchronise with it.
+FKRT_API fkrt_status fkrt_device_copy_to_device(int device, void *dst,
+                                                const void *src, size_t bytes);
+
+/// Copies `bytes` from device memory to host memory; synchronous and
+/// ordered like fkrt_device_copy_to_device.
+FKRT_API fkrt_status fkrt_device_copy_to_host(int device, void *dst,
+                                              const void *src, size_t bytes);
+
+/// Sets `bytes` bytes of device memory at `pointer` to `value`, enqueued on
+/// `stream` (a CUstream; NULL is the legacy default stream).
+FKRT_API fkrt_status fkrt_device_fill(int device, void *pointer,
+                                      uint8_t value, size_t bytes,
+                                      void *stream);
+
+/// Waits until all work enqueued in the device's primary context (every
+/// stream) is done; reports the first failure of that work.
+FKRT_API fkrt_status fkrt_device_synchronize(int device);
+
+/// A CUDA event with timing enabled, in a device's primary context.
+typedef struct fkrt_event_impl *fkrt_event;
+
+/// Creates an event on device `device`.
+FKRT_API fkrt_status fkrt_event_create(int device, fkrt_event *event);
+
+/// Records `event` on `stream` (a CUstream; NULL is the legacy default
+/// stream).
+FKRT_API fkrt_status fkrt_event_record(fkrt_event event, void *stream);
+
+/// Waits for `stop` and returns in `*milliseconds` the time between the
+/// completion of `start` and `stop`, both recorded and of one device.
+FKRT_API fkrt_status fkrt_event_elapsed_ms(fkrt_event start, fkrt_event stop,
+                                           float *milliseconds);
+
+/// Destroys an event. NULL is a no-op.
+FKRT_API void fkrt_event_destroy(fkrt_event event);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

@@ -1,7 +1,8 @@
 //===- fkrt/runtime.hpp - C++17 wrapper of the fkc runtime ------*- C++ -*-===//
 //
-// RAII ownership of fkrt_module and errors as exceptions, over the C API of
-// fkrt/runtime.h. Header-only: it adds no symbols to the library.
+// RAII ownership of modules, device buffers and events, and errors as
+// exceptions, over the C API of fkrt/runtime.h. Header-only: it adds no
+// symbols to the library.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +135,109 @@ private:
 
   fkrt_module m_;
 };
+
+/// Device memory from fkrt_device_alloc, freed on destruction. Movable, not
+/// copyable.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  /// Allocates `bytes` on device `device` (0 bytes gives a minimal,
+  /// valid allocation).
+  DeviceBuffer(int device, size_t bytes) : device_(device), bytes_(bytes) {
+    check(fkrt_device_alloc(device, bytes, &data_));
+  }
+  DeviceBuffer(DeviceBuffer &&other) noexcept
+      : device_(other.device_), bytes_(std::exchange(other.bytes_, 0)),
+        data_(std::exchange(other.data_, nullptr)) {}
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept {
+    if (this != &other) {
+      fkrt_device_free(device_, data_);
+      device_ = other.device_;
+      bytes_ = std::exchange(other.bytes_, 0);
+      data_ = std::exchange(other.data_, nullptr);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() { fkrt_device_free(device_, data_); }
+
+  void *data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+  int device() const { return device_; }
+
+  /// Copies bytes() bytes from `host` (synchronous).
+  void copyFrom(const void *host) {
+    check(fkrt_device_copy_to_device(device_, data_, host, bytes_));
+  }
+  /// Copies bytes() bytes to `host` (synchronous).
+  void copyTo(void *host) const {
+    check(fkrt_device_copy_to_host(device_, host, data_, bytes_));
+  }
+  /// Enqueues setting every byte to `value` on `stream`.
+  void fill(uint8_t value, void *stream = nullptr) {
+    check(fkrt_device_fill(device_, data_, value, bytes_, stream));
+  }
+
+  /// A run argument viewing this buffer as a tensor of `dtype` and `shape`
+  /// (which must outlive the tensor).
+  fkrt_tensor tensor(fkrt_dtype dtype, const std::vector<int64_t> &shape) const {
+    return {data_, dtype, static_cast<int32_t>(shape.size()), shape.data()};
+  }
+
+private:
+  int device_ = 0;
+  size_t bytes_ = 0;
+  void *data_ = nullptr;
+};
+
+/// A timing event from fkrt_event_create. Movable, not copyable.
+class Event {
+public:
+  explicit Event(int device) { check(fkrt_event_create(device, &e_)); }
+  Event(Event &&other) noexcept : e_(std::exchange(other.e_, nullptr)) {}
+  Event &operator=(Event &&other) noexcept {
+    if (this != &other) {
+      fkrt_event_destroy(e_);
+      e_ = std::exchange(other.e_, nullptr);
+    }
+    return *this;
+  }
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  ~Event() { fkrt_event_destroy(e_); }
+
+  void record(void *stream = nullptr) { check(fkrt_event_record(e_, stream)); }
+
+  /// Milliseconds from `start` to this event; waits for this event.
+  float elapsedSince(const Event &start) const {
+    float ms = 0;
+    check(fkrt_event_elapsed_ms(start.e_, e_, &ms));
+    return ms;
+  }
+
+private:
+  fkrt_event e_ = nullptr;
+};
+
+/// Waits for all work on device `device`.
+inline void synchronize(int device = 0) {
+  check(fkrt_device_synchronize(device));
+}
+
+/// The number of CUDA devices.
+inline int deviceCount() {
+  int count = 0;
+  check(fkrt_device_count(&count));
+  return count;
+}
+
+/// The name of device `device`.
+inline std::string deviceName(int device = 0) {
+  char name[256];
+  check(fkrt_device_name(device, name, sizeof(name)));
+  return name;
+}
 
 } // namespace fkrt
 
