@@ -4,16 +4,40 @@
     m.graph_names(), m.inputs("mlp")      # manifest queries
     y, = m.run("mlp", [x])                # torch CUDA tensors in and out
 
-The library is found through $FKRT_LIBRARY, then next to this file or in
-../../lib relative to it (an installed prefix), then the loader's search path.
+`Module.run` takes torch CUDA tensors, or any object torch can import
+without a copy: one with `__dlpack__` (JAX, CuPy, NumPy-on-GPU libraries) or
+`__cuda_array_interface__` (CuPy, Numba). Each tensor must be dense
+(C-contiguous) and on one CUDA device, with exactly the dtype and shape the
+manifest declares. The run is enqueued on torch's current stream unless a
+stream is given, so it is ordered with torch's own work; it returns without
+waiting for the kernels.
+
+The library is found through $FKRT_LIBRARY, then next to this file, then in
+<prefix>/lib when this file is installed as <prefix>/share/fkrt/python/fkrt.py,
+then on the loader's search path.
 """
 
 import ctypes
 import ctypes.util
 import os
+import threading
 
 F32, F16, BF16, I32, I1 = range(5)
 DTYPE_NAMES = {F32: "f32", F16: "f16", BF16: "bf16", I32: "i32", I1: "i1"}
+DTYPE_SIZES = {F32: 4, F16: 2, BF16: 2, I32: 4, I1: 1}
+
+# fkrt_status codes (runtime.h).
+SUCCESS = 0
+ERROR_INVALID_ARGUMENT = 1
+ERROR_IO = 2
+ERROR_INVALID_ARTIFACT = 3
+ERROR_UNSUPPORTED_VERSION = 4
+ERROR_NOT_FOUND = 5
+ERROR_NO_DRIVER = 6
+ERROR_CUDA = 7
+ERROR_JIT = 8
+ERROR_NOT_LOADED = 9
+ERROR_OUT_OF_MEMORY = 10
 
 
 class Error(RuntimeError):
@@ -24,6 +48,15 @@ class Error(RuntimeError):
         self.status = status
 
 
+class ArgumentError(Error, ValueError):
+    """A tensor (or count of tensors) that does not match the graph's
+    signature, found by the binding before anything is enqueued. Its status
+    is ERROR_INVALID_ARGUMENT, as the C API would report."""
+
+    def __init__(self, message):
+        super().__init__(ERROR_INVALID_ARGUMENT, message)
+
+
 class _TensorInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int),
                 ("rank", ctypes.c_int32),
@@ -32,7 +65,7 @@ class _TensorInfo(ctypes.Structure):
 
 
 class _Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int),
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32),
                 ("rank", ctypes.c_int32),
                 ("shape", ctypes.POINTER(ctypes.c_int64))]
 
@@ -61,58 +94,83 @@ def _load_library():
 
 
 _lib = None
+_lib_lock = threading.Lock()
 
 
 def library():
     """The loaded C library, with its prototypes declared (loaded once)."""
     global _lib
-    if _lib is not None:
-        return _lib
-    lib = _load_library()
-    m, size, status = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
-    protos = {
-        "fkrt_status_string": (ctypes.c_char_p, [status]),
-        "fkrt_last_error": (ctypes.c_char_p, []),
-        "fkrt_module_load_file": (status, [ctypes.c_char_p, ctypes.POINTER(m)]),
-        "fkrt_module_load_memory": (status, [ctypes.c_char_p, size,
-                                             ctypes.POINTER(m)]),
-        "fkrt_module_load_cuda": (status, [m, ctypes.c_int]),
-        "fkrt_module_destroy": (None, [m]),
-        "fkrt_manifest_version": (ctypes.c_int, [m]),
-        "fkrt_manifest_target": (ctypes.c_char_p, [m]),
-        "fkrt_manifest_graph_count": (size, [m]),
-        "fkrt_manifest_graph_name": (ctypes.c_char_p, [m, size]),
-        "fkrt_manifest_find_graph": (status, [m, ctypes.c_char_p,
-                                              ctypes.POINTER(size)]),
-        "fkrt_manifest_input_count": (size, [m, size]),
-        "fkrt_manifest_output_count": (size, [m, size]),
-        "fkrt_manifest_input": (status, [m, size, size,
-                                         ctypes.POINTER(_TensorInfo)]),
-        "fkrt_manifest_output": (status, [m, size, size,
-                                          ctypes.POINTER(_TensorInfo)]),
-        "fkrt_manifest_workspace_bytes": (ctypes.c_uint64, [m, size]),
-        "fkrt_run": (status, [m, ctypes.c_char_p, ctypes.POINTER(_Tensor),
-                              size, ctypes.POINTER(_Tensor), size,
-                              ctypes.c_void_p]),
-    }
-    for name, (restype, argtypes) in protos.items():
-        fn = getattr(lib, name)
-        fn.restype, fn.argtypes = restype, argtypes
-    _lib = lib
-    return lib
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        lib = _load_library()
+        m, size, status = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+        protos = {
+            "fkrt_status_string": (ctypes.c_char_p, [status]),
+            "fkrt_last_error": (ctypes.c_char_p, []),
+            "fkrt_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
+            "fkrt_dtype_size": (size, [ctypes.c_int]),
+            "fkrt_module_load_file": (status, [ctypes.c_char_p,
+                                               ctypes.POINTER(m)]),
+            "fkrt_module_load_memory": (status, [ctypes.c_char_p, size,
+                                                 ctypes.POINTER(m)]),
+            "fkrt_module_load_cuda": (status, [m, ctypes.c_int]),
+            "fkrt_module_destroy": (None, [m]),
+            "fkrt_manifest_version": (ctypes.c_int, [m]),
+            "fkrt_manifest_target": (ctypes.c_char_p, [m]),
+            "fkrt_manifest_graph_count": (size, [m]),
+            "fkrt_manifest_graph_name": (ctypes.c_char_p, [m, size]),
+            "fkrt_manifest_find_graph": (status, [m, ctypes.c_char_p,
+                                                  ctypes.POINTER(size)]),
+            "fkrt_manifest_input_count": (size, [m, size]),
+            "fkrt_manifest_output_count": (size, [m, size]),
+            "fkrt_manifest_input": (status, [m, size, size,
+                                             ctypes.POINTER(_TensorInfo)]),
+            "fkrt_manifest_output": (status, [m, size, size,
+                                              ctypes.POINTER(_TensorInfo)]),
+            "fkrt_manifest_workspace_bytes": (ctypes.c_uint64, [m, size]),
+            "fkrt_manifest_launch_count": (size, [m, size]),
+            "fkrt_run": (status, [m, ctypes.c_char_p, ctypes.POINTER(_Tensor),
+                                  size, ctypes.POINTER(_Tensor), size,
+                                  ctypes.c_void_p]),
+            "fkrt_driver_available": (status, []),
+        }
+        for name, (restype, argtypes) in protos.items():
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
+        _lib = lib
+        return lib
 
 
 def _check(status):
-    if status != 0:
+    if status != SUCCESS:
         lib = library()
         raise Error(status, "%s: %s" % (lib.fkrt_status_string(status).decode(),
                                         lib.fkrt_last_error().decode()))
 
 
-def _torch_dtypes():
-    import torch
+def driver_available():
+    """True if the CUDA driver (libcuda.so.1) and every entry point the
+    runtime uses can be loaded. Does not initialise CUDA."""
+    return library().fkrt_driver_available() == SUCCESS
+
+
+def _import_torch():
+    try:
+        import torch
+    except ImportError as e:
+        raise ImportError("fkrt.Module.run needs PyTorch (import torch "
+                          "failed: %s)" % e) from e
+    return torch
+
+
+def _torch_dtypes(torch):
     return {F32: torch.float32, F16: torch.float16, BF16: torch.bfloat16,
             I32: torch.int32, I1: torch.bool}
+
+
+def _shape_text(shape):
+    return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
 class TensorInfo:
@@ -128,6 +186,41 @@ class TensorInfo:
     def __repr__(self):
         return "TensorInfo(%r, %s, %r)" % (self.name, self.dtype, self.shape)
 
+    def type_text(self):
+        """The type as the language writes it, e.g. "f16[64, 32]"."""
+        return self.dtype + _shape_text(self.shape)
+
+
+class _Signature:
+    """What run() needs of one graph, read from the manifest once: tensor
+    infos and their shapes as ctypes arrays (immutable, shared by runs)."""
+
+    def __init__(self, name, inputs, outputs):
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.where = "run: graph '%s'" % name
+
+        def arrays(infos):
+            return [(ctypes.c_int64 * max(len(i.shape), 1))(*i.shape)
+                    for i in infos]
+        self.input_shapes = arrays(inputs)
+        self.output_shapes = arrays(outputs)
+
+
+def _stream_handle(stream):
+    """A CUstream handle from an int or a stream object of torch
+    (`cuda_stream`) or CuPy (`ptr`)."""
+    if isinstance(stream, int):
+        return stream
+    for attr in ("cuda_stream", "ptr"):
+        handle = getattr(stream, attr, None)
+        if isinstance(handle, int):
+            return handle
+    raise TypeError("run: stream must be a torch.cuda.Stream, an object "
+                    "with a 'cuda_stream' or 'ptr' handle, or an int "
+                    "(CUstream), got %s" % type(stream).__name__)
+
 
 class Module:
     """An fkc artifact: manifest queries without a GPU, runs with one."""
@@ -136,20 +229,27 @@ class Module:
         lib = library()
         self._lib = lib
         self._m = ctypes.c_void_p()
-        self._loaded = False
+        self._device = None      # CUDA ordinal once loaded
+        self._load_lock = threading.Lock()
+        self._signatures = {}
+        self._dummy = {}         # device -> a small tensor for empty tensors
         if (path is None) == (data is None):
             raise ValueError("give exactly one of path and data")
         if path is not None:
             _check(lib.fkrt_module_load_file(os.fsencode(path),
                                              ctypes.byref(self._m)))
         else:
-            _check(lib.fkrt_module_load_memory(bytes(data), len(data),
+            data = bytes(data)
+            _check(lib.fkrt_module_load_memory(data, len(data),
                                                ctypes.byref(self._m)))
 
     def close(self):
+        """Destroys the module, waiting for its runs in flight to finish."""
         if self._m:
             self._lib.fkrt_module_destroy(self._m)
             self._m = ctypes.c_void_p()
+            self._signatures = {}
+            self._dummy = {}
 
     def __del__(self):
         if getattr(self, "_m", None):
@@ -168,6 +268,11 @@ class Module:
     @property
     def target(self):
         return self._lib.fkrt_manifest_target(self._m).decode()
+
+    @property
+    def device(self):
+        """The CUDA ordinal the module is loaded on, or None."""
+        return self._device
 
     def graph_names(self):
         count = self._lib.fkrt_manifest_graph_count(self._m)
@@ -201,50 +306,180 @@ class Module:
         return self._lib.fkrt_manifest_workspace_bytes(self._m,
                                                        self._graph(graph))
 
+    def launch_count(self, graph):
+        return self._lib.fkrt_manifest_launch_count(self._m,
+                                                    self._graph(graph))
+
+    def _signature(self, graph):
+        sig = self._signatures.get(graph)
+        if sig is None:
+            sig = _Signature(graph, self.inputs(graph), self.outputs(graph))
+            self._signatures[graph] = sig
+        return sig
+
     def load_cuda(self, device=0):
-        """JIT-loads the PTX on CUDA device `device` (run() does it once)."""
-        _check(self._lib.fkrt_module_load_cuda(self._m, device))
-        self._loaded = True
+        """JIT-loads the PTX on CUDA device `device` (an ordinal). run()
+        does it on first use, on the device of its tensors."""
+        with self._load_lock:
+            if self._device is not None:
+                if self._device != device:
+                    raise Error(ERROR_INVALID_ARGUMENT,
+                                "load_cuda: the module is already loaded on "
+                                "cuda:%d, not cuda:%d" % (self._device, device))
+                return
+            _check(self._lib.fkrt_module_load_cuda(self._m, device))
+            self._device = device
 
     def run(self, graph, inputs, outputs=None, stream=None):
-        """Runs `graph` on torch CUDA tensors; returns the outputs.
+        """Runs `graph` on `inputs`; returns the list of outputs.
 
-        Outputs not given are allocated with torch on the first input's
-        device. The run is enqueued on `stream` (a torch.cuda.Stream), or on
-        torch's current stream, so it orders with torch's own work.
+        `inputs` (and `outputs` if given) are torch CUDA tensors or objects
+        torch imports without a copy (DLPack, __cuda_array_interface__),
+        one per manifest entry, each with the manifest's dtype and shape,
+        dense, and all on one CUDA device. ArgumentError names the first
+        that is not: dtypes and shapes are checked for every tensor before
+        devices and layouts, and all before the module touches CUDA.
+        Outputs not given are allocated with torch on the inputs' device
+        (on `stream` if it is a torch stream). The graph is enqueued on
+        `stream` (a torch.cuda.Stream, a CuPy stream, or a CUstream as an
+        int) or else on torch's current stream, so it is ordered with
+        torch's work on that stream; the call does not wait for it. Given
+        outputs are returned as given, allocated ones as torch tensors.
+
+        Torch tensors may be dropped once this returns (torch's allocator
+        orders reuse after the run on its stream); arrays of other
+        libraries must be kept alive until the run has finished.
         """
-        import torch
-        dtypes = _torch_dtypes()
-        if not self._loaded:
-            device = inputs[0].device if inputs else torch.device("cuda")
-            self.load_cuda(device.index or 0)
-        if outputs is None:
-            device = inputs[0].device if inputs else torch.device("cuda")
-            outputs = [torch.empty(o.shape, dtype=dtypes[o.dtype_code],
-                                   device=device)
-                       for o in self.outputs(graph)]
-        codes = {v: k for k, v in dtypes.items()}
-        keep = []
+        sig = self._signature(graph)
+        inputs = list(inputs)
+        if len(inputs) != len(sig.inputs):
+            raise ArgumentError("%s takes %d inputs (%s), got %d" % (
+                sig.where, len(sig.inputs),
+                ", ".join(i.name for i in sig.inputs) or "none", len(inputs)))
+        if outputs is not None:
+            outputs = list(outputs)
+            if len(outputs) != len(sig.outputs):
+                raise ArgumentError("%s has %d outputs (%s), got %d" % (
+                    sig.where, len(sig.outputs),
+                    ", ".join(o.name for o in sig.outputs) or "none",
+                    len(outputs)))
+        torch = _import_torch()
+        dtypes = _torch_dtypes(torch)
 
-        def convert(tensors, role):
-            array = (_Tensor * max(len(tensors), 1))()
-            for i, t in enumerate(tensors):
-                if not t.is_cuda or not t.is_contiguous():
-                    raise ValueError("%s %d: expected a contiguous CUDA tensor"
-                                     % (role, i))
-                if t.dtype not in codes:
-                    raise ValueError("%s %d: unsupported dtype %s"
-                                     % (role, i, t.dtype))
-                shape = (ctypes.c_int64 * max(t.dim(), 1))(*t.shape)
-                keep.append(shape)
-                array[i] = _Tensor(t.data_ptr(), codes[t.dtype], t.dim(),
-                                   shape)
-            return array
+        def convert(objects, infos, role):
+            """Imports and checks each tensor against its signature."""
+            tensors = []
+            for i, (obj, info) in enumerate(zip(objects, infos)):
+                what = "%s %s %d ('%s')" % (sig.where, role, i, info.name)
+                t = _as_torch(torch, obj, what)
+                want = dtypes[info.dtype_code]
+                if t.dtype != want:
+                    raise ArgumentError("%s: expected dtype %s (%s), got %s"
+                                        % (what, info.dtype, want, t.dtype))
+                if tuple(t.shape) != info.shape:
+                    raise ArgumentError("%s: expected shape %s, got %s" % (
+                        what, _shape_text(info.shape), _shape_text(t.shape)))
+                tensors.append((t, what))
+            return tensors
 
-        ins, outs = convert(inputs, "input"), convert(outputs, "output")
+        device = None   # the torch.device all tensors must be on
+
+        def place(tensors):
+            """Checks where each tensor lives once all match the graph."""
+            nonlocal device
+            for t, what in tensors:
+                if t.device.type != "cuda":
+                    raise ArgumentError("%s: expected a CUDA tensor, got one "
+                                        "on %s" % (what, t.device))
+                if device is None:
+                    device = t.device
+                elif t.device != device:
+                    raise ArgumentError("%s: on %s, but the first tensor is "
+                                        "on %s" % (what, t.device, device))
+                if not t.is_contiguous():
+                    raise ArgumentError("%s: expected a contiguous (dense, "
+                                        "row-major) tensor, got strides %s"
+                                        % (what, tuple(t.stride())))
+            return [t for t, _ in tensors]
+
+        in_checked = convert(inputs, sig.inputs, "input")
+        out_checked = (convert(outputs, sig.outputs, "output")
+                       if outputs is not None else [])
+        in_tensors = place(in_checked)
+        out_tensors = place(out_checked) if outputs is not None else None
+        if device is None:
+            # No tensors at all: a graph without inputs, outputs allocated.
+            index = (self._device if self._device is not None
+                     else torch.cuda.current_device())
+            device = torch.device("cuda", index)
+        index = device.index if device.index is not None else 0
+        if self._device is not None and self._device != index:
+            raise ArgumentError("%s: the tensors are on cuda:%d, but the "
+                                "module is loaded on cuda:%d"
+                                % (sig.where, index, self._device))
         if stream is None:
-            stream = torch.cuda.current_stream(inputs[0].device if inputs
-                                               else None)
-        _check(self._lib.fkrt_run(self._m, graph.encode(), ins, len(inputs),
-                                  outs, len(outputs), stream.cuda_stream))
+            handle = torch.cuda.current_stream(device).cuda_stream
+        else:
+            handle = _stream_handle(stream)
+        if self._device is None:
+            self.load_cuda(index)
+
+        if out_tensors is None:
+            if isinstance(stream, torch.cuda.Stream):
+                with torch.cuda.stream(stream):
+                    out_tensors = [torch.empty(o.shape,
+                                               dtype=dtypes[o.dtype_code],
+                                               device=device)
+                                   for o in sig.outputs]
+            else:
+                out_tensors = [torch.empty(o.shape, dtype=dtypes[o.dtype_code],
+                                           device=device)
+                               for o in sig.outputs]
+            outputs = out_tensors
+
+        def array(tensors, infos, shapes):
+            result = (_Tensor * max(len(tensors), 1))()
+            for i, (t, info) in enumerate(zip(tensors, infos)):
+                ptr = t.data_ptr()
+                if not ptr:
+                    # An empty tensor has no storage; kernels never read it,
+                    # but the C API wants a valid, aligned address.
+                    ptr = self._dummy_pointer(torch, device)
+                result[i] = _Tensor(ptr, info.dtype_code, len(info.shape),
+                                    shapes[i])
+            return result
+
+        ins = array(in_tensors, sig.inputs, sig.input_shapes)
+        outs = array(out_tensors, sig.outputs, sig.output_shapes)
+        _check(self._lib.fkrt_run(self._m, graph.encode(), ins,
+                                  len(in_tensors), outs, len(out_tensors),
+                                  handle))
         return outputs
+
+    def _dummy_pointer(self, torch, device):
+        t = self._dummy.get(device)
+        if t is None:
+            t = torch.empty(64, dtype=torch.float32, device=device)
+            self._dummy[device] = t
+        return t.data_ptr()
+
+
+def _as_torch(torch, obj, what):
+    """`obj` as a torch tensor sharing its memory, without a copy."""
+    if isinstance(obj, torch.Tensor):
+        return obj
+    if hasattr(obj, "__dlpack__"):
+        try:
+            return torch.from_dlpack(obj)
+        except Exception as e:  # torch raises several types here
+            raise ArgumentError("%s: cannot import the %s through DLPack: %s"
+                                % (what, type(obj).__name__, e)) from e
+    if hasattr(obj, "__cuda_array_interface__"):
+        try:
+            return torch.as_tensor(obj, device="cuda")
+        except Exception as e:
+            raise ArgumentError("%s: cannot import the %s through "
+                                "__cuda_array_interface__: %s"
+                                % (what, type(obj).__name__, e)) from e
+    raise ArgumentError("%s: expected a torch tensor or an object supporting "
+                        "DLPack, got %s" % (what, type(obj).__name__))

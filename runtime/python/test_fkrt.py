@@ -1,6 +1,22 @@
-"""Manifest queries through the Python binding; needs no GPU nor torch.
+"""Tests of the Python binding.
 
-Skipped when the fkrt library cannot be loaded (set FKRT_LIBRARY).
+    python3 test_fkrt.py [--artifact PATH]... [unittest options]
+
+Three groups, each run where it can:
+
+- manifest queries and argument errors found before torch is needed: always
+  (they need the fkrt library only: set FKRT_LIBRARY);
+- argument validation of Module.run on CPU tensors: where torch imports;
+- runs on the GPU: where torch sees a CUDA device and the driver loads. Each
+  artifact (default: runtime/tests/data/add.ptx; more with --artifact or
+  $FKRT_TEST_ARTIFACTS, separated by ':') runs on seeded random inputs. Every
+  output must be written by the run and be the same on a second run
+  (outputs are poisoned with two different patterns before the two runs and
+  compared bit for bit), and graphs whose function is known here (`add` of
+  add.ptx: y = 2 * x + w) are checked against torch.
+
+A group that cannot run is left out with a line on stderr saying why, rather
+than reported as skipped, so that the summary stays a plain "OK".
 """
 
 import os
@@ -10,14 +26,66 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fkrt  # noqa: E402
 
-SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                      "tests", "data", "sample.ptx")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                    "tests", "data")
+SAMPLE = os.path.join(DATA, "sample.ptx")
+ADD = os.path.join(DATA, "add.ptx")
+
+
+def _take_artifacts(argv):
+    """Removes --artifact PATH / --artifact=PATH from argv; returns them."""
+    artifacts, rest, i = [], [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--artifact" and i + 1 < len(argv):
+            artifacts.append(argv[i + 1])
+            i += 2
+            continue
+        if a.startswith("--artifact="):
+            artifacts.append(a.split("=", 1)[1])
+        else:
+            rest.append(a)
+        i += 1
+    env = os.environ.get("FKRT_TEST_ARTIFACTS")
+    if env:
+        artifacts += [p for p in env.split(":") if p]
+    return artifacts or [ADD], rest
+
+
+ARTIFACTS, _ARGV = _take_artifacts(sys.argv)
+
+
+def _note(message):
+    sys.stderr.write("test_fkrt: %s\n" % message)
+
 
 try:
     fkrt.library()
     LIBRARY_ERROR = None
 except OSError as e:
     LIBRARY_ERROR = str(e)
+
+try:
+    import torch
+    TORCH_ERROR = None
+except ImportError as e:
+    torch = None
+    TORCH_ERROR = "torch is not installed (%s)" % e
+
+
+def _gpu_error():
+    if LIBRARY_ERROR:
+        return LIBRARY_ERROR
+    if TORCH_ERROR:
+        return TORCH_ERROR
+    if not torch.cuda.is_available():
+        return "torch sees no CUDA device"
+    if not fkrt.driver_available():
+        return "the fkrt library cannot load the CUDA driver"
+    return None
+
+
+GPU_ERROR = _gpu_error()
 
 
 @unittest.skipIf(LIBRARY_ERROR, LIBRARY_ERROR or "")
@@ -32,30 +100,315 @@ class ManifestTest(unittest.TestCase):
             self.assertEqual(ins[0].dtype, "f16")
             self.assertEqual(ins[0].shape, (64, 32))
             self.assertEqual(ins[0].bytes, 64 * 32 * 2)
+            self.assertEqual(ins[0].type_text(), "f16[64, 32]")
             outs = m.outputs("mask")
             self.assertEqual(outs[0].shape, ())
             self.assertEqual(outs[0].dtype, "f32")
+            self.assertEqual(outs[0].type_text(), "f32[]")
             self.assertEqual(m.workspace_bytes("mlp"), 8192)
+            self.assertEqual(m.launch_count("mlp"), 2)
+            self.assertIsNone(m.device)
 
     def test_from_memory(self):
         with open(SAMPLE, "rb") as f:
             m = fkrt.Module(data=f.read())
         self.assertEqual(m.graph_names(), ["mlp", "mask"])
+        with open(SAMPLE, "rb") as f:
+            m = fkrt.Module(data=bytearray(f.read()))
+        self.assertEqual(m.graph_names(), ["mlp", "mask"])
 
     def test_errors(self):
         with self.assertRaises(fkrt.Error) as e:
             fkrt.Module("/nonexistent/x.ptx")
-        self.assertEqual(e.exception.status, 2)
+        self.assertEqual(e.exception.status, fkrt.ERROR_IO)
         self.assertIn("cannot open", str(e.exception))
         with self.assertRaises(fkrt.Error) as e:
             fkrt.Module(data=b"// fkc-manifest-begin\n// {}\n"
                              b"// fkc-manifest-end\n")
+        self.assertEqual(e.exception.status, fkrt.ERROR_INVALID_ARTIFACT)
         self.assertIn("manifest: missing field 'format'", str(e.exception))
+        with self.assertRaises(ValueError):
+            fkrt.Module()
+        with self.assertRaises(ValueError):
+            fkrt.Module(SAMPLE, data=b"")
         with fkrt.Module(SAMPLE) as m:
             with self.assertRaises(fkrt.Error) as e:
                 m.inputs("nope")
-            self.assertEqual(e.exception.status, 5)
+            self.assertEqual(e.exception.status, fkrt.ERROR_NOT_FOUND)
+
+    def test_run_argument_counts(self):
+        # Checked before torch is imported: these pass without torch.
+        with fkrt.Module(ADD) as m:
+            with self.assertRaises(fkrt.Error) as e:
+                m.run("nope", [])
+            self.assertEqual(e.exception.status, fkrt.ERROR_NOT_FOUND)
+            with self.assertRaises(fkrt.ArgumentError) as e:
+                m.run("add", [object()])
+            self.assertEqual(e.exception.status, fkrt.ERROR_INVALID_ARGUMENT)
+            self.assertEqual(str(e.exception),
+                             "run: graph 'add' takes 2 inputs (x, w), got 1")
+            with self.assertRaises(ValueError) as e:
+                m.run("add", [object(), object()], outputs=[])
+            self.assertEqual(str(e.exception),
+                             "run: graph 'add' has 1 outputs (y), got 0")
+
+    def test_dtype_names(self):
+        lib = fkrt.library()
+        for code, name in fkrt.DTYPE_NAMES.items():
+            self.assertEqual(lib.fkrt_dtype_name(code).decode(), name)
+            self.assertEqual(lib.fkrt_dtype_size(code),
+                             fkrt.DTYPE_SIZES[code])
+        self.assertIsNone(lib.fkrt_dtype_name(99))
+
+
+if TORCH_ERROR is not None and not LIBRARY_ERROR:
+    class NoTorchTest(unittest.TestCase):
+        def test_run_needs_torch(self):
+            with fkrt.Module(ADD) as m:
+                with self.assertRaises(ImportError) as e:
+                    m.run("add", [object(), object()])
+                self.assertIn("needs PyTorch", str(e.exception))
+
+
+class _DLPackOnly:
+    """Exposes a tensor through the DLPack protocol only, as an array of
+    another library (JAX, CuPy) would."""
+
+    def __init__(self, tensor):
+        self._t = tensor
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._t.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
+
+
+if TORCH_ERROR is None and not LIBRARY_ERROR:
+    class ValidationTest(unittest.TestCase):
+        """Module.run's checks of its tensors, on CPU tensors: every error
+        is found before the module touches CUDA."""
+
+        def setUp(self):
+            self.m = fkrt.Module(ADD)
+            self.x = torch.zeros(1000)
+            self.w = torch.zeros(1000)
+
+        def tearDown(self):
+            self.m.close()
+
+        def check(self, inputs, message, outputs=None):
+            with self.assertRaises(fkrt.ArgumentError) as e:
+                self.m.run("add", inputs, outputs=outputs)
+            self.assertIn(message, str(e.exception))
+            self.assertIsNone(self.m.device)
+
+        def test_dtype(self):
+            self.check([self.x.half(), self.w],
+                       "run: graph 'add' input 0 ('x'): expected dtype f32 "
+                       "(torch.float32), got torch.float16")
+
+        def test_shape(self):
+            self.check([self.x, torch.zeros(999)],
+                       "input 1 ('w'): expected shape [1000], got [999]")
+            self.check([self.x, torch.zeros(1, 1000)],
+                       "input 1 ('w'): expected shape [1000], got [1, 1000]")
+
+        def test_device(self):
+            self.check([self.x, self.w],
+                       "input 0 ('x'): expected a CUDA tensor, got one on cpu")
+
+        def test_output_checked(self):
+            self.check([self.x, self.w], "output 0 ('y'): expected dtype f32",
+                       outputs=[torch.zeros(1000, dtype=torch.int32)])
+
+        def test_not_a_tensor(self):
+            self.check([[0.0] * 1000, self.w],
+                       "input 0 ('x'): expected a torch tensor or an object "
+                       "supporting DLPack, got list")
+
+        def test_dlpack_object(self):
+            # Imported through DLPack, then checked like a tensor.
+            self.check([_DLPackOnly(self.x.half()), self.w],
+                       "input 0 ('x'): expected dtype f32")
+
+
+def _bits(t):
+    """The tensor's storage reinterpreted as integers, for bitwise
+    comparison (NaN payloads included)."""
+    view = {1: torch.uint8, 2: torch.int16, 4: torch.int32}
+    return t.contiguous().view(view[t.element_size()])
+
+
+def _random_input(info, generator, device):
+    dtypes = fkrt._torch_dtypes(torch)
+    dtype = dtypes[info.dtype_code]
+    shape = info.shape
+    if dtype.is_floating_point:
+        return torch.randn(shape, generator=generator, device=device,
+                           dtype=torch.float32).to(dtype)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=generator,
+                             device=device).bool()
+    return torch.randint(-1000, 1000, shape, generator=generator,
+                         device=device, dtype=torch.int32)
+
+
+def _poison(t, first):
+    """Fills an output with a pattern no correct run leaves in place: NaN
+    then -0.5 for floats, two different integers otherwise."""
+    if t.dtype.is_floating_point:
+        t.fill_(float("nan") if first else -0.5)
+    elif t.dtype == torch.bool:
+        _bits(t).fill_(0xAB if first else 0xCD)
+    else:
+        t.fill_(-123456789 if first else 987654321)
+
+
+def _oracle(module, graph, inputs):
+    """torch's result of graphs whose function this test knows, else None."""
+    sig = [(i.name, i.dtype) for i in module.inputs(graph)]
+    if graph == "add" and sig == [("x", "f32"), ("w", "f32")]:
+        x, w = inputs
+        return [2 * x + w]
+    return None
+
+
+if GPU_ERROR is None:
+    class GpuRunTest(unittest.TestCase):
+        """Runs artifacts through Module.run on torch CUDA tensors."""
+
+        def setUp(self):
+            self.device = torch.device("cuda", torch.cuda.current_device())
+            self.generator = torch.Generator(device=self.device)
+            self.generator.manual_seed(7)
+
+        def inputs(self, m, graph):
+            return [_random_input(i, self.generator, self.device)
+                    for i in m.inputs(graph)]
+
+        def test_artifacts(self):
+            for path in ARTIFACTS:
+                with fkrt.Module(path) as m:
+                    for graph in m.graph_names():
+                        with self.subTest(artifact=path, graph=graph):
+                            self.run_graph(m, graph)
+
+        def run_graph(self, m, graph):
+            inputs = self.inputs(m, graph)
+            first = m.run(graph, inputs)
+            self.assertEqual(m.device, self.device.index)
+            # Allocated outputs have the manifest's types.
+            for t, info in zip(first, m.outputs(graph)):
+                self.assertEqual(tuple(t.shape), info.shape)
+                self.assertTrue(t.is_cuda)
+            for t in first:
+                _poison(t, True)
+            m.run(graph, inputs, outputs=first)
+            second = [torch.empty_like(t) for t in first]
+            for t in second:
+                _poison(t, False)
+            m.run(graph, inputs, outputs=second)
+            torch.cuda.synchronize()
+            for i, (a, b) in enumerate(zip(first, second)):
+                self.assertTrue(torch.equal(_bits(a), _bits(b)),
+                                "output %d differs between two runs with "
+                                "differently poisoned outputs: not every "
+                                "element is written, or the graph is not "
+                                "deterministic" % i)
+            expected = _oracle(m, graph, inputs)
+            if expected is not None:
+                for a, e in zip(first, expected):
+                    self.assertTrue(torch.equal(a, e), "%s: %s vs %s"
+                                    % (graph, a[:8].tolist(), e[:8].tolist()))
+
+        def test_add_orders_with_torch(self):
+            # The input is written by a torch kernel queued behind a long
+            # busy wait, the output read by torch right after the run, all
+            # on the current stream with no synchronisation in between: a
+            # run not ordered on torch's stream would read zeros.
+            sleep = getattr(torch.cuda, "_sleep", None)
+            with fkrt.Module(ADD) as m:
+                for _ in range(3):
+                    x = torch.randn(1000, device=self.device,
+                                    generator=self.generator)
+                    w = torch.randn(1000, device=self.device,
+                                    generator=self.generator)
+                    x3 = torch.zeros(1000, device=self.device)
+                    torch.cuda.synchronize()
+                    if sleep is not None:
+                        sleep(20 * 1000 * 1000)   # about 10 ms
+                    torch.mul(x, 3, out=x3)
+                    y, = m.run("add", [x3, w])
+                    self.assertTrue(torch.equal(y, 2 * (x * 3) + w))
+
+        def test_add_on_side_stream(self):
+            with fkrt.Module(ADD) as m:
+                x = torch.randn(1000, device=self.device,
+                                generator=self.generator)
+                w = torch.randn(1000, device=self.device,
+                                generator=self.generator)
+                s = torch.cuda.Stream(device=self.device)
+                s.wait_stream(torch.cuda.current_stream(self.device))
+                with torch.cuda.stream(s):
+                    y, = m.run("add", [x, w])          # current stream: s
+                y2, = m.run("add", [x, w], stream=s)   # given stream
+                out = torch.empty(1000, device=self.device)
+                m.run("add", [x, w], outputs=[out], stream=s.cuda_stream)
+                s.synchronize()
+                for r in (y, y2, out):
+                    self.assertTrue(torch.equal(r, 2 * x + w))
+
+        def test_add_through_dlpack(self):
+            with fkrt.Module(ADD) as m:
+                x = torch.randn(1000, device=self.device,
+                                generator=self.generator)
+                w = torch.randn(1000, device=self.device,
+                                generator=self.generator)
+                out = torch.empty(1000, device=self.device)
+                result = m.run("add", [_DLPackOnly(x), _DLPackOnly(w)],
+                               outputs=[_DLPackOnly(out)])
+                self.assertIsInstance(result[0], _DLPackOnly)
+                torch.cuda.synchronize()
+                self.assertTrue(torch.equal(out, 2 * x + w))
+
+        def test_gpu_argument_errors(self):
+            with fkrt.Module(ADD) as m:
+                x = torch.randn(2000, device=self.device)[::2]
+                w = torch.randn(1000, device=self.device)
+                with self.assertRaises(fkrt.ArgumentError) as e:
+                    m.run("add", [x, w])
+                self.assertIn("input 0 ('x'): expected a contiguous", str(
+                    e.exception))
+                with self.assertRaises(fkrt.ArgumentError) as e:
+                    m.run("add", [w, w.cpu()])
+                self.assertIn("input 1 ('w'): expected a CUDA tensor",
+                              str(e.exception))
+
+        def test_bad_stream(self):
+            with fkrt.Module(ADD) as m:
+                w = torch.randn(1000, device=self.device)
+                with self.assertRaises(TypeError):
+                    m.run("add", [w, w], stream="default")
+                self.assertIsNone(m.device)
+
+        def test_jit_error_reported(self):
+            bad = open(ADD, "rb").read().replace(b"add.f32", b"add.bogus")
+            with fkrt.Module(data=bad) as m:
+                w = torch.randn(1000, device=self.device)
+                with self.assertRaises(fkrt.Error) as e:
+                    m.run("add", [w, w])
+                self.assertEqual(e.exception.status, fkrt.ERROR_JIT)
 
 
 if __name__ == "__main__":
-    unittest.main()
+    if LIBRARY_ERROR:
+        _note("nothing runs: %s" % LIBRARY_ERROR)
+    elif TORCH_ERROR:
+        _note("run validation and GPU tests not run: %s" % TORCH_ERROR)
+    elif GPU_ERROR:
+        _note("GPU tests not run: %s" % GPU_ERROR)
+    else:
+        _note("GPU tests on %s with %s" % (torch.cuda.get_device_name(),
+                                           ", ".join(ARTIFACTS)))
+    unittest.main(argv=_ARGV)
