@@ -164,9 +164,15 @@ def _import_torch():
     return torch
 
 
+_dtype_map = None
+
+
 def _torch_dtypes(torch):
-    return {F32: torch.float32, F16: torch.float16, BF16: torch.bfloat16,
-            I32: torch.int32, I1: torch.bool}
+    global _dtype_map
+    if _dtype_map is None:
+        _dtype_map = {F32: torch.float32, F16: torch.float16,
+                      BF16: torch.bfloat16, I32: torch.int32, I1: torch.bool}
+    return _dtype_map
 
 
 def _shape_text(shape):
@@ -366,20 +372,27 @@ class Module:
         torch = _import_torch()
         dtypes = _torch_dtypes(torch)
 
+        def what(role, i, info):
+            return "%s %s %d ('%s')" % (sig.where, role, i, info.name)
+
         def convert(objects, infos, role):
             """Imports and checks each tensor against its signature."""
             tensors = []
             for i, (obj, info) in enumerate(zip(objects, infos)):
-                what = "%s %s %d ('%s')" % (sig.where, role, i, info.name)
-                t = _as_torch(torch, obj, what)
+                if isinstance(obj, torch.Tensor):
+                    t = obj
+                else:
+                    t = _as_torch(torch, obj, what(role, i, info))
                 want = dtypes[info.dtype_code]
                 if t.dtype != want:
                     raise ArgumentError("%s: expected dtype %s (%s), got %s"
-                                        % (what, info.dtype, want, t.dtype))
+                                        % (what(role, i, info), info.dtype,
+                                           want, t.dtype))
                 if tuple(t.shape) != info.shape:
                     raise ArgumentError("%s: expected shape %s, got %s" % (
-                        what, _shape_text(info.shape), _shape_text(t.shape)))
-                tensors.append((t, what))
+                        what(role, i, info), _shape_text(info.shape),
+                        _shape_text(t.shape)))
+                tensors.append((t, role, i, info))
             return tensors
 
         device = None   # the torch.device all tensors must be on
@@ -387,20 +400,23 @@ class Module:
         def place(tensors):
             """Checks where each tensor lives once all match the graph."""
             nonlocal device
-            for t, what in tensors:
-                if t.device.type != "cuda":
+            for t, role, i, info in tensors:
+                if not t.is_cuda:
                     raise ArgumentError("%s: expected a CUDA tensor, got one "
-                                        "on %s" % (what, t.device))
+                                        "on %s" % (what(role, i, info),
+                                                   t.device))
                 if device is None:
                     device = t.device
                 elif t.device != device:
                     raise ArgumentError("%s: on %s, but the first tensor is "
-                                        "on %s" % (what, t.device, device))
+                                        "on %s" % (what(role, i, info),
+                                                   t.device, device))
                 if not t.is_contiguous():
                     raise ArgumentError("%s: expected a contiguous (dense, "
                                         "row-major) tensor, got strides %s"
-                                        % (what, tuple(t.stride())))
-            return [t for t, _ in tensors]
+                                        % (what(role, i, info),
+                                           tuple(t.stride())))
+            return [entry[0] for entry in tensors]
 
         in_checked = convert(inputs, sig.inputs, "input")
         out_checked = (convert(outputs, sig.outputs, "output")
