@@ -150,7 +150,8 @@ void testDeviceApi(const std::string &ptx) {
   CHECK_EQ(fkrt_event_create(0, &start), FKRT_SUCCESS);
   CHECK_EQ(fkrt_event_create(0, &stop), FKRT_SUCCESS);
   float ms = -1;
-  CHECK_EQ(fkrt_event_elapsed_ms(start, stop, &ms), FKRT_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(fkrt_event_elapsed_ms(start, stop, &ms),
+           FKRT_ERROR_INVALID_ARGUMENT);
   CHECK(std::strstr(fkrt_last_error(), "the start event was never recorded"));
 
   // add.ptx on buffers of the device API, timed with its events.

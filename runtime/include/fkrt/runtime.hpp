@@ -181,7 +181,8 @@ public:
 
   /// A run argument viewing this buffer as a tensor of `dtype` and `shape`
   /// (which must outlive the tensor).
-  fkrt_tensor tensor(fkrt_dtype dtype, const std::vector<int64_t> &shape) const {
+  fkrt_tensor tensor(fkrt_dtype dtype,
+                     const std::vector<int64_t> &shape) const {
     return {data_, dtype, static_cast<int32_t>(shape.size()), shape.data()};
   }
 
