@@ -1,0 +1,150 @@
+//===- Options.cpp - fkc-run's command line -------------------------------===//
+
+#include "Options.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+using namespace fkcrun;
+
+std::string fkcrun::usage() {
+  return "Usage: fkc-run MODEL.ptx [options]\n"
+         "\n"
+         "Runs the graphs of an fkc artifact on a CUDA device and prints a\n"
+         "summary of every output; with --check, compares the outputs with a\n"
+         "tensor bundle's expected outputs (written by fkc --reference).\n"
+         "\n"
+         "Options:\n"
+         "  --graph NAME      run graph NAME only (default: every graph)\n"
+         "  --seed N          seed of the random inputs (default 1): the "
+         "inputs\n"
+         "                    of 'fkc --interpret --seed N'\n"
+         "  --check FILE.fkt  take the inputs from the bundle and compare the\n"
+         "                    outputs with its expected outputs\n"
+         "  --bench           time each graph: --warmup runs, then\n"
+         "                    --iterations runs timed with CUDA events\n"
+         "  --iterations N    timed runs of --bench (default 100)\n"
+         "  --warmup N        untimed runs of --bench first (default 10)\n"
+         "  --device N        CUDA device ordinal (default 0)\n"
+         "  --list            print the artifact's graph names and exit\n"
+         "  -h, --help        print this help and exit\n"
+         "\n"
+         "Exit status: 0 on success, 1 on a failure or an output mismatch,\n"
+         "2 on a usage error.\n";
+}
+
+namespace {
+
+/// A whole decimal number in [min, max], without sign or spaces.
+bool parseNumber(const std::string &text, uint64_t min, uint64_t max,
+                 uint64_t &value) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0' || v < min || v > max)
+    return false;
+  value = v;
+  return true;
+}
+
+} // namespace
+
+bool fkcrun::parseOptions(int argc, const char *const *argv, Options &options,
+                          std::string &error) {
+  bool iterationsGiven = false, warmupGiven = false, onlyFiles = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (onlyFiles || arg.size() < 2 || arg[0] != '-') {
+      if (!options.artifact.empty()) {
+        error = "unexpected argument '" + arg + "' (one artifact at a time)";
+        return false;
+      }
+      options.artifact = arg;
+      continue;
+    }
+    if (arg == "--") {
+      onlyFiles = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      options.help = true;
+      return true;
+    }
+    if (arg == "--bench" || arg == "--list") {
+      (arg == "--bench" ? options.bench : options.list) = true;
+      continue;
+    }
+    // Options with a value: "--name VALUE" or "--name=VALUE".
+    std::string name = arg, value;
+    bool inlineValue = false;
+    size_t equals = arg.find('=');
+    if (equals != std::string::npos) {
+      name = arg.substr(0, equals);
+      value = arg.substr(equals + 1);
+      inlineValue = true;
+    }
+    if (name != "--graph" && name != "--seed" && name != "--check" &&
+        name != "--iterations" && name != "--warmup" && name != "--device") {
+      error = "unknown option '" + name + "'";
+      return false;
+    }
+    if (!inlineValue) {
+      if (i + 1 >= argc) {
+        error = "option '" + name + "' needs a value";
+        return false;
+      }
+      value = argv[++i];
+    }
+    uint64_t number = 0;
+    const uint64_t maxInt = std::numeric_limits<int>::max();
+    if (name == "--graph" || name == "--check") {
+      if (value.empty()) {
+        error = "option '" + name + "' needs a non-empty value";
+        return false;
+      }
+      (name == "--graph" ? options.graph : options.check) = value;
+    } else if (name == "--seed") {
+      if (!parseNumber(value, 0, std::numeric_limits<uint64_t>::max(),
+                       number)) {
+        error = "--seed: '" + value +
+                "' is not an integer in [0, 18446744073709551615]";
+        return false;
+      }
+      options.seed = number;
+      options.seedGiven = true;
+    } else if (name == "--iterations" || name == "--warmup") {
+      bool iterations = name == "--iterations";
+      if (!parseNumber(value, iterations ? 1 : 0, 1000000, number)) {
+        error = name + ": '" + value + "' is not an integer in [" +
+                (iterations ? "1" : "0") + ", 1000000]";
+        return false;
+      }
+      (iterations ? options.iterations : options.warmup) = number;
+      (iterations ? iterationsGiven : warmupGiven) = true;
+    } else { // --device
+      if (!parseNumber(value, 0, maxInt, number)) {
+        error = "--device: '" + value + "' is not a device ordinal";
+        return false;
+      }
+      options.device = static_cast<int>(number);
+    }
+  }
+  if (options.artifact.empty()) {
+    error = "no artifact given (fkc-run MODEL.ptx ...)";
+    return false;
+  }
+  if ((iterationsGiven || warmupGiven) && !options.bench) {
+    error = std::string(iterationsGiven ? "--iterations" : "--warmup") +
+            " needs --bench";
+    return false;
+  }
+  if (options.seedGiven && !options.check.empty()) {
+    error = "--seed and --check exclude each other: with --check the inputs "
+            "come from the bundle";
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,44 @@
+//===- Options.h - fkc-run's command line -----------------------*- C++ -*-===//
+//
+// Parsed by hand rather than with CLI11: fkc-run is built with the runtime
+// alone (-DFKC_BUILD_COMPILER=OFF), on GPU machines that have a compiler and
+// CMake but not necessarily CLI11, and its nine options need no more than
+// a loop. Both "--opt VALUE" and "--opt=VALUE" are accepted; "--" ends the
+// options.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_RUN_OPTIONS_H
+#define FKC_RUN_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+
+namespace fkcrun {
+
+struct Options {
+  std::string artifact;
+  /// Empty: every graph of the artifact.
+  std::string graph;
+  uint64_t seed = 1;
+  bool seedGiven = false;
+  /// A tensor bundle to take the inputs from and compare the outputs with.
+  std::string check;
+  bool bench = false;
+  uint64_t iterations = 100;
+  uint64_t warmup = 10;
+  int device = 0;
+  bool list = false;
+  bool help = false;
+};
+
+/// Parses `argv`; on a usage error returns false with `error` set.
+bool parseOptions(int argc, const char *const *argv, Options &options,
+                  std::string &error);
+
+/// The --help text.
+std::string usage();
+
+} // namespace fkcrun
+
+#endif // FKC_RUN_OPTIONS_H

@@ -1,0 +1,312 @@
+//===- fkc-run.cpp - Runs an fkc artifact's graphs on a GPU ---------------===//
+//
+// Loads an artifact with fkrt, gives each graph random inputs (or those of a
+// tensor bundle), poisons its outputs, runs it, and prints what came out;
+// with --check compares the outputs with the bundle's, with --bench times
+// the graph. Everything the GPU needs goes through the runtime's C API, so
+// this builds without the CUDA toolkit and fails cleanly without a driver.
+// The artifact and the bundle are checked before the driver is needed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compare.h"
+#include "Elements.h"
+#include "Options.h"
+#include "RandomInputs.h"
+#include "Statistics.h"
+
+#include "fkrt/bundle.hpp"
+#include "fkrt/runtime.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <new>
+#include <string>
+#include <vector>
+
+using namespace fkcrun;
+namespace bundle = fkrt::bundle;
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+void printError(const std::string &message) {
+  std::fprintf(stderr, "fkc-run: error: %s\n", message.c_str());
+}
+
+std::string joinNames(const fkrt::Module &module) {
+  std::string names;
+  for (size_t g = 0; g < module.graphCount(); ++g)
+    names += (g ? ", " : "") + module.graphName(g);
+  return names;
+}
+
+/// Checks that the bundle's tensors for `graph` are those the manifest
+/// declares, in order: names, dtypes and shapes.
+bool matchSignature(const fkrt::Module &module, size_t graph,
+                    const bundle::Graph &data, const std::string &bundlePath,
+                    std::string &error) {
+  const std::string where = bundlePath + ": graph '" + data.name + "'";
+  for (int pass = 0; pass < 2; ++pass) {
+    bool inputs = pass == 0;
+    std::vector<fkrt::TensorInfo> expected =
+        inputs ? module.inputs(graph) : module.outputs(graph);
+    const std::vector<bundle::Tensor> &got =
+        inputs ? data.inputs : data.outputs;
+    const char *role = inputs ? "input" : "output";
+    if (got.size() != expected.size()) {
+      error = where + " has " + std::to_string(got.size()) + " " + role +
+              (got.size() == 1 ? "" : "s") + " in the bundle, " +
+              std::to_string(expected.size()) + " in the artifact";
+      return false;
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      const fkrt::TensorInfo &e = expected[i];
+      const bundle::Tensor &t = got[i];
+      if (t.name != e.name || t.dtype != e.dtype || t.shape != e.shape) {
+        error = where + " " + role + " " + std::to_string(i) + " is '" +
+                t.name + "': " + bundle::typeString(t.dtype, t.shape) +
+                ", the artifact's is '" + e.name +
+                "': " + bundle::typeString(e.dtype, e.shape);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// "1 input", "2 inputs".
+std::string counted(size_t n, const char *noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+enum class Outcome { Ok, Mismatch, Error };
+
+/// Runs the graphs of one artifact on one device.
+class Runner {
+public:
+  Runner(const fkrt::Module &module, const Options &options,
+         const bundle::Bundle *data)
+      : module(module), options(options), data(data) {}
+
+  Outcome runGraph(size_t graph) {
+    const std::string name = module.graphName(graph);
+    try {
+      return run(graph, name);
+    } catch (const fkrt::Error &e) {
+      printError("graph '" + name + "': " + e.what());
+      return Outcome::Error;
+    } catch (const std::bad_alloc &) {
+      printError("graph '" + name + "': out of host memory");
+      return Outcome::Error;
+    }
+  }
+
+private:
+  Outcome run(size_t graph, const std::string &name) {
+    const int device = options.device;
+    std::vector<fkrt::TensorInfo> inputInfo = module.inputs(graph);
+    std::vector<fkrt::TensorInfo> outputInfo = module.outputs(graph);
+    const bundle::Graph *expected = data ? data->find(name) : nullptr;
+
+    const std::string source =
+        expected ? "from " + options.check
+                 : "random, seed " + std::to_string(options.seed);
+    std::printf("graph '%s': %s (%s), %s\n", name.c_str(),
+                counted(inputInfo.size(), "input").c_str(), source.c_str(),
+                counted(outputInfo.size(), "output").c_str());
+
+    // Inputs, on the device once for every run.
+    std::vector<fkrt::DeviceBuffer> inputs, outputs;
+    std::vector<fkrt_tensor> inputArgs, outputArgs;
+    SplitMix64 random(options.seed);
+    for (size_t i = 0; i < inputInfo.size(); ++i) {
+      const fkrt::TensorInfo &info = inputInfo[i];
+      std::vector<uint8_t> generated;
+      if (!expected)
+        generated = randomElements(
+            info.dtype, info.bytes / elementSize(info.dtype), random);
+      inputs.emplace_back(device, info.bytes);
+      inputs.back().copyFrom(expected ? expected->inputs[i].data.data()
+                                      : generated.data());
+      inputArgs.push_back(inputs.back().tensor(info.dtype, info.shape));
+    }
+    for (const fkrt::TensorInfo &info : outputInfo) {
+      outputs.emplace_back(device, info.bytes);
+      outputArgs.push_back(outputs.back().tensor(info.dtype, info.shape));
+    }
+
+    // One run, its outputs poisoned first so that elements a kernel fails
+    // to write show up.
+    auto poison = [&] {
+      for (fkrt::DeviceBuffer &b : outputs)
+        b.fill(0xFF);
+    };
+    auto launch = [&] { module.run(name, inputArgs, outputArgs); };
+    poison();
+    launch();
+    fkrt::synchronize(device);
+
+    Outcome outcome = Outcome::Ok;
+    for (size_t o = 0; o < outputInfo.size(); ++o) {
+      const fkrt::TensorInfo &info = outputInfo[o];
+      std::vector<uint8_t> host(info.bytes);
+      outputs[o].copyTo(host.data());
+      uint64_t count = info.bytes / elementSize(info.dtype);
+      std::printf("  output %s %s: %s\n", info.name.c_str(),
+                  bundle::typeString(info.dtype, info.shape).c_str(),
+                  formatStatistics(info.dtype,
+                                   summarize(info.dtype, host.data(), count))
+                      .c_str());
+      if (!expected)
+        continue;
+      Comparison c = compare(info.dtype, host.data(),
+                             expected->outputs[o].data.data(), count);
+      std::printf("  check  %s: %s\n", info.name.c_str(),
+                  formatComparison(info.dtype, c, info.shape).c_str());
+      if (!c.ok)
+        outcome = Outcome::Mismatch;
+    }
+
+    if (options.bench)
+      bench(poison, launch);
+    return outcome;
+  }
+
+  /// Warm-up runs, then timed runs, each poisoned first and timed between
+  /// two events. Up to kRing runs are in flight: the host reads a run's time
+  /// only kRing runs later, so it stays ahead of the GPU and the launch
+  /// overhead is not part of the times.
+  template <typename P, typename L> void bench(P &poison, L &launch) {
+    const int device = options.device;
+    for (uint64_t i = 0; i < options.warmup; ++i) {
+      poison();
+      launch();
+    }
+    fkrt::synchronize(device);
+    const uint64_t kRing = 64;
+    const uint64_t ring = std::min(kRing, options.iterations);
+    std::vector<fkrt::Event> starts, stops;
+    for (uint64_t i = 0; i < ring; ++i) {
+      starts.emplace_back(device);
+      stops.emplace_back(device);
+    }
+    std::vector<double> times;
+    for (uint64_t i = 0; i < options.iterations; ++i) {
+      uint64_t slot = i % ring;
+      if (i >= ring)
+        times.push_back(stops[slot].elapsedSince(starts[slot]));
+      poison();
+      starts[slot].record();
+      launch();
+      stops[slot].record();
+    }
+    for (uint64_t i = options.iterations - ring; i < options.iterations; ++i)
+      times.push_back(stops[i % ring].elapsedSince(starts[i % ring]));
+    std::sort(times.begin(), times.end());
+    double sum = 0;
+    for (double t : times)
+      sum += t;
+    std::printf("  bench: %zu runs after %llu warm-up: median %.4f ms, min "
+                "%.4f ms, mean %.4f ms, max %.4f ms\n",
+                times.size(), static_cast<unsigned long long>(options.warmup),
+                times[times.size() / 2], times.front(),
+                sum / static_cast<double>(times.size()), times.back());
+  }
+
+  const fkrt::Module &module;
+  const Options &options;
+  const bundle::Bundle *data;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  std::string why;
+  if (!parseOptions(argc, argv, options, why)) {
+    printError(why);
+    std::fprintf(stderr, "Run 'fkc-run --help' for usage.\n");
+    return kExitUsage;
+  }
+  if (options.help) {
+    std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  try {
+    fkrt::Module module = fkrt::Module::fromFile(options.artifact);
+    if (options.list) {
+      for (size_t g = 0; g < module.graphCount(); ++g)
+        std::printf("%s\n", module.graphName(g).c_str());
+      return 0;
+    }
+
+    std::vector<size_t> graphs;
+    if (options.graph.empty()) {
+      for (size_t g = 0; g < module.graphCount(); ++g)
+        graphs.push_back(g);
+    } else {
+      size_t g;
+      if (fkrt_manifest_find_graph(module.get(), options.graph.c_str(), &g) !=
+          FKRT_SUCCESS) {
+        printError("no graph named '" + options.graph + "' in " +
+                   options.artifact + " (its graphs: " + joinNames(module) +
+                   ")");
+        return kExitFailure;
+      }
+      graphs.push_back(g);
+    }
+
+    // The bundle, checked against the manifest before any GPU work.
+    bundle::Bundle data;
+    if (!options.check.empty()) {
+      if (!bundle::read(options.check, data, why)) {
+        printError(why);
+        return kExitFailure;
+      }
+      for (size_t g : graphs) {
+        const bundle::Graph *found = data.find(module.graphName(g));
+        if (!found) {
+          printError(options.check + ": no graph '" + module.graphName(g) +
+                     "' in the bundle");
+          return kExitFailure;
+        }
+        if (!matchSignature(module, g, *found, options.check, why)) {
+          printError(why);
+          return kExitFailure;
+        }
+      }
+    }
+
+    module.loadCuda(options.device);
+    std::printf("fkc-run: %s (target %s) on device %d: %s\n",
+                options.artifact.c_str(), module.target().c_str(),
+                options.device, fkrt::deviceName(options.device).c_str());
+
+    Runner runner(module, options, options.check.empty() ? nullptr : &data);
+    std::vector<std::string> mismatched, failed;
+    for (size_t g : graphs) {
+      Outcome outcome = runner.runGraph(g);
+      if (outcome == Outcome::Mismatch)
+        mismatched.push_back(module.graphName(g));
+      if (outcome == Outcome::Error)
+        failed.push_back(module.graphName(g));
+    }
+    size_t ok = graphs.size() - mismatched.size() - failed.size();
+    std::printf("fkc-run: %zu of %zu graphs ok", ok, graphs.size());
+    for (const std::string &g : mismatched)
+      std::printf("; '%s' MISMATCH", g.c_str());
+    for (const std::string &g : failed)
+      std::printf("; '%s' FAILED", g.c_str());
+    std::printf("\n");
+    return ok == graphs.size() ? 0 : kExitFailure;
+  } catch (const fkrt::Error &e) {
+    printError(e.what());
+    return kExitFailure;
+  } catch (const std::bad_alloc &) {
+    printError("out of host memory");
+    return kExitFailure;
+  }
+}
