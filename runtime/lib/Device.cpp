@@ -286,19 +286,18 @@ fkrt_status fkrt_event_create(int device, fkrt_event *event) {
     *event = nullptr;
     if (checkOrdinal(function, device) != FKRT_SUCCESS)
       return FKRT_ERROR_INVALID_ARGUMENT;
-    return guarded([&] {
-      DeviceContext dc;
-      fkrt_status status = deviceContext(function, device, dc);
-      if (status != FKRT_SUCCESS)
-        return status;
+    DeviceContext dc;
+    fkrt_status status = deviceContext(function, device, dc);
+    if (status != FKRT_SUCCESS)
+      return status;
+    return inDevice(function, device, [&](const cu::Driver &d) {
       auto created = std::make_unique<fkrt_event_impl>();
-      created->driver = dc.driver;
+      created->driver = &d;
       created->device = device;
       created->context = dc.context;
-      cu::ContextScope scope(*dc.driver, dc.context);
-      cu::Result r = dc.driver->eventCreate(&created->event, cu::kEventDefault);
-      if (!scope.ok() || r != cu::kSuccess)
-        return cudaFail(function, *dc.driver, "cuEventCreate", r);
+      cu::Result r = d.eventCreate(&created->event, cu::kEventDefault);
+      if (r != cu::kSuccess)
+        return cudaFail(function, d, "cuEventCreate", r);
       *event = created.release();
       return FKRT_SUCCESS;
     });
@@ -311,13 +310,13 @@ fkrt_status fkrt_event_record(fkrt_event event, void *stream) {
       return fail(FKRT_ERROR_INVALID_ARGUMENT,
                   "fkrt_event_record: event is null");
     cu::ContextScope scope(*event->driver, event->context);
+    if (!scope.ok())
+      return fail(FKRT_ERROR_CUDA, "fkrt_event_record: cannot make the "
+                                   "event's context current");
     cu::Result r = event->driver->eventRecord(event->event,
                                               static_cast<cu::Stream>(stream));
     if (r != cu::kSuccess)
-      return guarded([&] {
-        return cudaFail("fkrt_event_record", *event->driver, "cuEventRecord",
-                        r);
-      });
+      return cudaFail("fkrt_event_record", *event->driver, "cuEventRecord", r);
     event->recorded = true;
     return FKRT_SUCCESS;
   });
@@ -343,6 +342,10 @@ fkrt_status fkrt_event_elapsed_ms(fkrt_event start, fkrt_event stop,
                       " event was never recorded");
     const cu::Driver &d = *stop->driver;
     cu::ContextScope scope(d, stop->context);
+    if (!scope.ok())
+      return fail(FKRT_ERROR_CUDA, std::string(function) +
+                                       ": cannot make the events' context "
+                                       "current");
     cu::Result r = d.eventSynchronize(stop->event);
     if (r != cu::kSuccess)
       return cudaFail(function, d, "cuEventSynchronize", r);
