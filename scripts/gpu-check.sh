@@ -235,7 +235,7 @@ if [ "$built" -eq 1 ]; then
   step "build examples/embed" cmake --build "$embed_build"
   expect "run fkrt-embed $(basename "$embed_artifact")" 0 "^output " "$embed_build/fkrt-embed" "$embed_artifact"
   [ "$last" != PASS ] || sed 's/^/    /' "$(log_of "run fkrt-embed $(basename "$embed_artifact")")"
-  expect "installed fkc-run" 0 "ok" "$prefix/bin/fkc-run" runtime/tests/data/add.ptx --check "$work/add.fkt"
+  expect "installed fkc-run" 0 "check  y: ok" "$prefix/bin/fkc-run" runtime/tests/data/add.ptx --check "$work/add.fkt"
 
   section "Python binding"
   if [ -f runtime/python/test_fkrt.py ]; then
