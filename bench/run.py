@@ -391,8 +391,9 @@ def _parse_args(argv):
     p.add_argument("--case-timeout", type=float, default=150,
                    help="seconds a case may take before its process is "
                         "killed and the run goes on with the next case")
-    p.add_argument("--time-limit", type=float, default=420,
-                   help="seconds after which no new case is started")
+    p.add_argument("--time-limit", type=float, default=360,
+                   help="seconds after which no new case is started; 60 s "
+                        "later the case in progress is stopped too")
     p.add_argument("--no-ceilings", action="store_true",
                    help="skip measuring device copy and cuBLAS GEMM")
     p.add_argument("--in-process", action="store_true",
@@ -567,7 +568,10 @@ def _short_error(e):
     first = text[0] if text else ""
     if len(first) > 300:
         first = first[:300] + "..."
-    return "%s: %s" % (type(e).__name__, first)
+    kind = type(e).__name__
+    if type(e).__module__ == "fkrt":
+        kind = "fkrt." + kind
+    return "%s: %s" % (kind, first)
 
 
 class Worker:
@@ -779,7 +783,9 @@ class Worker:
             result["check"] = "no reference"
             return
         err, why = self.rel_error(outs, ref, case)
-        result["error"] = err
+        # JSON has no infinity: an error that is not a number is None, with
+        # error_detail saying why.
+        result["error"] = err if math.isfinite(err) else None
         if why:
             result["error_detail"] = why
         if gate:
@@ -903,8 +909,6 @@ class Worker:
         if args.shrink > 1:
             return {"status": "skipped",
                     "reason": "--shrink: the artifact has the full shapes"}
-        if not self.cuda:
-            return {"status": "skipped", "reason": "not on a CUDA device"}
         path = artifact_path(args, case)
         if not os.path.exists(path):
             status = ctx.get("compile_status")
@@ -941,6 +945,10 @@ class Worker:
         if m_out != want_out:
             raise RuntimeError("the artifact's outputs %s differ from the "
                                "case's %s" % (m_out, want_out))
+        if not self.cuda:
+            result.update(status="skipped", reason="not on a CUDA device "
+                          "(the artifact's manifest matches the case)")
+            return result
         t0 = time.perf_counter()
         module.load_cuda(self.device.index or 0)
         result["jit_load_s"] = time.perf_counter() - t0
@@ -1122,17 +1130,17 @@ def worker_main(args):
 # CUDA context, and writes the report
 # ----------------------------------------------------------------------------
 
-def _worker_command(args, names, partial, deadline):
+def _worker_command(args, names, partial, deadline, no_ceilings, peers):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker",
            "--partial", partial, "--deadline", repr(deadline),
-           "--cases", ",".join(names), "--peers", ",".join(args.peer_list),
+           "--cases", ",".join(names), "--peers", ",".join(peers),
            "--artifacts", args.artifacts, "--seed", str(args.seed),
            "--compile-mode", args.compile_mode, "--budget", repr(args.budget),
            "--device", args.device, "--shrink", str(args.shrink),
            "--fkrt-lib", library_path(args)]
     if args.quick:
         cmd.append("--quick")
-    if args.no_ceilings:
+    if no_ceilings:
         cmd.append("--no-ceilings")
     return cmd
 
@@ -1152,119 +1160,173 @@ def _read_records(path, offset):
     return records, offset + len(data[:end].encode())
 
 
-def supervise(args, cases):
+class _Progress:
+    """What the records of workers say so far: the state the report is made
+    of, and the case and peer in progress."""
+
+    def __init__(self):
+        self.state = {"meta": None, "jax": None, "ceilings": None,
+                      "results": {}, "notes": []}
+        self.current = None          # case in progress
+        self.current_peer = None
+        self.case_start = None
+        self.last_record = time.time()
+        self.finished = []           # cases ended (or given up) in order
+        self.disabled = {}           # peer -> why later workers skip it
+
+    def apply(self, r):
+        st = self.state
+        kind = r.get("type")
+        self.last_record = time.time()
+        if kind == "meta":
+            st["meta"] = st["meta"] or r["meta"]
+        elif kind == "jax":
+            st["jax"] = st["jax"] or r
+        elif kind == "ceilings":
+            st["ceilings"] = r["ceilings"]
+        elif kind == "case_begin":
+            self.current, self.current_peer = r["case"], None
+            self.case_start = time.time()
+            st["results"][r["case"]] = {"case": r["case"], "peers": {}}
+        elif kind == "peer_begin":
+            self.current_peer = r["peer"]
+        elif kind == "peer":
+            st["results"][r["case"]]["peers"][r["peer"]] = self._disabled(
+                r["peer"], r["result"])
+            self.current_peer = None
+        elif kind == "case_end":
+            res = r["result"]
+            for peer, result in res["peers"].items():
+                res["peers"][peer] = self._disabled(peer, result)
+            st["results"][r["case"]] = res
+            self.finished.append(r["case"])
+            self.current = None
+        elif kind == "broken":
+            st["results"][r["case"]]["error"] = (
+                "the CUDA context was lost; the case's remaining peers were "
+                "not run")
+            self.finished.append(r["case"])
+            self.current = None
+
+    def _disabled(self, peer, result):
+        if peer in self.disabled and result.get("reason") == "not in --peers":
+            return {"status": "failed", "reason": self.disabled[peer]}
+        return result
+
+    def abandon(self, why, crashed=False):
+        """The worker died or was killed in the current case. A peer other
+        than fkc that crashed its process is not run again (a library that
+        crashes on import would otherwise take every case down)."""
+        name, peer = self.current, self.current_peer
+        if crashed and peer and peer != "fkc":
+            self.disabled[peer] = "not run: it crashed the process in %s " \
+                "(%s)" % (name, why)
+        res = self.state["results"].setdefault(name, {"case": name,
+                                                      "peers": {}})
+        if peer:
+            why += " in %s" % PEER_LABELS[peer]
+            res["peers"][peer] = {"status": "failed", "reason": why}
+        res["error"] = why
+        self.state["notes"].append("%s: %s" % (name, why))
+        self.finished.append(name)
+        self.current = self.current_peer = None
+        log("[%s] %s" % (name, why))
+
+
+def supervise(args, cases, on_case=None):
+    """Runs the cases in worker processes, a new one after a worker dies,
+    hangs (--case-timeout) or loses its CUDA context; stops starting cases
+    at --time-limit and stops everything 60 s later. `on_case` is called
+    with the state after each case."""
     start = time.time()
     deadline = start + args.time_limit
-    remaining = [c.name for c in cases]
-    state = {"meta": None, "jax": None, "ceilings": None, "results": {},
-             "notes": []}
+    hard_deadline = deadline + 60
+    names = [c.name for c in cases]
+    progress = _Progress()
+    st = progress.state
     fd, partial = tempfile.mkstemp(prefix="fkc-bench-", suffix=".jsonl")
     os.close(fd)
     offset = 0
-    attempts = 0
-    while remaining:
-        if time.time() > deadline:
-            for name in remaining:
-                state["results"][name] = {
-                    "case": name, "peers": {},
-                    "error": "not run: --time-limit of %g s reached"
-                    % args.time_limit}
-            break
-        attempts += 1
-        no_ceilings = args.no_ceilings or state["ceilings"] is not None
-        saved = args.no_ceilings
-        args.no_ceilings = no_ceilings
-        cmd = _worker_command(args, remaining, partial, deadline)
-        args.no_ceilings = saved
-        proc = subprocess.Popen(cmd, cwd=REPO, start_new_session=True)
-        current, current_start, current_peer = None, None, None
-        killed = None
-        while True:
-            rc = proc.poll()
+    interrupted = gave_up = None
+
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt("signal %d" % signum)
+    previous = signal.signal(signal.SIGTERM, on_signal)
+    proc = None
+    try:
+        for _ in range(len(names) + 1):
+            remaining = [n for n in names if n not in progress.finished]
+            if not remaining or time.time() > deadline:
+                break
+            no_ceilings = args.no_ceilings or st["ceilings"] is not None
+            peers = [p for p in args.peer_list
+                     if p not in progress.disabled]
+            cmd = _worker_command(args, remaining, partial, deadline,
+                                  no_ceilings, peers)
+            proc = subprocess.Popen(cmd, cwd=REPO, start_new_session=True)
+            progress.last_record = time.time()
+            before = len(progress.finished)
+            killed = None
+            while True:
+                rc = proc.poll()
+                records, offset = _read_records(partial, offset)
+                for r in records:
+                    ended = len(progress.finished)
+                    progress.apply(r)
+                    if on_case and len(progress.finished) > ended:
+                        on_case(st)
+                if rc is not None:
+                    break
+                now = time.time()
+                if now > hard_deadline:
+                    killed = "stopped at the overall time limit " \
+                             "(--time-limit %g s + 60 s)" % args.time_limit
+                elif progress.current and \
+                        now - progress.case_start > args.case_timeout:
+                    killed = "timed out after %g s" % args.case_timeout
+                elif not progress.current and \
+                        now - progress.last_record > args.case_timeout:
+                    killed = "the worker made no progress for %g s" \
+                             % args.case_timeout
+                if killed:
+                    _kill(proc)
+                    continue
+                time.sleep(0.25)
+            proc = None
+            if progress.current:
+                progress.abandon(killed or "the worker process exited with "
+                                 "status %s" % rc, crashed=not killed)
+                if on_case:
+                    on_case(st)
+            elif rc != 0 and len(progress.finished) == before:
+                # Died before its first case (torch missing, say): give up.
+                gave_up = killed or "the worker process exited with " \
+                    "status %s before running a case" % rc
+                st["notes"].append(gave_up)
+                break
+            if killed and time.time() > hard_deadline:
+                break
+    except KeyboardInterrupt as e:
+        interrupted = "interrupted (%s)" % (e or "SIGINT")
+        if proc is not None:
+            _kill(proc)
             records, offset = _read_records(partial, offset)
             for r in records:
-                kind = r.get("type")
-                if kind == "meta" and state["meta"] is None:
-                    state["meta"] = r["meta"]
-                elif kind == "jax" and state["jax"] is None:
-                    state["jax"] = r
-                elif kind == "ceilings":
-                    state["ceilings"] = r["ceilings"]
-                elif kind == "case_begin":
-                    current, current_start = r["case"], time.time()
-                    current_peer = None
-                    state["results"][current] = {"case": current,
-                                                 "peers": {}}
-                elif kind == "peer_begin":
-                    current_peer = r["peer"]
-                elif kind == "peer":
-                    state["results"][r["case"]]["peers"][r["peer"]] = \
-                        r["result"]
-                    current_peer = None
-                elif kind == "case_end":
-                    res = r["result"]
-                    state["results"][r["case"]] = res
-                    if r["case"] in remaining:
-                        remaining.remove(r["case"])
-                    current = None
-                elif kind == "broken":
-                    state["results"][r["case"]]["error"] = (
-                        "the CUDA context was lost; the case's remaining "
-                        "peers were not run")
-                    if r["case"] in remaining:
-                        remaining.remove(r["case"])
-                    current = None
-                elif kind == "deadline":
-                    pass
-            if rc is not None:
-                break
-            if current and time.time() - current_start > args.case_timeout:
-                killed = "timed out after %g s" % args.case_timeout
-                if current_peer:
-                    killed += " in %s" % PEER_LABELS[current_peer]
-                _kill(proc)
-                continue
-            time.sleep(0.5)
-        if current is not None:
-            # The worker died inside a case: record it and go on without it.
-            why = killed or "the worker process exited with status %s" % rc
-            if not killed and current_peer:
-                why += " in %s" % PEER_LABELS[current_peer]
-            res = state["results"].setdefault(current, {"case": current,
-                                                        "peers": {}})
-            res["error"] = why
-            if current_peer:
-                res["peers"][current_peer] = {"status": "failed",
-                                              "reason": why}
-            if current in remaining:
-                remaining.remove(current)
-            state["notes"].append("%s: %s" % (current, why))
-            log("[%s] %s" % (current, why))
-        elif rc != 0 and rc != 3 and remaining and not any(
-                n in state["results"] for n in remaining):
-            # Died before its first case (torch missing, say): give up.
-            why = "the worker process exited with status %s before " \
-                  "running a case" % rc
-            for name in remaining:
-                state["results"][name] = {"case": name, "peers": {},
-                                          "error": why}
-            state["notes"].append(why)
-            break
-        elif rc == 0:
-            # Stopped at the deadline or finished.
-            for name in list(remaining):
-                if name not in state["results"] or \
-                        "error" not in state["results"][name]:
-                    state["results"][name] = {
-                        "case": name, "peers": {},
-                        "error": "not run: --time-limit of %g s reached"
-                        % args.time_limit}
-            remaining = []
-        if attempts > len(cases) + 2:
-            break
-    os.unlink(partial)
-    state["elapsed_s"] = time.time() - start
-    return state
+                progress.apply(r)
+        if progress.current:
+            progress.abandon(interrupted)
+        st["notes"].append(interrupted)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        os.unlink(partial)
+    why = "not run: " + (interrupted or gave_up or "--time-limit of %g s "
+                         "reached" % args.time_limit)
+    for name in names:
+        if name not in progress.finished:
+            res = st["results"].setdefault(name, {"case": name, "peers": {}})
+            res.setdefault("error", why)
+    st["elapsed_s"] = time.time() - start
+    return st
 
 
 def _kill(proc):
@@ -1282,27 +1344,16 @@ def in_process(args, cases):
     args.partial = partial
     args.deadline = start + args.time_limit
     args.cases = ",".join(c.name for c in cases)
-    worker_main(args)
-    records, _ = _read_records(partial, 0)
-    os.unlink(partial)
-    state = {"meta": None, "jax": None, "ceilings": None, "results": {},
-             "notes": []}
+    try:
+        worker_main(args)
+    finally:
+        records, _ = _read_records(partial, 0)
+        os.unlink(partial)
+    progress = _Progress()
     for r in records:
-        kind = r.get("type")
-        if kind == "meta":
-            state["meta"] = r["meta"]
-        elif kind == "jax":
-            state["jax"] = r
-        elif kind == "ceilings":
-            state["ceilings"] = r["ceilings"]
-        elif kind == "case_begin":
-            state["results"][r["case"]] = {"case": r["case"], "peers": {}}
-        elif kind == "peer":
-            state["results"][r["case"]]["peers"][r["peer"]] = r["result"]
-        elif kind == "case_end":
-            state["results"][r["case"]] = r["result"]
-    state["elapsed_s"] = time.time() - start
-    return state
+        progress.apply(r)
+    progress.state["elapsed_s"] = time.time() - start
+    return progress.state
 
 
 # ----------------------------------------------------------------------------
@@ -1317,7 +1368,17 @@ def _out_dir(args):
     return os.path.join(BENCH, "results")
 
 
+_driver = []
+
+
 def _driver_version():
+    if _driver:
+        return _driver[0]
+    _driver.append(_query_driver())
+    return _driver[0]
+
+
+def _query_driver():
     try:
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version",
@@ -1377,6 +1438,8 @@ def _check_cell(case, fkc):
         return "-"
     check = fkc.get("check")
     err = fkc.get("error")
+    if check == "fail" and err is None:
+        return "**FAIL** (%s)" % fkc.get("error_detail", "no error figure")
     if check is None or err is None:
         return check or "-"
     word = "pass" if check == "pass" else "**FAIL**"
@@ -1516,16 +1579,18 @@ def markdown(report, cases):
                     case.name, PEER_LABELS[p], r.get("status"),
                     r.get("reason", "")))
             elif r and r.get("check") == "fail":
-                footnotes.append("%s, %s: outputs differ from eager's: "
-                                 "error %.3g%s" % (
-                                     case.name, PEER_LABELS[p],
-                                     r.get("error"),
-                                     " (%s)" % r["error_detail"]
-                                     if r.get("error_detail") else ""))
+                err = r.get("error")
+                footnotes.append("%s, %s: outputs differ from eager's: %s" % (
+                    case.name, PEER_LABELS[p], "; ".join(
+                        x for x in ("error %.3g" % err if err is not None
+                                    else None, r.get("error_detail")) if x)))
             elif r and r.get("error") is not None and \
                     r["error"] >= case.tolerance:
                 footnotes.append("%s, %s: differs from eager by %.3g" % (
                     case.name, PEER_LABELS[p], r["error"]))
+            elif r and r.get("error_detail") and p != "fkc":
+                footnotes.append("%s, %s: differs from eager: %s" % (
+                    case.name, PEER_LABELS[p], r["error_detail"]))
         row.append(_check_cell(case, fkc))
         if entry.get("error"):
             footnotes.append("%s: %s" % (case.name, entry["error"]))
@@ -1560,7 +1625,19 @@ def markdown(report, cases):
     return "\n".join(lines) + "\n"
 
 
-def write_report(args, cases, state):
+def _finite(obj):
+    """`obj` with every infinite or NaN float written as a string, which
+    JSON can hold."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def write_report(args, cases, state, quiet=False):
     report = build_report(args, cases, state)
     md = markdown(report, cases)
     out = _out_dir(args)
@@ -1573,13 +1650,14 @@ def write_report(args, cases, state):
     json_path = os.path.join(out, stem + ".json")
     md_path = os.path.join(out, stem + ".md")
     with open(json_path, "w") as f:
-        json.dump(report, f, indent=1, default=str)
+        json.dump(_finite(report), f, indent=1, default=str)
         f.write("\n")
     with open(md_path, "w") as f:
         f.write(md)
-    print()
-    print(md)
-    print("wrote %s and %s" % (json_path, md_path))
+    if not quiet:
+        print()
+        print(md)
+        print("wrote %s and %s" % (json_path, md_path))
     return report
 
 
@@ -1604,7 +1682,10 @@ def main(argv=None):
     if args.in_process:
         state = in_process(args, cases)
     else:
-        state = supervise(args, cases)
+        # The report is rewritten after each case, so that a run stopped
+        # from outside still leaves what it measured.
+        state = supervise(args, cases, on_case=lambda st: write_report(
+            args, cases, dict(st, elapsed_s=None), quiet=True))
     report = write_report(args, cases, state)
     bad = [c["case"] for c in report["cases"] if c.get("fkc_check") == "fail"]
     if bad:

@@ -118,6 +118,12 @@ def _state():
                                      "reason": "RuntimeError: x | y"},
             "xla": dict(ok, error=0.5),
             "fkc": dict(ok, check="fail", error=0.3)}},
+        "rmsnorm_f32": {"case": "rmsnorm_f32", "peers": {
+            "eager": ok, "compile": dict(ok, error=None,
+                                         error_detail="output 0 is f16"),
+            "fkc": dict(ok, check="fail", error=None, max_s=float("inf"),
+                        error_detail="output 0: 5 NaNs where the reference "
+                                     "has 0")}},
         "attention_d64": {"case": "attention_d64", "error": "timed out",
                           "peers": {"eager": ok, "fkc": {
                               "status": "unavailable",
@@ -136,7 +142,7 @@ def _state():
 
 class ReportTest(unittest.TestCase):
     def test_report(self):
-        names = ["gelu_f32", "softmax_f16", "attention_d64"]
+        names = ["gelu_f32", "softmax_f16", "rmsnorm_f32", "attention_d64"]
         cases = [c.load() for c in run.CASES if c.name in names]
         with tempfile.TemporaryDirectory() as out:
             args = _args("--out", out, "--commit", "abc123")
@@ -168,6 +174,17 @@ class ReportTest(unittest.TestCase):
         self.assertIn("pass (2.0e-07 < 0.0001)", rows["gelu_f32"])
         self.assertIn("**FAIL** (3.0e-01, limit 0.01)", rows["softmax_f16"])
         self.assertIn("not run", rows["attention_d64"])
+        self.assertIn("**FAIL** (output 0: 5 NaNs where the reference has 0)",
+                      rows["rmsnorm_f32"])
+        self.assertIn("- rmsnorm_f32, fkc: outputs differ from eager's: "
+                      "output 0: 5 NaNs", md)
+        self.assertIn("- rmsnorm_f32, torch.compile: differs from eager: "
+                      "output 0 is f16", md)
+        self.assertEqual(by["rmsnorm_f32"]["peers"]["fkc"]["max_s"],
+                         float("inf"))
+        saved_by = {c["case"]: c for c in saved["cases"]}
+        self.assertEqual(saved_by["rmsnorm_f32"]["peers"]["fkc"]["max_s"],
+                         "inf")
         self.assertIn("- softmax_f16, torch.compile: failed: RuntimeError: "
                       "x \\| y", md)
         self.assertIn("- softmax_f16, JAX/XLA: differs from eager by 0.5", md)
