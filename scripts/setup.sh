@@ -31,5 +31,5 @@ fi
 ninja -C "$build" -j"$(nproc)"
 
 # The main job: compile an example graph.
-"$build/bin/fkc" examples/mlp.graph -o "$build/mlp.mlir"
-echo "setup: built fkc; compiled examples/mlp.graph to $build/mlp.mlir"
+"$build/bin/fkc" examples/mlp.graph -o "$build/mlp.ptx"
+echo "setup: built fkc; compiled examples/mlp.graph to $build/mlp.ptx"

@@ -1,6 +1,7 @@
 //===- Driver.cpp - what fkc does, as a library ---------------------------===//
 
 #include "Driver/Driver.h"
+#include "Artifact/ArtifactWriter.h"
 #include "Frontend/Importer.h"
 #include "Reference/Interpreter.h"
 #include "fk/IR/FkDialect.h"
@@ -83,13 +84,16 @@ LogicalResult Compilation::runStages(ModuleOp module) {
   }
   bool mismatch = false;
   for (Stage stage : getStages()) {
+    // The interpreter runs fk IR: --interpret stops at the last such stage.
+    if (options.interpret && !isTensorStage(stage))
+      break;
     PassManager pm(module.getContext());
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
-    addStagePasses(pm, stage);
+    addStagePasses(pm, stage, options.target);
     if (failed(pm.run(module)))
       return failure();
-    if (expected) {
+    if (expected && isTensorStage(stage)) {
       FailureOr<SmallVector<SmallVector<RefTensor>>> actual =
           interpretAll(module);
       if (failed(actual))
@@ -139,6 +143,7 @@ LogicalResult
 Compilation::process(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   DialectRegistry registry;
   registerImporterDialects(registry);
+  registerNvvmLoweringDependencies(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;
@@ -152,6 +157,8 @@ Compilation::process(std::unique_ptr<llvm::MemoryBuffer> buffer) {
       return success();
     if (options.interpret)
       return printValues(*module);
+    if (options.emit == Stage::Ptx)
+      return writeArtifact(*module, options.target.chip, os);
     module->print(os);
     os << "\n";
     return success();

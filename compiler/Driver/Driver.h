@@ -18,7 +18,9 @@ struct DriverOptions {
   /// A .graph file, or a .mlir file holding fk IR; "-" reads stdin.
   std::string inputFile = "-";
   std::string outputFile = "-";
-  Stage emit = Stage::Canonical;
+  Stage emit = Stage::Ptx;
+  /// What the kernels are compiled for.
+  TargetOptions target;
   /// Print the reference interpreter's results instead of IR.
   bool interpret = false;
   /// Check every stage against the graph stage on random inputs.

@@ -2,6 +2,8 @@
 
 #include "Pipelines/Pipeline.h"
 
+#include "Codegen/Passes.h"
+#include "fk/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -9,7 +11,9 @@ using namespace mlir;
 using namespace mlir::fk;
 
 llvm::ArrayRef<Stage> mlir::fk::getStages() {
-  static const Stage stages[] = {Stage::Graph, Stage::Canonical};
+  static const Stage stages[] = {Stage::Graph, Stage::Canonical, Stage::Primitive,
+                                  Stage::Fused, Stage::Gpu,       Stage::Nvvm,
+                                  Stage::Ptx};
   return stages;
 }
 
@@ -19,6 +23,16 @@ llvm::StringRef mlir::fk::getStageName(Stage stage) {
     return "graph";
   case Stage::Canonical:
     return "canonical";
+  case Stage::Primitive:
+    return "primitive";
+  case Stage::Fused:
+    return "fused";
+  case Stage::Gpu:
+    return "gpu";
+  case Stage::Nvvm:
+    return "nvvm";
+  case Stage::Ptx:
+    return "ptx";
   }
   llvm_unreachable("unknown stage");
 }
@@ -29,6 +43,16 @@ llvm::StringRef mlir::fk::getStageDescription(Stage stage) {
     return "the fk dialect as parsed";
   case Stage::Canonical:
     return "folded, canonicalized, duplicates merged";
+  case Stage::Primitive:
+    return "softmax, norms and attention as reductions, matmuls, elementwise";
+  case Stage::Fused:
+    return "ops grouped into fusions, one kernel each";
+  case Stage::Gpu:
+    return "launches on buffers; kernels in the gpu dialect";
+  case Stage::Nvvm:
+    return "kernels in the LLVM and NVVM dialects";
+  case Stage::Ptx:
+    return "the artifact: PTX led by its manifest (the default)";
   }
   llvm_unreachable("unknown stage");
 }
@@ -40,13 +64,37 @@ std::optional<Stage> mlir::fk::parseStageName(llvm::StringRef name) {
   return std::nullopt;
 }
 
-void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage) {
+bool mlir::fk::isTensorStage(Stage stage) {
+  return stage == Stage::Graph || stage == Stage::Canonical ||
+         stage == Stage::Primitive || stage == Stage::Fused;
+}
+
+void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
+                              const TargetOptions &target) {
   switch (stage) {
   case Stage::Graph:
     return;
   case Stage::Canonical:
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createCSEPass());
+    return;
+  case Stage::Primitive:
+    pm.addNestedPass<func::FuncOp>(createFkDecomposeCompositeOps());
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createCSEPass());
+    return;
+  case Stage::Fused:
+    pm.addNestedPass<func::FuncOp>(createFkFormFusions());
+    return;
+  case Stage::Gpu:
+    pm.addPass(createFkLowerToGpu());
+    pm.addNestedPass<func::FuncOp>(createCSEPass());
+    return;
+  case Stage::Nvvm:
+    addNvvmLoweringPasses(pm, target);
+    return;
+  case Stage::Ptx:
+    addPtxEmissionPasses(pm, target);
     return;
   }
 }

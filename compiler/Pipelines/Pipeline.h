@@ -9,6 +9,7 @@
 #ifndef FKC_PIPELINES_PIPELINE_H
 #define FKC_PIPELINES_PIPELINE_H
 
+#include "Codegen/NvvmLowering.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -21,6 +22,18 @@ enum class Stage {
   Graph,
   /// Folded and canonicalized, common subexpressions merged.
   Canonical,
+  /// Composite ops (softmax, norms, attention) rewritten into reductions,
+  /// matmuls and elementwise ops.
+  Primitive,
+  /// Ops grouped into fusions, each of which becomes one kernel.
+  Fused,
+  /// Host functions of kernel launches on memrefs, and the kernels as
+  /// gpu.func ops.
+  Gpu,
+  /// The kernels in the LLVM and NVVM dialects.
+  Nvvm,
+  /// The kernels as PTX; what fkc writes is the artifact (PTX + manifest).
+  Ptx,
 };
 
 /// Every stage, in pipeline order.
@@ -29,9 +42,14 @@ llvm::StringRef getStageName(Stage stage);
 llvm::StringRef getStageDescription(Stage stage);
 std::optional<Stage> parseStageName(llvm::StringRef name);
 
+/// Whether the IR of `stage` is fk ops on tensors, which the reference
+/// interpreter can run.
+bool isTensorStage(Stage stage);
+
 /// Appends the passes that take the IR of the stage before `stage` to
 /// `stage`.
-void addStagePasses(OpPassManager &pm, Stage stage);
+void addStagePasses(OpPassManager &pm, Stage stage,
+                    const TargetOptions &target = {});
 
 } // namespace mlir::fk
 

@@ -521,4 +521,12 @@ void mlir::fk::registerFkEvaluators(ReferenceInterpreter &interpreter) {
   add<LayerNormOp>(interpreter, evaluateLayerNorm);
   add<RmsNormOp>(interpreter, evaluateRmsNorm);
   add<AttentionOp>(interpreter, evaluateAttention);
+  // A fusion computes what its body computes.
+  interpreter.registerEvaluator(
+      FusionOp::getOperationName(),
+      [](ReferenceInterpreter &self, Operation *op,
+         ArrayRef<RefTensor> operands) -> Results {
+        return self.evaluateBlock(cast<FusionOp>(op).getBody().front(),
+                                  operands);
+      });
 }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fk/Transforms/Passes.h"
 #include "Reference/ReferencePasses.h"
 #include "fk/IR/FkDialect.h"
 
@@ -16,6 +17,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::fk::registerReferencePasses();
+  mlir::fk::registerFkTransformsPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::fk::FkDialect, mlir::func::FuncDialect>();

@@ -47,6 +47,21 @@ int main(int argc, char **argv) {
   app.add_option("--emit", options.emit, "The stage to stop after and print")
       ->transform(CLI::CheckedTransformer(stageByName))
       ->default_str(mlir::fk::getStageName(options.emit).str());
+  app.add_option("--target", options.target.chip,
+                 "GPU architecture to generate PTX for")
+      ->default_str(options.target.chip)
+      ->check([](const std::string &chip) {
+        std::string message;
+        return mlir::fk::isSupportedChip(chip, message) ? std::string()
+                                                         : message;
+      });
+  app.add_option("--cuda-path", options.target.cudaPath,
+                 "CUDA toolkit whose libdevice is linked for math functions "
+                 "(default: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)");
+  app.add_option("-O", options.target.optLevel,
+                 "Optimization level of the kernels")
+      ->default_val(3)
+      ->check(CLI::Range(0, 3));
   app.add_flag("--interpret", options.interpret,
                "Print the graphs' results on seeded random inputs, computed "
                "by the CPU reference interpreter at the emitted stage");

@@ -55,6 +55,18 @@ def Fk_GeluApproximationAttr
   let assemblyFormat = "$value";
 }
 
+def Fk_FusionKind : I32EnumAttr<"FusionKind",
+    "how the kernel of a fusion walks its iteration space", [
+      I32EnumAttrCase<"Loop", 0, "loop">,
+      I32EnumAttrCase<"Reduction", 1, "reduction">,
+      I32EnumAttrCase<"Matmul", 2, "matmul">]> {
+  let cppNamespace = "::mlir::fk";
+  let genSpecializedAttr = 0;
+}
+def Fk_FusionKindAttr : EnumAttr<Fk_Dialect, Fk_FusionKind, "fusion_kind"> {
+  let assemblyFormat = "$value";
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints: the dtypes of the language on static shapes
 //===----------------------------------------------------------------------===//

@@ -174,5 +174,58 @@ LogicalResult AttentionOp::verify() {
                                 mask, getScale().convertToDouble()));
 }
 
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// Ops a loop kernel computes element by element: each result element
+/// depends on operand elements at positions computed from its own.
+bool mlir::fk::isLoopOp(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() ||
+         isa<ConstantOp, IotaOp, BroadcastOp, TransposeOp, ReshapeOp>(op);
+}
+
+Operation *FusionOp::getRoot() {
+  auto yield = cast<YieldOp>(getBody().front().getTerminator());
+  if (yield.getValues().empty())
+    return nullptr;
+  return yield.getValues().front().getDefiningOp();
+}
+
+LogicalResult FusionOp::verify() {
+  Block &body = getBody().front();
+  // fusion C1
+  if (body.getArgumentTypes() != getInputs().getTypes())
+    return emitOpError() << "expects the body's arguments to have the types "
+                            "of the inputs";
+  auto yield = cast<YieldOp>(body.getTerminator());
+  // fusion C2
+  if (getNumResults() == 0)
+    return emitOpError() << "expects at least one result";
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "expects the body to yield the result types";
+  // fusion C3: the kind matches the body.
+  Operation *root = getRoot();
+  for (Operation &op : body.without_terminator()) {
+    if (isLoopOp(&op))
+      continue;
+    bool allowed =
+        &op == root &&
+        ((getKind() == FusionKind::Reduction &&
+          isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op)) ||
+         (getKind() == FusionKind::Matmul && isa<MatmulOp>(op)));
+    if (!allowed)
+      return emitOpError() << "of kind '" << stringifyFusionKind(getKind())
+                           << "' cannot hold '" << op.getName() << "'"
+                           << (&op == root ? "" : " other than as its root");
+  }
+  if (getKind() != FusionKind::Loop && (!root || isLoopOp(root)))
+    return emitOpError() << "of kind '" << stringifyFusionKind(getKind())
+                         << "' needs a root that is a "
+                         << (getKind() == FusionKind::Matmul ? "matmul"
+                                                             : "reduction");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "fk/IR/FkOps.cpp.inc"

@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -19,5 +20,11 @@
 
 #define GET_OP_CLASSES
 #include "fk/IR/FkOps.h.inc"
+
+namespace mlir::fk {
+/// Whether a loop fusion can compute `op` element by element: elementwise
+/// ops, broadcasts, transposes, reshapes, iota and constants.
+bool isLoopOp(Operation *op);
+} // namespace mlir::fk
 
 #endif // FK_IR_FKOPS_H

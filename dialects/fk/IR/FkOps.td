@@ -14,6 +14,7 @@ include "fk/IR/FkBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Constants and generators
@@ -416,6 +417,55 @@ def Fk_AttentionOp : Fk_Op<"attention", [Pure]> {
     type($value) `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
+  let summary = "a group of ops that runs as one GPU kernel";
+  let description = [{
+    The body computes the results from the inputs (bound to the entry block's
+    arguments) and yields them; it becomes one kernel, which reads the inputs
+    from device memory and writes the results to it, keeping everything in
+    between on chip. `kind` says how the kernel walks its work:
+
+    - `loop`: one independent computation per element of the (single)
+      result: elementwise ops, broadcasts, transposes, reshapes, iota and
+      constants;
+    - `reduction`: its root is a reduction whose operand is computed by loop
+      ops of the body;
+    - `matmul`: its root is a matmul.
+
+    ```mlir
+    %r = fk.fusion loop (%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> {
+    ^bb0(%x: tensor<8xf32>, %y: tensor<8xf32>):
+      %s = fk.add %x, %y : tensor<8xf32>
+      fk.yield %s : tensor<8xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Fk_FusionKindAttr:$kind, Variadic<Fk_Tensor>:$inputs);
+  let results = (outs Variadic<Fk_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind (`(` $inputs^ `)`)? attr-dict `:` functional-type($inputs, $results)
+    $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The op that yields the fusion's first result: what the kernel is
+    /// built around.
+    Operation *getRoot();
+  }];
+}
+
+def Fk_YieldOp : Fk_Op<"yield", [Pure, ReturnLike, Terminator,
+                                 HasParent<"FusionOp">]> {
+  let summary = "the results of a fusion";
+  let arguments = (ins Variadic<Fk_Tensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
 #endif // FK_IR_FKOPS_TD

@@ -1,0 +1,228 @@
+//===- ArtifactWriter.cpp - the .ptx artifact with its manifest -----------===//
+
+#include "Artifact/ArtifactWriter.h"
+#include "Artifact/BufferPlan.h"
+#include "Codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+/// The manifest's dtype of a buffer's element type (i1 is stored as i8).
+static StringRef dtypeName(Type elementType) {
+  if (elementType.isF32())
+    return "f32";
+  if (elementType.isF16())
+    return "f16";
+  if (elementType.isBF16())
+    return "bf16";
+  if (elementType.isSignlessInteger(32))
+    return "i32";
+  return "i1";
+}
+
+static int64_t bufferBytes(MemRefType type) {
+  int64_t elementBytes =
+      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  return type.getNumElements() * elementBytes;
+}
+
+namespace {
+/// The manifest entry of one graph: its buffers and launches.
+class GraphManifest {
+public:
+  explicit GraphManifest(func::FuncOp host) : host(host) {}
+
+  LogicalResult build();
+  void write(llvm::raw_ostream &os);
+
+private:
+  struct Buffer {
+    std::string kind;
+    int64_t index = 0; // input/output index, or workspace slot
+  };
+  struct Launch {
+    std::string kernel;
+    std::array<int64_t, 3> grid, block;
+    int64_t sharedBytes;
+    SmallVector<int64_t> bufferIds;
+  };
+
+  llvm::json::Array tensors(bool outputs);
+
+  func::FuncOp host;
+  DenseMap<Value, int64_t> bufferIds;
+  SmallVector<Buffer> buffers;
+  SmallVector<BufferLifetime> workspaceLifetimes;
+  WorkspacePlan workspace;
+  SmallVector<Launch> launches;
+};
+} // namespace
+
+LogicalResult GraphManifest::build() {
+  int64_t inputs = 0, outputs = 0;
+  for (BlockArgument arg : host.getArguments()) {
+    bool isOutput = host.getArgAttr(arg.getArgNumber(), kOutputAttrName) != nullptr;
+    bufferIds[arg] = buffers.size();
+    buffers.push_back({isOutput ? "output" : "input",
+                       isOutput ? outputs++ : inputs++});
+  }
+  auto constant = [&](Value v, int64_t &out) -> LogicalResult {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    if (!c)
+      return emitError(v.getLoc()) << "launch dimension is not a constant";
+    out = *c;
+    return success();
+  };
+  for (Operation &op : host.getBody().front()) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      bufferIds[alloc] = buffers.size();
+      buffers.push_back({"workspace", (int64_t)workspaceLifetimes.size()});
+      workspaceLifetimes.push_back({bufferBytes(alloc.getType()), 0, -1});
+      continue;
+    }
+    auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+    if (!launch)
+      continue;
+    Launch entry;
+    entry.kernel = launch.getKernelName().str();
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues(),
+                    block = launch.getBlockSizeOperandValues();
+    if (failed(constant(grid.x, entry.grid[0])) ||
+        failed(constant(grid.y, entry.grid[1])) ||
+        failed(constant(grid.z, entry.grid[2])) ||
+        failed(constant(block.x, entry.block[0])) ||
+        failed(constant(block.y, entry.block[1])) ||
+        failed(constant(block.z, entry.block[2])))
+      return failure();
+    entry.sharedBytes = 0;
+    if (Value shared = launch.getDynamicSharedMemorySize())
+      if (failed(constant(shared, entry.sharedBytes)))
+        return failure();
+    int64_t index = launches.size();
+    for (Value arg : launch.getKernelOperands()) {
+      auto it = bufferIds.find(arg);
+      if (it == bufferIds.end())
+        return launch.emitOpError()
+               << "passes an argument that is not a graph buffer";
+      entry.bufferIds.push_back(it->second);
+      const Buffer &buffer = buffers[it->second];
+      if (buffer.kind == "workspace") {
+        BufferLifetime &life = workspaceLifetimes[buffer.index];
+        if (life.first > life.last)
+          life.first = index;
+        life.last = index;
+      }
+    }
+    launches.push_back(std::move(entry));
+  }
+  workspace = planWorkspace(workspaceLifetimes);
+  return success();
+}
+
+llvm::json::Array GraphManifest::tensors(bool outputs) {
+  llvm::json::Array result;
+  for (BlockArgument arg : host.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    if ((host.getArgAttr(i, kOutputAttrName) != nullptr) != outputs)
+      continue;
+    auto type = cast<MemRefType>(arg.getType());
+    auto name = host.getArgAttrOfType<StringAttr>(i, "fk.name");
+    result.push_back(llvm::json::Object{
+        {"name", name ? name.getValue().str() : "arg" + std::to_string(i)},
+        {"dtype", dtypeName(type.getElementType())},
+        {"shape", llvm::json::Array(type.getShape())}});
+  }
+  return result;
+}
+
+/// One JSON value on one line.
+static std::string compact(llvm::json::Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << value;
+  return text;
+}
+
+/// Writes a graph's entry with one line per tensor list, buffer and launch,
+/// so that the manifest stays readable and diffs line by line.
+void GraphManifest::write(llvm::raw_ostream &os) {
+  os << "{\"name\": " << compact(host.getName()) << ",\n";
+  os << " \"inputs\": " << compact(tensors(false)) << ",\n";
+  os << " \"outputs\": " << compact(tensors(true)) << ",\n";
+  os << " \"workspace_bytes\": " << workspace.bytes << ",\n";
+  os << " \"buffers\": [";
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    const Buffer &buffer = buffers[id];
+    llvm::json::Object entry{{"id", static_cast<int64_t>(id)},
+                             {"kind", buffer.kind}};
+    if (buffer.kind == "workspace") {
+      entry["offset"] = workspace.offsets[buffer.index];
+      entry["bytes"] = workspaceLifetimes[buffer.index].bytes;
+    } else {
+      entry["index"] = buffer.index;
+    }
+    os << (id ? ",\n  " : "\n  ") << compact(std::move(entry));
+  }
+  os << "],\n \"launches\": [";
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const Launch &launch = launches[i];
+    llvm::json::Array args;
+    for (int64_t id : launch.bufferIds)
+      args.push_back(llvm::json::Object{{"buffer", id}});
+    llvm::json::Object entry{{"kernel", launch.kernel},
+                             {"grid", llvm::json::Array(launch.grid)},
+                             {"block", llvm::json::Array(launch.block)},
+                             {"shared_bytes", launch.sharedBytes},
+                             {"args", std::move(args)}};
+    os << (i ? ",\n  " : "\n  ") << compact(std::move(entry));
+  }
+  os << "]}";
+}
+
+static FailureOr<std::string> getPtx(ModuleOp module) {
+  auto binary = module.lookupSymbol<gpu::BinaryOp>(kKernelModuleName);
+  if (!binary || binary.getObjects().size() != 1)
+    return module.emitError()
+           << "expected the kernels as one gpu.binary '" << kKernelModuleName
+           << "' (run the pipeline to the ptx stage)";
+  auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+  if (object.getFormat() != gpu::CompilationTarget::Assembly)
+    return binary.emitError() << "expected PTX assembly";
+  return object.getObject().getValue().str();
+}
+
+LogicalResult mlir::fk::writeArtifact(ModuleOp module, llvm::StringRef target,
+                                      llvm::raw_ostream &os) {
+  FailureOr<std::string> ptx = getPtx(module);
+  if (failed(ptx))
+    return failure();
+  std::vector<GraphManifest> graphs;
+  for (auto host : module.getOps<func::FuncOp>()) {
+    graphs.emplace_back(host);
+    if (failed(graphs.back().build()))
+      return failure();
+  }
+
+  std::string manifest;
+  llvm::raw_string_ostream json(manifest);
+  json << "{\"format\": \"fkc-artifact\", \"version\": " << kArtifactVersion
+       << ", \"target\": " << compact(target) << ",\n\"graphs\": [";
+  for (auto [i, graph] : llvm::enumerate(graphs)) {
+    json << (i ? ",\n" : "\n");
+    graph.write(json);
+  }
+  json << "]}";
+
+  os << "// fkc-manifest-begin\n";
+  for (StringRef line : llvm::split(manifest, '\n'))
+    os << "// " << line << "\n";
+  os << "// fkc-manifest-end\n";
+  os << *ptx;
+  return success();
+}

@@ -1,0 +1,28 @@
+//===- ArtifactWriter.h - the .ptx artifact with its manifest ---*- C++ -*-===//
+//
+// Writes what `fkc` delivers: the PTX of the kernel module, led by the JSON
+// manifest (docs/artifact.md) that tells the runtime each graph's signature,
+// workspace, buffers and launch sequence.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_ARTIFACT_ARTIFACTWRITER_H
+#define FKC_ARTIFACT_ARTIFACTWRITER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::fk {
+
+/// The manifest format version written, see docs/artifact.md.
+inline constexpr int kArtifactVersion = 1;
+
+/// Writes the artifact of `module`, which must hold the host functions of
+/// `fk-lower-to-gpu` and the kernel module as a `gpu.binary` of PTX.
+/// Emits an error on the module for what the manifest cannot express.
+LogicalResult writeArtifact(ModuleOp module, llvm::StringRef target,
+                            llvm::raw_ostream &os);
+
+} // namespace mlir::fk
+
+#endif // FKC_ARTIFACT_ARTIFACTWRITER_H

@@ -1,0 +1,46 @@
+//===- KernelBuilder.h - the GPU kernel of a fusion -------------*- C++ -*-===//
+//
+// Turns one `fk.fusion` into the body of a `gpu.func`: a grid-stride loop
+// over the fusion's work items (result elements), each computed by walking
+// the fusion's body backwards from the result to the loads of its inputs.
+// Shape ops (broadcast, transpose, reshape) become index arithmetic, so only
+// the fusion's inputs and results touch device memory.
+//
+// The kernel's arguments are the fusion's inputs then its results, as
+// memrefs of their tensor shapes (passed as bare pointers).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_CODEGEN_KERNELBUILDER_H
+#define FKC_CODEGEN_KERNELBUILDER_H
+
+#include "fk/IR/FkOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <array>
+#include <cstdint>
+
+namespace mlir::fk {
+
+/// How a kernel is launched.
+struct LaunchShape {
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  std::array<int64_t, 3> block = {1, 1, 1};
+  int64_t sharedBytes = 0;
+};
+
+/// Fills the empty body of `kernel` (whose arguments are the memrefs of the
+/// inputs then the results of `fusion`) with the code of `fusion` and returns
+/// how to launch it. Dense constants of the fusion become globals of
+/// `kernels`. Emits an error at the fusion on what it cannot build.
+FailureOr<LaunchShape> buildFusionKernel(FusionOp fusion,
+                                         gpu::GPUFuncOp kernel,
+                                         gpu::GPUModuleOp kernels);
+
+/// The number of work items (threads' worth of work) of `fusion`; a fusion
+/// with none needs no launch.
+int64_t getWorkItemCount(FusionOp fusion);
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_KERNELBUILDER_H

@@ -1,0 +1,158 @@
+//===- LowerToGpu.cpp - graphs of fusions to kernels and launches ---------===//
+
+#include "Codegen/KernelBuilder.h"
+#include "Codegen/Passes.h"
+#include "fk/IR/FkOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::fk {
+#define GEN_PASS_DEF_FKLOWERTOGPU
+#include "Codegen/Passes.h.inc"
+} // namespace mlir::fk
+
+using namespace mlir;
+using namespace mlir::fk;
+
+/// The memref a tensor lives in on the device; i1 is stored as bytes.
+static MemRefType getBufferType(Type tensor) {
+  auto type = cast<RankedTensorType>(tensor);
+  Type elementType = type.getElementType();
+  if (elementType.isSignlessInteger(1))
+    elementType = IntegerType::get(type.getContext(), 8);
+  return MemRefType::get(type.getShape(), elementType);
+}
+
+static LogicalResult checkGraphBody(func::FuncOp graph) {
+  for (Operation &op : graph.getBody().front()) {
+    if (isa<FusionOp, func::ReturnOp>(op))
+      continue;
+    if (auto constant = dyn_cast<ConstantOp>(op))
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+          dense && dense.isSplat())
+        continue;
+    return op.emitOpError()
+           << "is outside a fusion; only fusions become kernels (run "
+              "fk-form-fusions first)";
+  }
+  return success();
+}
+
+namespace {
+/// Lowers one graph into a host function of launches and the kernels.
+class GraphLowering {
+public:
+  GraphLowering(func::FuncOp graph, gpu::GPUModuleOp kernels)
+      : graph(graph), kernels(kernels), b(graph) {}
+
+  LogicalResult run();
+
+private:
+  func::FuncOp createHostFunction();
+  LogicalResult lowerFusion(FusionOp fusion, int64_t index);
+
+  func::FuncOp graph, host;
+  gpu::GPUModuleOp kernels;
+  OpBuilder b;
+  /// The buffer of each tensor value of the graph.
+  DenseMap<Value, Value> buffers;
+};
+} // namespace
+
+func::FuncOp GraphLowering::createHostFunction() {
+  SmallVector<Type> argumentTypes;
+  for (Type type : graph.getArgumentTypes())
+    argumentTypes.push_back(getBufferType(type));
+  for (Type type : graph.getResultTypes())
+    argumentTypes.push_back(getBufferType(type));
+  auto fn = func::FuncOp::create(b, graph.getLoc(), graph.getName(),
+                                 b.getFunctionType(argumentTypes, {}));
+  unsigned numInputs = graph.getNumArguments();
+  for (unsigned i = 0; i < numInputs; ++i)
+    fn.setArgAttrs(i, graph.getArgAttrDict(i));
+  for (unsigned j = 0; j < graph.getNumResults(); ++j) {
+    NamedAttrList attrs(graph.getResultAttrDict(j));
+    attrs.set(kOutputAttrName, b.getUnitAttr());
+    fn.setArgAttrs(numInputs + j, attrs.getDictionary(b.getContext()));
+  }
+  Block *entry = fn.addEntryBlock();
+  for (auto [tensor, buffer] :
+       llvm::zip(graph.getArguments(), entry->getArguments()))
+    buffers[tensor] = buffer;
+  auto ret = cast<func::ReturnOp>(graph.getBody().front().getTerminator());
+  for (auto [j, tensor] : llvm::enumerate(ret.getOperands()))
+    buffers[tensor] = entry->getArgument(numInputs + j);
+  return fn;
+}
+
+LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
+  Location loc = fusion.getLoc();
+  for (Value result : fusion.getResults())
+    if (!buffers.count(result))
+      buffers[result] = memref::AllocOp::create(
+          b, loc, getBufferType(result.getType()));
+  if (getWorkItemCount(fusion) == 0)
+    return success();
+
+  SmallVector<Value> arguments;
+  for (Value input : fusion.getInputs())
+    arguments.push_back(buffers.lookup(input));
+  for (Value result : fusion.getResults())
+    arguments.push_back(buffers.lookup(result));
+
+  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  auto kernel = gpu::GPUFuncOp::create(
+      kb, loc, (graph.getName() + "_k" + Twine(index)).str(),
+      kb.getFunctionType(ValueRange(arguments).getTypes(), {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  SymbolTable(kernels).insert(kernel);
+  FailureOr<LaunchShape> shape = buildFusionKernel(fusion, kernel, kernels);
+  if (failed(shape))
+    return failure();
+
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  gpu::KernelDim3 grid{constant(shape->grid[0]), constant(shape->grid[1]),
+                       constant(shape->grid[2])};
+  gpu::KernelDim3 block{constant(shape->block[0]), constant(shape->block[1]),
+                        constant(shape->block[2])};
+  Value shared;
+  if (shape->sharedBytes != 0)
+    shared = arith::ConstantIntOp::create(b, loc, shape->sharedBytes, 32);
+  gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, shared, arguments);
+  return success();
+}
+
+LogicalResult GraphLowering::run() {
+  if (failed(checkGraphBody(graph)))
+    return failure();
+  host = createHostFunction();
+  b.setInsertionPointToStart(&host.getBody().front());
+  int64_t index = 0;
+  for (auto fusion : graph.getBody().front().getOps<FusionOp>())
+    if (failed(lowerFusion(fusion, index++)))
+      return failure();
+  func::ReturnOp::create(b, graph.getLoc());
+  graph.erase();
+  return success();
+}
+
+namespace {
+struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    auto builder = OpBuilder::atBlockEnd(module.getBody());
+    auto kernels =
+        gpu::GPUModuleOp::create(builder, module.getLoc(), kKernelModuleName);
+    SymbolTable(module).insert(kernels);
+    for (auto graph :
+         llvm::to_vector(module.getBody()->getOps<func::FuncOp>()))
+      if (failed(GraphLowering(graph, kernels).run()))
+        return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,105 @@
+//===- NvvmLowering.cpp - kernels to NVVM and PTX -------------------------===//
+//
+// The one file that includes the upstream conversion passes' header (it is
+// large and slow to compile).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Codegen/NvvmLowering.h"
+#include "Codegen/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+llvm::ArrayRef<llvm::StringRef> mlir::fk::getSupportedChips() {
+  static const llvm::StringRef chips[] = {
+      "sm_70",  "sm_72",  "sm_75",  "sm_80",   "sm_86",   "sm_87",
+      "sm_89",  "sm_90",  "sm_90a", "sm_100",  "sm_100a", "sm_120",
+      "sm_120a"};
+  return chips;
+}
+
+bool mlir::fk::isSupportedChip(llvm::StringRef chip, std::string &message) {
+  if (llvm::is_contained(getSupportedChips(), chip))
+    return true;
+  message = "unsupported target '" + chip.str() + "'; expected one of " +
+            llvm::join(getSupportedChips(), ", ");
+  return false;
+}
+
+std::string mlir::fk::getPtxFeatures(llvm::StringRef chip) {
+  // The oldest PTX ISA that knows the architecture: 8.0 covers up to sm_90a.
+  if (chip.starts_with("sm_120"))
+    return "+ptx87";
+  if (chip.starts_with("sm_100"))
+    return "+ptx86";
+  return "+ptx80";
+}
+
+void mlir::fk::addNvvmLoweringPasses(OpPassManager &pm,
+                                     const TargetOptions &target) {
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = target.chip;
+  attach.features = getPtxFeatures(target.chip);
+  attach.optLevel = target.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions convert;
+  // Kernels take one pointer per buffer, as the artifact's launches pass.
+  convert.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(convert));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::fk::addPtxEmissionPasses(OpPassManager &pm,
+                                    const TargetOptions &target) {
+  GpuModuleToBinaryPassOptions options;
+  options.compilationTarget = "isa";
+  options.toolkitPath = target.cudaPath;
+  pm.addPass(createGpuModuleToBinaryPass(options));
+}
+
+void mlir::fk::registerNvvmLoweringDependencies(DialectRegistry &registry) {
+  registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                  math::MathDialect, memref::MemRefDialect, NVVM::NVVMDialect,
+                  scf::SCFDialect>();
+  // convert-gpu-to-nvvm lowers the ops of every dialect that offers these.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  NVVM::registerConvertGpuToNVVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}

@@ -1,0 +1,51 @@
+//===- NvvmLowering.h - kernels to NVVM and PTX -----------------*- C++ -*-===//
+//
+// The last steps of the compiler use upstream MLIR: the kernel module is
+// converted to the LLVM and NVVM dialects, then LLVM's NVPTX backend turns it
+// into PTX (`gpu-module-to-binary` with format `isa`), linking CUDA's
+// libdevice for the math functions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_CODEGEN_NVVMLOWERING_H
+#define FKC_CODEGEN_NVVMLOWERING_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include <string>
+
+namespace mlir::fk {
+
+/// What the PTX is generated for.
+struct TargetOptions {
+  /// The GPU architecture: `sm_` then its compute capability, with an `a`
+  /// suffix for architecture-specific features (sm_90a).
+  std::string chip = "sm_90";
+  /// The CUDA toolkit holding nvvm/libdevice/libdevice.10.bc; empty: MLIR's
+  /// default search ($CUDA_HOME/$CUDA_PATH, then /usr/local/cuda).
+  std::string cudaPath;
+  /// LLVM optimization level of the kernels (0-3).
+  unsigned optLevel = 3;
+};
+
+/// The architectures fkc generates PTX for.
+llvm::ArrayRef<llvm::StringRef> getSupportedChips();
+
+/// Whether `chip` is supported; otherwise sets `message` to why not.
+bool isSupportedChip(llvm::StringRef chip, std::string &message);
+
+/// The PTX ISA version to emit for `chip`, as an LLVM feature ("+ptx80").
+std::string getPtxFeatures(llvm::StringRef chip);
+
+/// Converts the kernel module to the LLVM and NVVM dialects.
+void addNvvmLoweringPasses(OpPassManager &pm, const TargetOptions &target);
+
+/// Replaces the kernel module by a `gpu.binary` holding its PTX.
+void addPtxEmissionPasses(OpPassManager &pm, const TargetOptions &target);
+
+/// Registers the dialects, interfaces and translations these passes need.
+void registerNvvmLoweringDependencies(DialectRegistry &registry);
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_NVVMLOWERING_H

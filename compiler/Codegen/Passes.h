@@ -1,0 +1,30 @@
+//===- Passes.h - from fusions to GPU kernels -------------------*- C++ -*-===//
+
+#ifndef FKC_CODEGEN_PASSES_H
+#define FKC_CODEGEN_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::fk {
+
+#define GEN_PASS_DECL
+#include "Codegen/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "Codegen/Passes.h.inc"
+
+/// The name of the unit attribute that marks the output arguments of a
+/// lowered graph.
+inline constexpr llvm::StringLiteral kOutputAttrName = "fk.output";
+/// The name of the kernel module.
+inline constexpr llvm::StringLiteral kKernelModuleName = "fk_kernels";
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_PASSES_H

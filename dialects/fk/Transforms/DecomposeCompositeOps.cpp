@@ -1,0 +1,225 @@
+//===- DecomposeCompositeOps.cpp - composite ops as primitive ops ---------===//
+//
+// softmax, layernorm, rmsnorm and attention become the reductions, matmuls
+// and elementwise ops of their definitions, so that the kernel builders only
+// know three shapes of work (loop, reduction, matmul). f16/bf16 composites
+// compute in f32 inside, as their reference semantics do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fk/IR/FkOps.h"
+#include "fk/IR/FkScalarSemantics.h"
+#include "fk/IR/FkTypeInference.h"
+#include "fk/Transforms/Passes.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+#include <limits>
+
+namespace mlir::fk {
+#define GEN_PASS_DEF_FKDECOMPOSECOMPOSITEOPS
+#include "fk/Transforms/Passes.h.inc"
+} // namespace mlir::fk
+
+using namespace mlir;
+using namespace mlir::fk;
+
+namespace {
+/// Builds primitive fk ops in front of the composite op being decomposed, at
+/// its location.
+class Composer {
+public:
+  explicit Composer(Operation *op) : b(op), loc(op->getLoc()), op(op) {}
+
+  static RankedTensorType typeOf(Value v) {
+    return llvm::cast<RankedTensorType>(v.getType());
+  }
+
+  Value cast(Value v, Type elementType) {
+    RankedTensorType type = typeOf(v);
+    if (type.getElementType() == elementType)
+      return v;
+    return CastOp::create(b, loc, type.clone(elementType), v);
+  }
+
+  Value splat(RankedTensorType type, double value) {
+    auto attr = DenseElementsAttr::get(
+        type, doubleToAttribute(type.getElementType(), value));
+    return ConstantOp::create(b, loc, type, attr);
+  }
+
+  template <typename OpTy> Value binary(Value lhs, Value rhs) {
+    return OpTy::create(b, loc, lhs.getType(), lhs, rhs);
+  }
+  template <typename OpTy> Value unary(Value v) {
+    return OpTy::create(b, loc, v.getType(), v);
+  }
+
+  Value broadcast(Value v, RankedTensorType type) {
+    if (typeOf(v) == type)
+      return v;
+    return BroadcastOp::create(b, loc, type, v);
+  }
+
+  Value reshape(Value v, ArrayRef<int64_t> shape) {
+    RankedTensorType type = typeOf(v).clone(shape);
+    if (typeOf(v) == type)
+      return v;
+    return ReshapeOp::create(b, loc, type, v);
+  }
+
+  /// `OpTy` over `axis` of `v`, broadcast back to the shape of `v`.
+  template <typename OpTy> Value reduceAlong(Value v, int64_t axis) {
+    RankedTensorType type = typeOf(v);
+    SmallVector<int64_t> reducedShape(type.getShape()), keptShape;
+    reducedShape.erase(reducedShape.begin() + axis);
+    keptShape.assign(type.getShape().begin(), type.getShape().end());
+    keptShape[axis] = 1;
+    Value reduced = OpTy::create(b, loc, type.clone(reducedShape), v,
+                                 b.getDenseI64ArrayAttr({axis}));
+    return broadcast(reshape(reduced, keptShape), type);
+  }
+
+  /// A vector of the length of `axis` of `type`, broadcast along that axis.
+  Value broadcastAlong(Value vector, RankedTensorType type, int64_t axis) {
+    SmallVector<int64_t> shape(type.getRank() - axis, 1);
+    shape[0] = type.getDimSize(axis);
+    return broadcast(reshape(vector, shape), type);
+  }
+
+  /// softmax of an f32 `x` along `axis`.
+  Value softmax(Value x, int64_t axis) {
+    Value shifted = binary<SubOp>(x, reduceAlong<ReduceMaxOp>(x, axis));
+    Value exps = unary<ExpOp>(shifted);
+    return binary<DivOp>(exps, reduceAlong<ReduceSumOp>(exps, axis));
+  }
+
+  /// `lhs @ rhs` with the type the matmul rules give.
+  Value matmul(Value lhs, Value rhs) {
+    FailureOr<RankedTensorType> type = inferMatmulType(
+        [&] { return op->emitOpError(); }, typeOf(lhs), typeOf(rhs));
+    assert(succeeded(type) && "operands of a verified op");
+    return MatmulOp::create(b, loc, *type, lhs, rhs);
+  }
+
+  OpBuilder b;
+  Location loc;
+  Operation *op;
+};
+} // namespace
+
+static Value decompose(SoftmaxOp op) {
+  Composer c(op);
+  Type elementType = Composer::typeOf(op.getOperand()).getElementType();
+  Value x = c.cast(op.getOperand(), c.b.getF32Type());
+  return c.cast(c.softmax(x, op.getAxis()), elementType);
+}
+
+static Value decompose(LayerNormOp op) {
+  Composer c(op);
+  Type f32 = c.b.getF32Type();
+  int64_t axis = op.getAxis();
+  Value x = c.cast(op.getOperand(), f32);
+  RankedTensorType type = Composer::typeOf(x);
+  Value centered = c.binary<SubOp>(x, c.reduceAlong<ReduceMeanOp>(x, axis));
+  Value variance = c.reduceAlong<ReduceMeanOp>(
+      c.binary<MulOp>(centered, centered), axis);
+  Value inverse = c.unary<RsqrtOp>(c.binary<AddOp>(
+      variance, c.splat(type, op.getEps().convertToDouble())));
+  Value gamma = c.broadcastAlong(c.cast(op.getGamma(), f32), type, axis);
+  Value beta = c.broadcastAlong(c.cast(op.getBeta(), f32), type, axis);
+  Value y = c.binary<AddOp>(
+      c.binary<MulOp>(c.binary<MulOp>(centered, inverse), gamma), beta);
+  return c.cast(y, Composer::typeOf(op.getOperand()).getElementType());
+}
+
+static Value decompose(RmsNormOp op) {
+  Composer c(op);
+  Type f32 = c.b.getF32Type();
+  Value x = c.cast(op.getOperand(), f32);
+  RankedTensorType type = Composer::typeOf(x);
+  int64_t axis = type.getRank() - 1;
+  Value meanSquare = c.reduceAlong<ReduceMeanOp>(c.binary<MulOp>(x, x), axis);
+  Value inverse = c.unary<RsqrtOp>(c.binary<AddOp>(
+      meanSquare, c.splat(type, op.getEps().convertToDouble())));
+  Value gamma = c.broadcastAlong(c.cast(op.getGamma(), f32), type, axis);
+  Value y = c.binary<MulOp>(c.binary<MulOp>(x, inverse), gamma);
+  return c.cast(y, Composer::typeOf(op.getOperand()).getElementType());
+}
+
+static Value decompose(AttentionOp op) {
+  Composer c(op);
+  Type f32 = c.b.getF32Type();
+  Value q = c.cast(op.getQuery(), f32), k = c.cast(op.getKey(), f32),
+        v = c.cast(op.getValue(), f32);
+
+  RankedTensorType kType = Composer::typeOf(k);
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, kType.getRank()));
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  FailureOr<RankedTensorType> kTransposedType = inferTransposeType(
+      [&] { return op.emitOpError(); }, kType, perm);
+  assert(succeeded(kTransposedType) && "a valid permutation");
+  Value kTransposed = TransposeOp::create(c.b, c.loc, *kTransposedType, k,
+                                          c.b.getDenseI64ArrayAttr(perm));
+
+  Value scores = c.matmul(q, kTransposed);
+  scores = c.binary<MulOp>(
+      scores, c.splat(Composer::typeOf(scores), op.getScale().convertToDouble()));
+  if (Value mask = op.getMask()) {
+    // The mask may add batch dimensions to the scores.
+    FailureOr<SmallVector<int64_t>> shape = inferBroadcastShape(
+        [&] { return op.emitOpError(); }, Composer::typeOf(scores).getShape(),
+        Composer::typeOf(mask).getShape());
+    assert(succeeded(shape) && "a verified mask broadcasts to the scores");
+    RankedTensorType type = Composer::typeOf(scores).clone(*shape);
+    scores = c.binary<AddOp>(c.broadcast(scores, type),
+                             c.broadcast(c.cast(mask, f32), type));
+  }
+  RankedTensorType scoresType = Composer::typeOf(scores);
+  if (op.getCausal()) {
+    // Query i sees keys j <= i + nk - nq; the others get -inf added, as in
+    // the reference semantics (so a NaN score stays NaN).
+    int64_t nq = scoresType.getDimSize(scoresType.getRank() - 2),
+            nk = scoresType.getDimSize(scoresType.getRank() - 1);
+    auto indexType = RankedTensorType::get({nq, nk}, c.b.getI32Type());
+    Value rows = IotaOp::create(c.b, c.loc, indexType, 0);
+    Value columns = IotaOp::create(c.b, c.loc, indexType, 1);
+    Value lastVisible =
+        c.binary<AddOp>(rows, c.splat(indexType, static_cast<double>(nk - nq)));
+    Value hidden = CompareOp::create(
+        c.b, c.loc, indexType.clone(c.b.getI1Type()),
+        ComparisonDirectionAttr::get(c.b.getContext(), ComparisonDirection::GT),
+        columns, lastVisible);
+    auto planeType = RankedTensorType::get({nq, nk}, f32);
+    Value penalty = SelectOp::create(
+        c.b, c.loc, planeType, hidden,
+        c.splat(planeType, -std::numeric_limits<double>::infinity()),
+        c.splat(planeType, 0.0));
+    scores = c.binary<AddOp>(scores, c.broadcast(penalty, scoresType));
+  }
+  Value probabilities = c.softmax(scores, scoresType.getRank() - 1);
+  Value out = c.matmul(probabilities, v);
+  auto resultType = llvm::cast<RankedTensorType>(op.getType());
+  return c.cast(c.broadcast(out, resultType.clone(f32)),
+                resultType.getElementType());
+}
+
+namespace {
+struct DecomposeCompositeOpsPass
+    : fk::impl::FkDecomposeCompositeOpsBase<DecomposeCompositeOpsPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> composites;
+    getOperation().walk([&](Operation *op) {
+      if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp>(op))
+        composites.push_back(op);
+    });
+    for (Operation *op : composites) {
+      Value replacement =
+          llvm::TypeSwitch<Operation *, Value>(op)
+              .Case<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp>(
+                  [](auto composite) { return decompose(composite); });
+      op->getResult(0).replaceAllUsesWith(replacement);
+      op->erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,117 @@
+//===- FormFusions.cpp - one fusion per computing op ----------------------===//
+//
+// The simplest kernel plan: every op runs as a kernel of its own. Splat
+// constants are not kernels; they are cloned into the fusions that use them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fk/IR/FkOps.h"
+#include "fk/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::fk {
+#define GEN_PASS_DEF_FKFORMFUSIONS
+#include "fk/Transforms/Passes.h.inc"
+} // namespace mlir::fk
+
+using namespace mlir;
+using namespace mlir::fk;
+
+static bool isSplatConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return dense && dense.isSplat();
+}
+
+static FusionKind kindOf(Operation *op) {
+  if (isa<MatmulOp>(op))
+    return FusionKind::Matmul;
+  if (isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op))
+    return FusionKind::Reduction;
+  return FusionKind::Loop;
+}
+
+/// Replaces `ops` (in order, all in one block, with results used only after
+/// the last) by one fusion of `kind` yielding `results`.
+static FusionOp buildFusion(OpBuilder &b, Location loc, FusionKind kind,
+                            ArrayRef<Operation *> ops, ValueRange results) {
+  // The inputs: values used by `ops` that are defined elsewhere, except
+  // splat constants, which are cloned in.
+  llvm::SetVector<Value> inputs;
+  llvm::SetVector<Operation *> splats;
+  llvm::SmallPtrSet<Operation *, 8> inside(ops.begin(), ops.end());
+  auto addUse = [&](Value v) {
+    if (v.getDefiningOp() && inside.contains(v.getDefiningOp()))
+      return;
+    if (isSplatConstant(v))
+      splats.insert(v.getDefiningOp());
+    else
+      inputs.insert(v);
+  };
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands())
+      addUse(operand);
+  for (Value result : results)
+    addUse(result);
+
+  auto fusion = FusionOp::create(b, loc, TypeRange(ValueRange(results)), kind,
+                                 inputs.getArrayRef());
+  Block *body = b.createBlock(&fusion.getBody());
+  IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  OpBuilder inner = OpBuilder::atBlockBegin(body);
+  for (Operation *splat : splats)
+    inner.clone(*splat, mapping);
+  for (Operation *op : ops)
+    inner.clone(*op, mapping);
+  SmallVector<Value> yielded;
+  for (Value result : results)
+    yielded.push_back(mapping.lookup(result));
+  YieldOp::create(inner, loc, yielded);
+  return fusion;
+}
+
+namespace {
+struct FormFusionsPass : fk::impl::FkFormFusionsBase<FormFusionsPass> {
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    Block &block = fn.getBody().front();
+    OpBuilder b(&getContext());
+
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (isa<FusionOp, func::ReturnOp>(op) ||
+          (isa<ConstantOp>(op) && isSplatConstant(op.getResult(0))))
+        continue;
+      b.setInsertionPoint(&op);
+      FusionOp fusion = buildFusion(b, op.getLoc(), kindOf(&op), {&op},
+                                    op.getResults());
+      op.replaceAllUsesWith(fusion.getResults());
+      op.erase();
+    }
+
+    // Every result must be written by a kernel of its own: copy arguments,
+    // splat constants and values returned twice.
+    auto ret = cast<func::ReturnOp>(block.getTerminator());
+    llvm::SmallPtrSet<Value, 8> returned;
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value value = operand.get();
+      bool written = value.getDefiningOp<FusionOp>() != nullptr;
+      if (written && returned.insert(value).second)
+        continue;
+      b.setInsertionPoint(ret);
+      FusionOp copy =
+          buildFusion(b, value.getLoc(), FusionKind::Loop, {}, value);
+      operand.set(copy.getResult(0));
+    }
+
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (isa<ConstantOp>(op) && op.use_empty())
+        op.erase();
+  }
+};
+} // namespace

@@ -1,0 +1,43 @@
+//===- Passes.td - transformations of the fk dialect ----------------------===//
+
+#ifndef FK_TRANSFORMS_PASSES_TD
+#define FK_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FkDecomposeCompositeOps : Pass<"fk-decompose", "func::FuncOp"> {
+  let summary = "Rewrites softmax, layernorm, rmsnorm and attention into "
+                "reductions, matmuls and elementwise ops";
+  let description = [{
+    After this pass the graph holds only ops that a loop, reduction or matmul
+    kernel computes. Each composite op becomes the formula its reference
+    semantics states (docs/language.md); f16 and bf16 operands are cast to
+    f32 first and the result back, so intermediates keep f32 precision:
+
+    - `softmax(x)`: `e = exp(x - max(x))`, `e / sum(e)`;
+    - `layernorm(x, g, b)`: `d = x - mean(x)`,
+      `d * rsqrt(mean(d * d) + eps) * g + b`;
+    - `rmsnorm(x, g)`: `x * rsqrt(mean(x * x) + eps) * g`;
+    - `attention(q, k, v, mask)`: `softmax(scale * q @ k^T + mask) @ v`, the
+      causal mask as a `select` of `-inf` on an `iota` comparison.
+
+    Reduced values are reshaped to keep the reduced axes (as size 1) and
+    broadcast back.
+  }];
+  let dependentDialects = ["::mlir::fk::FkDialect"];
+}
+
+def FkFormFusions : Pass<"fk-form-fusions", "func::FuncOp"> {
+  let summary = "Wraps every computing op in a fusion of its own";
+  let description = [{
+    Each op other than a splat constant becomes an `fk.fusion` holding just
+    that op: a loop fusion for elementwise and shape ops, a reduction or
+    matmul fusion for those. Splat constants are cloned into the fusions that
+    use them, since a kernel materializes them for free. A graph result that
+    is a graph argument, a splat constant or another result gets a copy
+    fusion, so that every result is written by a kernel.
+  }];
+  let dependentDialects = ["::mlir::fk::FkDialect"];
+}
+
+#endif // FK_TRANSFORMS_PASSES_TD
