@@ -25,3 +25,29 @@ if os.path.exists(fuzzer):
     config.substitutions.append(("%fkc-parser-fuzzer", fuzzer))
     config.substitutions.append(
         ("%fuzz_seconds", os.environ.get("FKC_FUZZ_SECONDS", "60")))
+
+# Every PTX the tests write goes through ptxas: `%ptxas FILE` checks FILE for
+# sm_90 (tests of other targets pass -arch after it). Without ptxas the
+# PTX is still written and checked by FileCheck, and lit says it skipped ptxas.
+def find_ptxas():
+    candidates = [os.environ.get("PTXAS", "")]
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        candidates.append(os.path.join(directory, "ptxas"))
+    for root in [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""),
+                 "/usr/local/cuda"]:
+        if root:
+            candidates.append(os.path.join(root, "bin", "ptxas"))
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+ptxas = find_ptxas()
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas + " -o /dev/null -arch=sm_90"))
+else:
+    lit_config.note("ptxas not found (set PTXAS or CUDA_HOME): the tests' PTX "
+                    "is not checked by ptxas")
+    config.substitutions.append(("%ptxas", "true"))

@@ -197,11 +197,34 @@ static FailureOr<std::string> getPtx(ModuleOp module) {
   return object.getObject().getValue().str();
 }
 
-LogicalResult mlir::fk::writeArtifact(ModuleOp module, llvm::StringRef target,
+/// The libdevice functions `ptx` declares but does not define: what is left
+/// when libdevice was not found.
+static SmallVector<StringRef> getUnresolvedMathFunctions(StringRef ptx) {
+  SmallVector<StringRef> names;
+  for (StringRef line : llvm::split(ptx, '\n')) {
+    if (!line.contains(".extern .func"))
+      continue;
+    size_t start = line.find("__nv_");
+    if (start != StringRef::npos)
+      names.push_back(line.substr(start).take_while(
+          [](char c) { return isalnum(c) || c == '_'; }));
+  }
+  return names;
+}
+
+LogicalResult mlir::fk::writeArtifact(ModuleOp module,
+                                      const TargetOptions &target,
                                       llvm::raw_ostream &os) {
   FailureOr<std::string> ptx = getPtx(module);
   if (failed(ptx))
     return failure();
+  SmallVector<StringRef> unresolved = getUnresolvedMathFunctions(*ptx);
+  if (!unresolved.empty())
+    return module.emitError()
+           << "the kernels call CUDA math functions ("
+           << llvm::join(unresolved, ", ") << ") but libdevice was not found at '"
+           << getLibdevicePath(target.cudaPath)
+           << "'; pass --cuda-path=DIR of a CUDA toolkit";
   std::vector<GraphManifest> graphs;
   for (auto host : module.getOps<func::FuncOp>()) {
     graphs.emplace_back(host);
@@ -212,7 +235,7 @@ LogicalResult mlir::fk::writeArtifact(ModuleOp module, llvm::StringRef target,
   std::string manifest;
   llvm::raw_string_ostream json(manifest);
   json << "{\"format\": \"fkc-artifact\", \"version\": " << kArtifactVersion
-       << ", \"target\": " << compact(target) << ",\n\"graphs\": [";
+       << ", \"target\": " << compact(target.chip) << ",\n\"graphs\": [";
   for (auto [i, graph] : llvm::enumerate(graphs)) {
     json << (i ? ",\n" : "\n");
     graph.write(json);

@@ -9,6 +9,7 @@
 #ifndef FKC_ARTIFACT_ARTIFACTWRITER_H
 #define FKC_ARTIFACT_ARTIFACTWRITER_H
 
+#include "Codegen/NvvmLowering.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -20,7 +21,8 @@ inline constexpr int kArtifactVersion = 1;
 /// Writes the artifact of `module`, which must hold the host functions of
 /// `fk-lower-to-gpu` and the kernel module as a `gpu.binary` of PTX.
 /// Emits an error on the module for what the manifest cannot express.
-LogicalResult writeArtifact(ModuleOp module, llvm::StringRef target,
+/// Fails if the PTX calls libdevice functions that were not linked.
+LogicalResult writeArtifact(ModuleOp module, const TargetOptions &target,
                             llvm::raw_ostream &os);
 
 } // namespace mlir::fk

@@ -28,6 +28,9 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -55,6 +58,22 @@ std::string mlir::fk::getPtxFeatures(llvm::StringRef chip) {
   if (chip.starts_with("sm_100"))
     return "+ptx86";
   return "+ptx80";
+}
+
+std::string mlir::fk::getLibdevicePath(llvm::StringRef cudaPath) {
+  llvm::SmallString<128> path(cudaPath);
+  llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+  return path.str().str();
+}
+
+std::string mlir::fk::findCudaToolkit() {
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(variable))
+      if (*value && llvm::sys::fs::exists(getLibdevicePath(value)))
+        return value;
+  if (llvm::sys::fs::exists(getLibdevicePath("/usr/local/cuda")))
+    return "/usr/local/cuda";
+  return "";
 }
 
 void mlir::fk::addNvvmLoweringPasses(OpPassManager &pm,

@@ -21,8 +21,8 @@ struct TargetOptions {
   /// The GPU architecture: `sm_` then its compute capability, with an `a`
   /// suffix for architecture-specific features (sm_90a).
   std::string chip = "sm_90";
-  /// The CUDA toolkit holding nvvm/libdevice/libdevice.10.bc; empty: MLIR's
-  /// default search ($CUDA_HOME/$CUDA_PATH, then /usr/local/cuda).
+  /// The CUDA toolkit holding nvvm/libdevice/libdevice.10.bc, which the
+  /// math functions are linked from; empty: see findCudaToolkit.
   std::string cudaPath;
   /// LLVM optimization level of the kernels (0-3).
   unsigned optLevel = 3;
@@ -36,6 +36,14 @@ bool isSupportedChip(llvm::StringRef chip, std::string &message);
 
 /// The PTX ISA version to emit for `chip`, as an LLVM feature ("+ptx80").
 std::string getPtxFeatures(llvm::StringRef chip);
+
+/// The first of $CUDA_HOME, $CUDA_PATH and /usr/local/cuda that holds
+/// libdevice, or "" if none does (kernels that need no math function still
+/// compile; the artifact writer reports those that do).
+std::string findCudaToolkit();
+
+/// The path of libdevice in the toolkit at `cudaPath`.
+std::string getLibdevicePath(llvm::StringRef cudaPath);
 
 /// Converts the kernel module to the LLVM and NVVM dialects.
 void addNvvmLoweringPasses(OpPassManager &pm, const TargetOptions &target);

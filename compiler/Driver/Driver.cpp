@@ -4,6 +4,7 @@
 #include "Artifact/ArtifactWriter.h"
 #include "Frontend/Importer.h"
 #include "Reference/Interpreter.h"
+#include "Reference/ReferenceBundle.h"
 #include "fk/IR/FkDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -75,6 +76,9 @@ Compilation::interpretAll(ModuleOp module) {
 }
 
 LogicalResult Compilation::runStages(ModuleOp module) {
+  if (!options.referenceFile.empty() &&
+      failed(writeReferenceBundle(module, options.seed, options.referenceFile)))
+    return failure();
   std::optional<SmallVector<SmallVector<RefTensor>>> expected;
   if (options.verifyStages) {
     FailureOr<SmallVector<SmallVector<RefTensor>>> values = interpretAll(module);
@@ -145,6 +149,8 @@ Compilation::process(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   registerImporterDialects(registry);
   registerNvvmLoweringDependencies(registry);
   MLIRContext context(registry);
+  // Errors point at graph locations; a dump of the failing op is noise.
+  context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
@@ -158,7 +164,7 @@ Compilation::process(std::unique_ptr<llvm::MemoryBuffer> buffer) {
     if (options.interpret)
       return printValues(*module);
     if (options.emit == Stage::Ptx)
-      return writeArtifact(*module, options.target.chip, os);
+      return writeArtifact(*module, options.target, os);
     module->print(os);
     os << "\n";
     return success();
@@ -187,7 +193,15 @@ int mlir::fk::runDriver(const DriverOptions &options) {
     llvm::errs() << "fkc: error: " << message << "\n";
     return 1;
   }
-  Compilation compilation(options, output->os());
+  DriverOptions resolved = options;
+  if (options.target.cudaPath.empty()) {
+    resolved.target.cudaPath = findCudaToolkit();
+  } else if (!llvm::sys::fs::exists(getLibdevicePath(options.target.cudaPath))) {
+    llvm::errs() << "fkc: error: --cuda-path: no libdevice at '"
+                 << getLibdevicePath(options.target.cudaPath) << "'\n";
+    return 1;
+  }
+  Compilation compilation(resolved, output->os());
   LogicalResult result =
       options.splitInputFile
           ? splitAndProcessBuffer(

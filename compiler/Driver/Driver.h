@@ -26,6 +26,9 @@ struct DriverOptions {
   /// Check every stage against the graph stage on random inputs.
   bool verifyStages = false;
   uint64_t seed = 1;
+  /// Where to write the graphs' seeded inputs and reference outputs as a
+  /// tensor bundle; empty: nowhere.
+  std::string referenceFile;
   /// Check diagnostics against `expected-error` comments in the input.
   bool verifyDiagnostics = false;
   /// Process each `// -----` separated chunk of the input on its own.

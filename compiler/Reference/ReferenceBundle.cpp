@@ -1,0 +1,107 @@
+//===- ReferenceBundle.cpp - reference results as a tensor bundle ---------===//
+
+#include "Reference/ReferenceBundle.h"
+#include "Reference/Interpreter.h"
+
+#include "fkrt/bundle.hpp"
+#include "llvm/ADT/APFloat.h"
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::fk;
+
+static fkrt_dtype toDtype(Type elementType) {
+  if (elementType.isF32())
+    return FKRT_F32;
+  if (elementType.isF16())
+    return FKRT_F16;
+  if (elementType.isBF16())
+    return FKRT_BF16;
+  if (elementType.isSignlessInteger(32))
+    return FKRT_I32;
+  return FKRT_I1;
+}
+
+/// The little-endian storage bytes of `value` (exactly representable in the
+/// dtype) appended to `out`.
+static void appendElement(std::vector<uint8_t> &out, fkrt_dtype dtype,
+                          double value) {
+  auto append = [&](uint64_t bits, size_t bytes) {
+    for (size_t i = 0; i < bytes; ++i)
+      out.push_back(static_cast<uint8_t>(bits >> (8 * i)));
+  };
+  auto narrow = [&](const llvm::fltSemantics &semantics) {
+    llvm::APFloat f(value);
+    bool losesInfo;
+    f.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    append(f.bitcastToAPInt().getZExtValue(), 2);
+  };
+  switch (dtype) {
+  case FKRT_F32: {
+    float f = static_cast<float>(value);
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    append(bits, 4);
+    return;
+  }
+  case FKRT_F16:
+    return narrow(llvm::APFloat::IEEEhalf());
+  case FKRT_BF16:
+    return narrow(llvm::APFloat::BFloat());
+  case FKRT_I32:
+    append(static_cast<uint32_t>(static_cast<int32_t>(value)), 4);
+    return;
+  case FKRT_I1:
+    append(value != 0 ? 1 : 0, 1);
+    return;
+  }
+}
+
+static fkrt::bundle::Tensor toBundleTensor(const RefTensor &tensor,
+                                           std::string name) {
+  fkrt::bundle::Tensor result;
+  result.name = std::move(name);
+  result.dtype = toDtype(tensor.type.getElementType());
+  result.shape.assign(tensor.type.getShape().begin(),
+                      tensor.type.getShape().end());
+  result.data.reserve(tensor.values.size() * fkrt::bundle::dtypeSize(result.dtype));
+  for (double value : tensor.values)
+    appendElement(result.data, result.dtype, value);
+  return result;
+}
+
+/// The `fk.name` of a graph argument or result, or a positional name.
+static std::string tensorName(DictionaryAttr attrs, const char *prefix,
+                              unsigned index) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("fk.name"))
+      return name.str();
+  return prefix + std::to_string(index);
+}
+
+LogicalResult mlir::fk::writeReferenceBundle(ModuleOp module, uint64_t seed,
+                                             llvm::StringRef path) {
+  fkrt::bundle::Bundle bundle;
+  ReferenceInterpreter interpreter;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    SmallVector<RefTensor> inputs = makeRandomInputs(fn, seed);
+    FailureOr<SmallVector<RefTensor>> outputs = interpreter.run(fn, inputs);
+    if (failed(outputs))
+      return failure();
+    fkrt::bundle::Graph graph;
+    graph.name = fn.getSymName().str();
+    graph.seed = seed;
+    for (auto [i, input] : llvm::enumerate(inputs))
+      graph.inputs.push_back(
+          toBundleTensor(input, tensorName(fn.getArgAttrDict(i), "arg", i)));
+    for (auto [i, output] : llvm::enumerate(*outputs))
+      graph.outputs.push_back(toBundleTensor(
+          output, tensorName(fn.getResultAttrDict(i), "result", i)));
+    bundle.graphs.push_back(std::move(graph));
+  }
+  std::string error;
+  if (!fkrt::bundle::write(path.str(), bundle, error))
+    return module.emitError() << "cannot write the reference bundle: "
+                              << error;
+  return success();
+}
