@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include <cerrno>
@@ -382,10 +383,22 @@ ParseResult GraphParser::parseReturn(func::FuncOp function) {
   func::ReturnOp::create(builder, lexer.getLocation(returnLoc), results);
   function.setType(builder.getFunctionType(function.getArgumentTypes(),
                                            ValueRange(results).getTypes()));
-  for (auto [index, resultName] : llvm::enumerate(resultNames))
-    if (!resultName.empty())
-      function.setResultAttr(index, "fk.name",
-                             builder.getStringAttr(resultName));
+  // Every output gets a name unique among the graph's inputs and outputs:
+  // the returned name, or result<i> for an expression, with _1, _2, ...
+  // appended when taken (`return x, y, y` names its outputs x_1, y, y_1).
+  llvm::StringSet<> taken;
+  for (unsigned i = 0; i < function.getNumArguments(); ++i)
+    if (auto name = function.getArgAttrOfType<StringAttr>(i, "fk.name"))
+      taken.insert(name.getValue());
+  for (auto [index, resultName] : llvm::enumerate(resultNames)) {
+    std::string base = resultName.empty() ? "result" + std::to_string(index)
+                                          : resultName.str();
+    std::string name = base;
+    for (int suffix = 1; taken.contains(name); ++suffix)
+      name = base + "_" + std::to_string(suffix);
+    taken.insert(name);
+    function.setResultAttr(index, "fk.name", builder.getStringAttr(name));
+  }
   return success();
 }
 
