@@ -69,8 +69,13 @@ int main(int argc, char **argv) {
                "Interpret every stage up to --emit and compare its results "
                "with the graph stage's; fails on a mismatch");
   app.add_option("--seed", options.seed,
-                 "Seed of the random inputs of --interpret/--verify-stages")
+                 "Seed of the random inputs of --interpret, --verify-stages and "
+                 "--reference")
       ->default_val(1);
+  app.add_option("--reference", options.referenceFile,
+                 "Also write the graphs' inputs of --seed and their outputs "
+                 "by the reference interpreter to this tensor bundle (.fkt), "
+                 "for fkc-run --check");
   app.add_flag("--verify-diagnostics", options.verifyDiagnostics,
                "Check errors against 'expected-error {{...}}' comments in the "
                "input (for tests)");
