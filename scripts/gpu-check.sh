@@ -229,7 +229,7 @@ if [ "$built" -eq 1 ]; then
   prefix=$work/prefix
   embed_build=$work/embed
   embed_artifact=runtime/tests/data/add.ptx
-  [ -f "$artifacts_dir/mlp.ptx" ] && embed_artifact=$artifacts_dir/mlp.ptx
+  [ -f "$artifacts_dir/examples_mlp.ptx" ] && embed_artifact=$artifacts_dir/examples_mlp.ptx
   step "install runtime (component fkrt)" cmake --install "$build" --component fkrt --prefix "$prefix"
   step "configure examples/embed" cmake -S examples/embed -B "$embed_build" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix"
   step "build examples/embed" cmake --build "$embed_build"
