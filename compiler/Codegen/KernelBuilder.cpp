@@ -3,6 +3,7 @@
 #include "Codegen/KernelBuilder.h"
 #include "Codegen/ScalarLowering.h"
 #include "fk/IR/FkScalarSemantics.h"
+#include "fk/Transforms/FusionPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -10,6 +11,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <vector>
@@ -104,6 +106,10 @@ public:
 
   FailureOr<Value> emit(Value tensor, ArrayRef<Value> coords);
 
+  /// Computes the value of a reduction for the current row (row kernels);
+  /// without it, reductions cannot be emitted element by element.
+  std::function<FailureOr<Value>(Operation *)> reductionHook;
+
   /// Loads element `coords` of `memref` (holding `elementType` elements)
   /// in compute type.
   Value load(Value memref, ArrayRef<Value> coords, Type elementType) {
@@ -190,6 +196,8 @@ FailureOr<Value> ElementEmitter::emitUncached(Value tensor,
   }
   if (auto iota = dyn_cast<IotaOp>(op))
     return emitIota(iota, coords);
+  if (reductionHook && isReduction(op))
+    return reductionHook(op);
   if (auto broadcast = dyn_cast<BroadcastOp>(op))
     return emit(broadcast.getOperand(),
                 idx.broadcastSource(
@@ -305,13 +313,13 @@ static ValueRange yieldedValues(FusionOp fusion) {
   return cast<YieldOp>(fusion.getBody().front().getTerminator()).getValues();
 }
 
-static LogicalResult buildLoopKernel(KernelContext &k) {
+static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k) {
   ArrayRef<int64_t> shape = tensorType(k.fusion.getResult(0)).getShape();
   for (Value result : k.fusion.getResults())
     if (tensorType(result).getShape() != shape)
       return k.fusion.emitOpError()
              << "loop fusion results of different shapes are not supported";
-  return k.gridStrideLoop(getWorkItemCount(k.fusion), [&](Value i) {
+  LogicalResult built = k.gridStrideLoop(getWorkItemCount(k.fusion), [&](Value i) {
     ElementEmitter emitter = k.makeEmitter();
     SmallVector<Value> coords = k.idx.delinearize(i, shape);
     for (auto [value, buffer] : llvm::zip(yieldedValues(k.fusion), k.results)) {
@@ -322,6 +330,9 @@ static LogicalResult buildLoopKernel(KernelContext &k) {
     }
     return success();
   });
+  if (failed(built))
+    return failure();
+  return k.launchShape();
 }
 
 namespace {
@@ -365,7 +376,8 @@ struct Accumulation {
 };
 } // namespace
 
-static LogicalResult buildReductionKernel(KernelContext &k) {
+/// One thread per reduced element, looping over its reduction: any axes.
+static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
   if (k.fusion.getNumResults() != 1)
     return k.fusion.emitOpError()
            << "reduction fusions with several results are not supported yet";
@@ -388,7 +400,7 @@ static LogicalResult buildReductionKernel(KernelContext &k) {
     reducedCount *= operandShape[axis];
   }
 
-  return k.gridStrideLoop(getWorkItemCount(k.fusion), [&](Value i) {
+  LogicalResult built = k.gridStrideLoop(getWorkItemCount(k.fusion), [&](Value i) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     SmallVector<Value> kept = k.idx.delinearize(i, resultType.getShape());
@@ -424,9 +436,12 @@ static LogicalResult buildReductionKernel(KernelContext &k) {
     k.store(value, k.results[0], kept, acc.elementType);
     return success();
   });
+  if (failed(built))
+    return failure();
+  return k.launchShape();
 }
 
-static LogicalResult buildMatmulKernel(KernelContext &k) {
+static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
   if (k.fusion.getNumResults() != 1)
     return k.fusion.emitOpError()
            << "matmul fusions with several results are not supported yet";
@@ -437,7 +452,7 @@ static LogicalResult buildMatmulKernel(KernelContext &k) {
   int64_t depth = lhsShape.back();
   Type elementType = resultType.getElementType();
 
-  return k.gridStrideLoop(getWorkItemCount(k.fusion), [&](Value i) {
+  LogicalResult built = k.gridStrideLoop(getWorkItemCount(k.fusion), [&](Value i) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     SmallVector<Value> coords = k.idx.delinearize(i, resultType.getShape());
@@ -477,25 +492,276 @@ static LogicalResult buildMatmulKernel(KernelContext &k) {
     k.store(value, k.results[0], coords, elementType);
     return success();
   });
+  if (failed(built))
+    return failure();
+  return k.launchShape();
+}
+
+//===----------------------------------------------------------------------===//
+// Row kernels
+//===----------------------------------------------------------------------===//
+
+/// The row space shared by every reduction of `fusion`, if the fusion is a
+/// row fusion a row kernel computes: its reductions reduce the trailing
+/// axes of one shape, rows short enough to stay in registers, and it writes
+/// rows or reduced rows.
+static std::optional<RowSpace> getFusionRowSpace(FusionOp fusion) {
+  std::optional<RowSpace> rows;
+  for (Operation &op : fusion.getBody().front()) {
+    if (!isReduction(&op))
+      continue;
+    std::optional<RowSpace> space = getRowSpace(&op);
+    if (!space || (rows && !(*rows == *space)))
+      return std::nullopt;
+    rows = space;
+  }
+  if (!rows || rows->rowLength() > kMaxFusedRowLength ||
+      rows->rowLength() == 0)
+    return std::nullopt;
+  for (Value result : fusion.getResults()) {
+    ArrayRef<int64_t> shape = tensorType(result).getShape();
+    if (shape != ArrayRef(rows->shape) && !rows->isReducedShape(shape))
+      return std::nullopt;
+  }
+  return rows;
+}
+
+namespace {
+/// Block-wide reductions of one value per thread: a butterfly of warp
+/// shuffles, then the warps' partial results through shared memory, which
+/// every warp reduces again so that all threads get the total.
+class BlockReducer {
+public:
+  BlockReducer(KernelContext &k, gpu::GPUFuncOp kernel, int64_t threads)
+      : k(k), kernel(kernel), threads(threads) {}
+
+  Value reduce(Value partial, const Accumulation &acc) {
+    OpBuilder &b = k.b;
+    Location loc = k.loc;
+    Value value = reduceWarp(partial, acc);
+    if (threads <= 32)
+      return value;
+    Value scratch = getScratch(value.getType());
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value lane = arith::RemUIOp::create(b, loc, tid, k.idx.constant(32));
+    Value warp = arith::DivUIOp::create(b, loc, tid, k.idx.constant(32));
+    // Nobody may still read the scratch of a previous reduction.
+    gpu::BarrierOp::create(b, loc);
+    Value isFirstLane = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, lane, k.idx.constant(0));
+    auto ifFirst = scf::IfOp::create(b, loc, isFirstLane, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifFirst.thenBlock());
+      memref::StoreOp::create(b, loc, value, scratch, ValueRange{warp});
+    }
+    gpu::BarrierOp::create(b, loc);
+    int64_t warps = (threads + 31) / 32;
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          lane, k.idx.constant(warps));
+    Value slot = arith::SelectOp::create(b, loc, inRange, lane,
+                                         k.idx.constant(0));
+    Value loaded = memref::LoadOp::create(b, loc, scratch, ValueRange{slot});
+    Value identity =
+        buildScalarConstant(b, loc, acc.elementType, acc.identity());
+    return reduceWarp(arith::SelectOp::create(b, loc, inRange, loaded, identity),
+                      acc);
+  }
+
+private:
+  Value reduceWarp(Value value, const Accumulation &acc) {
+    for (int32_t offset = 16; offset >= 1; offset /= 2) {
+      auto shuffle = gpu::ShuffleOp::create(k.b, k.loc, value, offset, 32,
+                                            gpu::ShuffleMode::XOR);
+      value = acc.combine(k.b, k.loc, value, shuffle.getShuffleResult());
+    }
+    return value;
+  }
+
+  /// 32 slots of `type` in shared memory, one buffer per type per kernel.
+  Value getScratch(Type type) {
+    auto it = scratch.find(type);
+    if (it != scratch.end())
+      return it->second;
+    auto space = gpu::AddressSpaceAttr::get(k.b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    auto memrefType = MemRefType::get({32}, type, MemRefLayoutAttrInterface(),
+                                      space);
+    Value buffer = kernel.addWorkgroupAttribution(memrefType, k.loc);
+    scratch[type] = buffer;
+    return buffer;
+  }
+
+  KernelContext &k;
+  gpu::GPUFuncOp kernel;
+  int64_t threads;
+  DenseMap<Type, Value> scratch;
+};
+} // namespace
+
+static Accumulation accumulationOf(Operation *reduction) {
+  Type elementType = tensorType(reduction->getResult(0)).getElementType();
+  if (isa<ReduceSumOp>(reduction))
+    return {Accumulation::Sum, elementType};
+  if (isa<ReduceMaxOp>(reduction))
+    return {Accumulation::Max, elementType};
+  if (isa<ReduceMinOp>(reduction))
+    return {Accumulation::Min, elementType};
+  return {Accumulation::Mean, elementType};
+}
+
+/// The coordinates of the element of the current row in a value of reduced
+/// `shape` (the leading shape up to unit dimensions).
+static SmallVector<Value> reducedCoords(IndexBuilder &idx,
+                                        ArrayRef<Value> leading,
+                                        ArrayRef<int64_t> leadingShape,
+                                        ArrayRef<int64_t> shape) {
+  SmallVector<Value> nonUnit;
+  for (auto [coord, size] : llvm::zip(leading, leadingShape))
+    if (size != 1)
+      nonUnit.push_back(coord);
+  SmallVector<Value> coords;
+  size_t next = 0;
+  for (int64_t size : shape)
+    coords.push_back(size == 1 ? idx.constant(0) : nonUnit[next++]);
+  return coords;
+}
+
+/// One block per row (a grid-stride loop over rows beyond the grid). Each
+/// thread holds up to kElementsPerThread elements of the row, strided by the
+/// block size so that a warp's loads are coalesced; every value of the row
+/// is computed once, in registers, and reductions combine the threads'
+/// partial results with a block reduction. The row is read from device
+/// memory once, however many reductions and consumers it has.
+static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
+                                             const RowSpace &rows,
+                                             gpu::GPUFuncOp kernel) {
+  constexpr int64_t kElementsPerThread = 8;
+  int64_t length = rows.rowLength();
+  int64_t threads = std::clamp<int64_t>(
+      (llvm::divideCeil(length, kElementsPerThread) + 31) / 32 * 32, 32, 1024);
+  int64_t perThread = llvm::divideCeil(length, threads);
+  ArrayRef<int64_t> leadingShape = rows.leadingShape();
+  ArrayRef<int64_t> rowShape = ArrayRef(rows.shape).drop_front(rows.leadingRank);
+  int64_t rowCount = 1;
+  for (int64_t size : leadingShape)
+    rowCount *= size;
+
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  BlockReducer reducer(k, kernel, threads);
+  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  auto rowLoop = scf::ForOp::create(b, loc, blockId, k.idx.constant(rowCount),
+                                    gridDim);
+  LogicalResult built = success();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rowLoop.getBody());
+    Value row = rowLoop.getInductionVar();
+    SmallVector<Value> leading = k.idx.delinearize(row, leadingShape);
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+
+    // The row elements of this thread: j = tid + p * threads.
+    SmallVector<Value> valid;
+    SmallVector<SmallVector<Value>> coords;
+    for (int64_t p = 0; p < perThread; ++p) {
+      Value j = k.idx.add(tid, k.idx.constant(p * threads));
+      Value inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j,
+                                          k.idx.constant(length));
+      // Out-of-row lanes compute on element 0 and are masked out.
+      Value safe = arith::SelectOp::create(b, loc, inRow, j, k.idx.constant(0));
+      SmallVector<Value> full(leading);
+      full.append(k.idx.delinearize(safe, rowShape));
+      valid.push_back(inRow);
+      coords.push_back(std::move(full));
+    }
+
+    ElementEmitter emitter = k.makeEmitter();
+    DenseMap<Operation *, Value> reduced;
+    emitter.reductionHook = [&](Operation *op) -> FailureOr<Value> {
+      if (Value known = reduced.lookup(op))
+        return known;
+      Accumulation acc = accumulationOf(op);
+      Value identity =
+          buildScalarConstant(b, loc, acc.elementType, acc.identity());
+      Value partial = identity;
+      for (int64_t p = 0; p < perThread; ++p) {
+        FailureOr<Value> x = emitter.emit(op->getOperand(0), coords[p]);
+        if (failed(x))
+          return failure();
+        Value masked = arith::SelectOp::create(b, loc, valid[p], *x, identity);
+        partial = acc.combine(b, loc, partial, masked);
+      }
+      Value total = reducer.reduce(partial, acc);
+      if (acc.kind == Accumulation::Mean)
+        total = arith::DivFOp::create(
+            b, loc, total,
+            buildScalarConstant(b, loc, acc.elementType,
+                                static_cast<double>(length)));
+      total = roundToElementType(b, loc, total, acc.elementType);
+      reduced[op] = total;
+      return total;
+    };
+
+    Value isFirstThread = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, tid, k.idx.constant(0));
+    for (auto [value, buffer] : llvm::zip(yieldedValues(k.fusion), k.results)) {
+      auto type = tensorType(value);
+      Type elementType = type.getElementType();
+      SmallVector<std::pair<Value, Value>> stores; // (condition, value)
+      SmallVector<SmallVector<Value>> at;
+      if (type.getShape() == ArrayRef(rows.shape)) {
+        for (int64_t p = 0; p < perThread; ++p) {
+          FailureOr<Value> element = emitter.emit(value, coords[p]);
+          if (failed(element)) {
+            built = failure();
+            break;
+          }
+          stores.push_back({valid[p], *element});
+          at.push_back(coords[p]);
+        }
+      } else {
+        SmallVector<Value> c =
+            reducedCoords(k.idx, leading, leadingShape, type.getShape());
+        FailureOr<Value> element = emitter.emit(value, c);
+        if (failed(element)) {
+          built = failure();
+          break;
+        }
+        stores.push_back({isFirstThread, *element});
+        at.push_back(c);
+      }
+      for (auto [store, where] : llvm::zip(stores, at)) {
+        auto ifOp = scf::IfOp::create(b, loc, store.first, /*withElse=*/false);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        k.store(store.second, buffer, where, elementType);
+      }
+    }
+  }
+  gpu::ReturnOp::create(b, loc);
+  if (failed(built))
+    return failure();
+  LaunchShape shape;
+  shape.block[0] = threads;
+  shape.grid[0] = std::max<int64_t>(1, std::min(kMaxBlocks, rowCount));
+  return shape;
 }
 
 FailureOr<LaunchShape> mlir::fk::buildFusionKernel(FusionOp fusion,
                                                    gpu::GPUFuncOp kernel,
                                                    gpu::GPUModuleOp kernels) {
   KernelContext k(fusion, kernel, kernels);
-  LogicalResult built = failure();
   switch (fusion.getKind()) {
   case FusionKind::Loop:
-    built = buildLoopKernel(k);
-    break;
+    return buildLoopKernel(k);
   case FusionKind::Reduction:
-    built = buildReductionKernel(k);
-    break;
+    if (std::optional<RowSpace> rows = getFusionRowSpace(fusion))
+      return buildRowKernel(k, *rows, kernel);
+    return buildReductionKernel(k);
   case FusionKind::Matmul:
-    built = buildMatmulKernel(k);
-    break;
+    return buildMatmulKernel(k);
   }
-  if (failed(built))
-    return failure();
-  return k.launchShape();
+  llvm_unreachable("unknown fusion kind");
 }

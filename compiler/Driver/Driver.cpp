@@ -94,7 +94,7 @@ LogicalResult Compilation::runStages(ModuleOp module) {
     PassManager pm(module.getContext());
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
-    addStagePasses(pm, stage, options.target);
+    addStagePasses(pm, stage, options.pipeline);
     if (failed(pm.run(module)))
       return failure();
     if (expected && isTensorStage(stage)) {
@@ -164,7 +164,7 @@ Compilation::process(std::unique_ptr<llvm::MemoryBuffer> buffer) {
     if (options.interpret)
       return printValues(*module);
     if (options.emit == Stage::Ptx)
-      return writeArtifact(*module, options.target, os);
+      return writeArtifact(*module, options.pipeline.target, os);
     module->print(os);
     os << "\n";
     return success();
@@ -194,11 +194,12 @@ int mlir::fk::runDriver(const DriverOptions &options) {
     return 1;
   }
   DriverOptions resolved = options;
-  if (options.target.cudaPath.empty()) {
-    resolved.target.cudaPath = findCudaToolkit();
-  } else if (!llvm::sys::fs::exists(getLibdevicePath(options.target.cudaPath))) {
+  const TargetOptions &target = options.pipeline.target;
+  if (target.cudaPath.empty()) {
+    resolved.pipeline.target.cudaPath = findCudaToolkit();
+  } else if (!llvm::sys::fs::exists(getLibdevicePath(target.cudaPath))) {
     llvm::errs() << "fkc: error: --cuda-path: no libdevice at '"
-                 << getLibdevicePath(options.target.cudaPath) << "'\n";
+                 << getLibdevicePath(target.cudaPath) << "'\n";
     return 1;
   }
   Compilation compilation(resolved, output->os());

@@ -19,8 +19,11 @@ struct DriverOptions {
   std::string inputFile = "-";
   std::string outputFile = "-";
   Stage emit = Stage::Ptx;
-  /// What the kernels are compiled for.
-  TargetOptions target;
+  /// What the kernels are compiled for, and whether ops are fused.
+  PipelineOptions pipeline;
+  /// Write the fused graph as Graphviz DOT here (and an SVG next to it when
+  /// Graphviz is installed); empty: nowhere.
+  std::string fusionGraphFile;
   /// Print the reference interpreter's results instead of IR.
   bool interpret = false;
   /// Check every stage against the graph stage on random inputs.

@@ -46,7 +46,7 @@ llvm::StringRef mlir::fk::getStageDescription(Stage stage) {
   case Stage::Primitive:
     return "softmax, norms and attention as reductions, matmuls, elementwise";
   case Stage::Fused:
-    return "ops grouped into fusions, one kernel each";
+    return "ops grouped into fusions (kernels) by the fusion pass";
   case Stage::Gpu:
     return "launches on buffers; kernels in the gpu dialect";
   case Stage::Nvvm:
@@ -70,7 +70,7 @@ bool mlir::fk::isTensorStage(Stage stage) {
 }
 
 void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
-                              const TargetOptions &target) {
+                              const PipelineOptions &options) {
   switch (stage) {
   case Stage::Graph:
     return;
@@ -84,17 +84,23 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
     pm.addNestedPass<func::FuncOp>(createCSEPass());
     return;
   case Stage::Fused:
-    pm.addNestedPass<func::FuncOp>(createFkFormFusions());
+    if (options.fusion) {
+      FkFuseOptions fuse;
+      fuse.explain = options.explainFusion;
+      pm.addNestedPass<func::FuncOp>(createFkFuse(fuse));
+    } else {
+      pm.addNestedPass<func::FuncOp>(createFkFormFusions());
+    }
     return;
   case Stage::Gpu:
     pm.addPass(createFkLowerToGpu());
     pm.addNestedPass<func::FuncOp>(createCSEPass());
     return;
   case Stage::Nvvm:
-    addNvvmLoweringPasses(pm, target);
+    addNvvmLoweringPasses(pm, options.target);
     return;
   case Stage::Ptx:
-    addPtxEmissionPasses(pm, target);
+    addPtxEmissionPasses(pm, options.target);
     return;
   }
 }

@@ -42,6 +42,15 @@ llvm::StringRef getStageName(Stage stage);
 llvm::StringRef getStageDescription(Stage stage);
 std::optional<Stage> parseStageName(llvm::StringRef name);
 
+/// What the stages may be asked to do differently.
+struct PipelineOptions {
+  TargetOptions target;
+  /// Group ops into kernels (the fusion pass); otherwise one kernel per op.
+  bool fusion = true;
+  /// Report every fusion decision as a remark.
+  bool explainFusion = false;
+};
+
 /// Whether the IR of `stage` is fk ops on tensors, which the reference
 /// interpreter can run.
 bool isTensorStage(Stage stage);
@@ -49,7 +58,7 @@ bool isTensorStage(Stage stage);
 /// Appends the passes that take the IR of the stage before `stage` to
 /// `stage`.
 void addStagePasses(OpPassManager &pm, Stage stage,
-                    const TargetOptions &target = {});
+                    const PipelineOptions &options = {});
 
 } // namespace mlir::fk
 

@@ -47,21 +47,29 @@ int main(int argc, char **argv) {
   app.add_option("--emit", options.emit, "The stage to stop after and print")
       ->transform(CLI::CheckedTransformer(stageByName))
       ->default_str(mlir::fk::getStageName(options.emit).str());
-  app.add_option("--target", options.target.chip,
+  app.add_option("--target", options.pipeline.target.chip,
                  "GPU architecture to generate PTX for")
-      ->default_str(options.target.chip)
+      ->default_str(options.pipeline.target.chip)
       ->check([](const std::string &chip) {
         std::string message;
         return mlir::fk::isSupportedChip(chip, message) ? std::string()
                                                          : message;
       });
-  app.add_option("--cuda-path", options.target.cudaPath,
+  app.add_option("--cuda-path", options.pipeline.target.cudaPath,
                  "CUDA toolkit whose libdevice is linked for math functions "
                  "(default: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)");
-  app.add_option("-O", options.target.optLevel,
+  app.add_option("-O", options.pipeline.target.optLevel,
                  "Optimization level of the kernels")
       ->default_val(3)
       ->check(CLI::Range(0, 3));
+  app.add_flag("--explain-fusion", options.pipeline.explainFusion,
+               "Report every fusion decision, with its reason and the device "
+               "memory traffic it saves, as a remark");
+  app.add_flag("!--no-fusion", options.pipeline.fusion,
+               "One kernel per operation (no fusion)");
+  app.add_option("--fusion-graph", options.fusionGraphFile,
+                 "Write the fused graph as Graphviz DOT to this file, kernels "
+                 "as clusters (and FILE.svg if Graphviz's dot is installed)");
   app.add_flag("--interpret", options.interpret,
                "Print the graphs' results on seeded random inputs, computed "
                "by the CPU reference interpreter at the emitted stage");

@@ -204,26 +204,32 @@ LogicalResult FusionOp::verify() {
     return emitOpError() << "expects at least one result";
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "expects the body to yield the result types";
-  // fusion C3: the kind matches the body.
+  // fusion C3: the kind matches the body. Loop: loop ops only. Reduction:
+  // loop ops and at least one reduction. Matmul: loop ops around one matmul,
+  // the root.
   Operation *root = getRoot();
+  int64_t reductions = 0;
   for (Operation &op : body.without_terminator()) {
     if (isLoopOp(&op))
       continue;
+    bool isReduction =
+        isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op);
+    reductions += isReduction;
     bool allowed =
-        &op == root &&
-        ((getKind() == FusionKind::Reduction &&
-          isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op)) ||
-         (getKind() == FusionKind::Matmul && isa<MatmulOp>(op)));
+        (getKind() == FusionKind::Reduction && isReduction) ||
+        (getKind() == FusionKind::Matmul && isa<MatmulOp>(op) && &op == root);
     if (!allowed)
       return emitOpError() << "of kind '" << stringifyFusionKind(getKind())
                            << "' cannot hold '" << op.getName() << "'"
-                           << (&op == root ? "" : " other than as its root");
+                           << (isa<MatmulOp>(op) && &op != root &&
+                                       getKind() == FusionKind::Matmul
+                                   ? " other than as its root"
+                                   : "");
   }
-  if (getKind() != FusionKind::Loop && (!root || isLoopOp(root)))
-    return emitOpError() << "of kind '" << stringifyFusionKind(getKind())
-                         << "' needs a root that is a "
-                         << (getKind() == FusionKind::Matmul ? "matmul"
-                                                             : "reduction");
+  if (getKind() == FusionKind::Reduction && reductions == 0)
+    return emitOpError() << "of kind 'reduction' holds no reduction";
+  if (getKind() == FusionKind::Matmul && (!root || !isa<MatmulOp>(root)))
+    return emitOpError() << "of kind 'matmul' needs a matmul as its root";
   return success();
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fk/IR/FkOps.h"
+#include "fk/Transforms/FusionPlan.h"
 #include "fk/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -35,10 +36,8 @@ static FusionKind kindOf(Operation *op) {
   return FusionKind::Loop;
 }
 
-/// Replaces `ops` (in order, all in one block, with results used only after
-/// the last) by one fusion of `kind` yielding `results`.
-static FusionOp buildFusion(OpBuilder &b, Location loc, FusionKind kind,
-                            ArrayRef<Operation *> ops, ValueRange results) {
+FusionOp mlir::fk::buildFusion(OpBuilder &b, Location loc, FusionKind kind,
+                               ArrayRef<Operation *> ops, ValueRange results) {
   // The inputs: values used by `ops` that are defined elsewhere, except
   // splat constants, which are cloned in.
   llvm::SetVector<Value> inputs;
@@ -76,6 +75,26 @@ static FusionOp buildFusion(OpBuilder &b, Location loc, FusionKind kind,
   return fusion;
 }
 
+void mlir::fk::formCopyFusions(func::FuncOp fn) {
+  Block &block = fn.getBody().front();
+  OpBuilder b(fn.getContext());
+  // Every result must be written by a kernel of its own: copy arguments,
+  // splat constants and values returned twice.
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  llvm::SmallPtrSet<Value, 8> returned;
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value value = operand.get();
+    bool written = value.getDefiningOp<FusionOp>() != nullptr;
+    if (written && returned.insert(value).second)
+      continue;
+    b.setInsertionPoint(ret);
+    FusionOp copy =
+        buildFusion(b, value.getLoc(), FusionKind::Loop, {}, value);
+    operand.set(copy.getResult(0));
+  }
+
+}
+
 namespace {
 struct FormFusionsPass : fk::impl::FkFormFusionsBase<FormFusionsPass> {
   void runOnOperation() override {
@@ -94,20 +113,7 @@ struct FormFusionsPass : fk::impl::FkFormFusionsBase<FormFusionsPass> {
       op.erase();
     }
 
-    // Every result must be written by a kernel of its own: copy arguments,
-    // splat constants and values returned twice.
-    auto ret = cast<func::ReturnOp>(block.getTerminator());
-    llvm::SmallPtrSet<Value, 8> returned;
-    for (OpOperand &operand : ret->getOpOperands()) {
-      Value value = operand.get();
-      bool written = value.getDefiningOp<FusionOp>() != nullptr;
-      if (written && returned.insert(value).second)
-        continue;
-      b.setInsertionPoint(ret);
-      FusionOp copy =
-          buildFusion(b, value.getLoc(), FusionKind::Loop, {}, value);
-      operand.set(copy.getResult(0));
-    }
+    formCopyFusions(fn);
 
     for (Operation &op : llvm::make_early_inc_range(block))
       if (isa<ConstantOp>(op) && op.use_empty())

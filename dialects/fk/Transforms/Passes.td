@@ -40,4 +40,29 @@ def FkFormFusions : Pass<"fk-form-fusions", "func::FuncOp"> {
   let dependentDialects = ["::mlir::fk::FkDialect"];
 }
 
+def FkFuse : Pass<"fk-fuse", "func::FuncOp"> {
+  let summary = "Groups ops into fusions (kernels) by a cost model in bytes "
+                "of device memory";
+  let description = [{
+    Walks each graph from its results to its inputs and offers every op to
+    the kernel of its consumers: elementwise chains, broadcasts, casts,
+    reshapes and transposes fuse into their consumer (loop fusion), producers
+    into reductions (input fusion), a reduction over the trailing axes of a
+    row into the elementwise ops that consume it while the row stays on chip
+    (softmax, layernorm, rmsnorm as one kernel), and a value that is also a
+    graph result becomes an extra output of the kernel that computes it.
+    Each fusion saves a write and a read of the value; vetoes keep matmuls
+    and their neighbours apart, refuse to recompute arithmetic for several
+    consumers, and refuse reductions that are not rows or whose rows do not
+    fit on chip. With `explain`, every decision is a remark at the op with
+    its reason and the bytes it saves, and each graph gets a summary of
+    kernels and predicted traffic. See docs/fusion.md.
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report every fusion decision as a remark">
+  ];
+  let dependentDialects = ["::mlir::fk::FkDialect"];
+}
+
 #endif // FK_TRANSFORMS_PASSES_TD

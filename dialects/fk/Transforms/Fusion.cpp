@@ -1,0 +1,424 @@
+//===- Fusion.cpp - grouping ops into kernels -----------------------------===//
+//
+// Decides which ops run together in one kernel, XLA-style: walking the graph
+// from its results back to its inputs, each op is offered to the kernel of
+// its consumers. It joins when that saves device-memory traffic and nothing
+// vetoes it; every decision, made or refused, has a reason, which
+// `--explain-fusion` prints as a remark at the op.
+//
+// The cost model counts bytes of device memory: a value computed by one
+// kernel and used by another is written once and read once; fused, it stays
+// in registers. Vetoes:
+//  - a matmul keeps its own kernel, and so does what feeds it (its
+//    prologue and epilogue fuse with the tensor-core kernels);
+//  - a value used by several kernels is not recomputed in each, unless it
+//    is pure index arithmetic (broadcast, reshape, transpose, iota) or a
+//    cast, which cost no arithmetic worth saving;
+//  - a reduction fuses with its consumers only over the trailing axes of
+//    the consumers' rows (a "row"), when the row fits on chip, and all
+//    reductions of a kernel must share the row space;
+//  - a reduced value reaches the row only through unit-dimension reshapes,
+//    broadcasts along the row and elementwise ops (so each row only ever
+//    needs its own reductions);
+//  - a value that is also a graph result must have a shape the kernel
+//    writes (the shape of the kernel's result, or in a row kernel, of its
+//    rows or reduced rows).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fk/IR/FkOps.h"
+#include "fk/Transforms/FusionPlan.h"
+#include "fk/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::fk {
+#define GEN_PASS_DEF_FKFUSE
+#include "fk/Transforms/Passes.h.inc"
+} // namespace mlir::fk
+
+using namespace mlir;
+using namespace mlir::fk;
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+int64_t mlir::fk::getTensorBytes(Value value) {
+  auto type = tensorType(value);
+  Type element = type.getElementType();
+  int64_t elementBytes =
+      element.isSignlessInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
+  return type.getNumElements() * elementBytes;
+}
+
+std::string mlir::fk::formatBytes(int64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit == 0)
+    return llvm::formatv("{0} B", bytes).str();
+  return llvm::formatv("{0:f1} {1}", value, units[unit]).str();
+}
+
+std::string mlir::fk::describeOp(Operation *op) {
+  std::string name;
+  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+    name = "'" + loc.getName().str() + "' (" + op->getName().getStringRef().str() + ")";
+  else
+    name = "'" + op->getName().getStringRef().str() + "'";
+  return name;
+}
+
+bool mlir::fk::isReduction(Operation *op) {
+  return isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op);
+}
+
+std::optional<RowSpace> mlir::fk::getRowSpace(Operation *reduction) {
+  ArrayRef<int64_t> shape = tensorType(reduction->getOperand(0)).getShape();
+  ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(reduction->getAttr("axes"));
+  int64_t first = static_cast<int64_t>(shape.size()) - axes.size();
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis != first + static_cast<int64_t>(i))
+      return std::nullopt;
+  RowSpace space;
+  space.shape.assign(shape.begin(), shape.end());
+  space.leadingRank = first;
+  return space;
+}
+
+int64_t RowSpace::rowLength() const {
+  int64_t length = 1;
+  for (int64_t size : ArrayRef(shape).drop_front(leadingRank))
+    length *= size;
+  return length;
+}
+
+ArrayRef<int64_t> RowSpace::leadingShape() const {
+  return ArrayRef(shape).take_front(leadingRank);
+}
+
+/// Whether `shape` equals `other` but for dimensions of size 1.
+static bool equalUpToUnitDims(ArrayRef<int64_t> shape,
+                              ArrayRef<int64_t> other) {
+  auto drop = [](ArrayRef<int64_t> s) {
+    SmallVector<int64_t> kept;
+    for (int64_t size : s)
+      if (size != 1)
+        kept.push_back(size);
+    return kept;
+  };
+  return drop(shape) == drop(other);
+}
+
+bool RowSpace::isReducedShape(ArrayRef<int64_t> other) const {
+  return equalUpToUnitDims(other, leadingShape());
+}
+
+/// Whether `user`, consuming a value derived from a reduction over `space`,
+/// keeps it aligned with the rows: a value of the reduced shape (up to unit
+/// dimensions) is still one value per row; a broadcast to the row shape
+/// from such a value spreads it along its own row.
+static bool keepsRowsAligned(Operation *user, const RowSpace &space) {
+  if (user->hasTrait<OpTrait::Elementwise>())
+    return true;
+  if (auto reshape = dyn_cast<ReshapeOp>(user))
+    return equalUpToUnitDims(tensorType(reshape.getOperand()).getShape(),
+                             tensorType(reshape.getResult()).getShape());
+  if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
+    // [lead..., 1, ...] -> [lead..., row...]: the operand must have the
+    // row's rank, its leading dims, and unit row dims.
+    ArrayRef<int64_t> from = tensorType(broadcast.getOperand()).getShape();
+    if (static_cast<int64_t>(from.size()) != static_cast<int64_t>(space.shape.size()) ||
+        tensorType(broadcast.getResult()).getShape() != ArrayRef(space.shape))
+      return false;
+    for (auto [i, size] : llvm::enumerate(from))
+      if (static_cast<int64_t>(i) < space.leadingRank ? size != space.shape[i]
+                                                      : size != 1)
+        return false;
+    return true;
+  }
+  return false;
+}
+
+/// The first op that uses the reduction `reduction`, directly or through
+/// values of its reduced shape, without keeping the rows aligned; null if
+/// there is none.
+static Operation *findMisalignedUse(Operation *reduction,
+                                    const RowSpace &space) {
+  SmallVector<Operation *> worklist = {reduction};
+  DenseSet<Operation *> seen;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    for (Operation *user : op->getUsers()) {
+      if (isa<func::ReturnOp>(user) || !seen.insert(user).second)
+        continue;
+      if (!keepsRowsAligned(user, space))
+        return user;
+      // A value with the row's shape is computed per element of the row.
+      if (tensorType(user->getResult(0)).getShape() != ArrayRef(space.shape))
+        worklist.push_back(user);
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+/// A kernel being formed: its ops and what it yields.
+struct Group {
+  /// The op that started the group: a consumer of every other member.
+  Operation *root = nullptr;
+  llvm::SetVector<Operation *> ops;
+  /// Members whose result is also a graph result.
+  SmallVector<Operation *> extraOutputs;
+  /// The row space of its reductions, if any.
+  std::optional<RowSpace> rows;
+  bool hasReduction = false;
+  bool hasMatmul = false;
+};
+
+class FusionPlanner {
+public:
+  FusionPlanner(func::FuncOp fn, bool explain) : fn(fn), explain(explain) {}
+
+  void run();
+
+private:
+  void offer(Operation *producer);
+  /// Why `producer` cannot join `group` (as its single consumer kernel), or
+  /// "" if it can.
+  std::string vetoJoin(Operation *producer, Group &group, bool returned);
+  void join(Operation *producer, Group &group, bool returned);
+  void materialize();
+  void remark(Operation *op, const Twine &message) {
+    if (explain)
+      op->emitRemark(message);
+  }
+
+  func::FuncOp fn;
+  bool explain;
+  std::vector<std::unique_ptr<Group>> groups;
+  /// The groups each op belongs to (several for duplicated index ops).
+  DenseMap<Operation *, SmallVector<Group *, 1>> groupsOf;
+  DenseSet<Operation *> returnedOps;
+};
+} // namespace
+
+static bool isSplatConstant(Operation *op) {
+  auto constant = dyn_cast<ConstantOp>(op);
+  if (!constant)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return dense && dense.isSplat();
+}
+
+static bool isCheapToDuplicate(Operation *op) {
+  return isa<BroadcastOp, ReshapeOp, TransposeOp, IotaOp, CastOp>(op);
+}
+
+std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
+                                    bool returned) {
+  if (isa<MatmulOp>(producer))
+    return "a matmul keeps its own kernel";
+  if (group.hasMatmul)
+    return "its consumer is a matmul, whose prologue fuses with the "
+           "tensor-core kernels";
+  Operation *root = group.root;
+  if (isReduction(producer)) {
+    std::optional<RowSpace> space = getRowSpace(producer);
+    if (!space)
+      return "it reduces axes that are not the trailing axes of its operand "
+             "(not a row)";
+    if (space->rowLength() > kMaxFusedRowLength)
+      return llvm::formatv("its rows of {0} elements do not fit on chip "
+                           "(at most {1})",
+                           space->rowLength(), kMaxFusedRowLength)
+          .str();
+    if (group.hasReduction && !group.rows)
+      return "the consumer kernel's reduction is not over rows";
+    if (group.rows && !(*group.rows == *space))
+      return "the consumer kernel reduces rows of another shape";
+    if (Operation *user = findMisalignedUse(producer, *space))
+      return llvm::formatv("its use by {0} does not keep the rows aligned",
+                           describeOp(user))
+          .str();
+    // The kernel writes rows or reduced rows.
+    ArrayRef<int64_t> out = tensorType(root->getResult(0)).getShape();
+    if (!group.rows && out != ArrayRef(space->shape) &&
+        !equalUpToUnitDims(out, space->leadingShape()))
+      return "the consumer kernel's result is neither a row nor a reduced "
+             "row of it";
+  }
+  if (returned) {
+    ArrayRef<int64_t> shape = tensorType(producer->getResult(0)).getShape();
+    ArrayRef<int64_t> out = tensorType(root->getResult(0)).getShape();
+    bool written = shape == out;
+    if (group.rows)
+      written = shape == ArrayRef(group.rows->shape) ||
+                equalUpToUnitDims(shape, group.rows->leadingShape());
+    if (!written)
+      return "it is also a graph result, of a shape the consumer kernel does "
+             "not write";
+  }
+  return "";
+}
+
+void FusionPlanner::join(Operation *producer, Group &group, bool returned) {
+  group.ops.insert(producer);
+  groupsOf[producer].push_back(&group);
+  if (isReduction(producer) && !group.rows)
+    group.rows = getRowSpace(producer);
+  group.hasReduction |= isReduction(producer);
+  if (returned)
+    group.extraOutputs.push_back(producer);
+}
+
+void FusionPlanner::offer(Operation *producer) {
+  bool returned = returnedOps.contains(producer);
+  llvm::SetVector<Group *> consumers;
+  for (Operation *user : producer->getUsers())
+    for (Group *group : groupsOf.lookup(user))
+      consumers.insert(group);
+  int64_t bytes = getTensorBytes(producer->getResult(0));
+  auto keep = [&](const Twine &why) {
+    auto group = std::make_unique<Group>();
+    group->root = producer;
+    group->ops.insert(producer);
+    group->hasMatmul = isa<MatmulOp>(producer);
+    group->hasReduction = isReduction(producer);
+    if (group->hasReduction)
+      group->rows = getRowSpace(producer);
+    groupsOf[producer].push_back(group.get());
+    groups.push_back(std::move(group));
+    if (!why.isTriviallyEmpty())
+      remark(producer, describeOp(producer) + " kept as a kernel of its own: " +
+                           why);
+  };
+
+  if (consumers.empty()) {
+    keep("");
+    return;
+  }
+  if (consumers.size() > 1 && !isCheapToDuplicate(producer)) {
+    keep(llvm::formatv("it has {0} consumer kernels; fusing would compute it "
+                       "{0} times",
+                       consumers.size()));
+    return;
+  }
+  if (consumers.size() > 1 && returned) {
+    keep("it is a graph result used by several kernels");
+    return;
+  }
+  for (Group *group : consumers) {
+    std::string veto = vetoJoin(producer, *group, returned);
+    if (!veto.empty()) {
+      keep(veto);
+      return;
+    }
+  }
+  for (Group *group : consumers) {
+    join(producer, *group, returned);
+    remark(producer,
+           llvm::formatv("{0} fused into the kernel of {1}: saves {2} of "
+                         "device memory traffic (a write and a read of {3})",
+                         describeOp(producer), describeOp(group->root),
+                         formatBytes(2 * bytes),
+                         formatBytes(bytes)));
+  }
+  if (consumers.size() > 1)
+    remark(producer, llvm::formatv("duplicated into {0} kernels: it is index "
+                                   "arithmetic or a cast",
+                                   consumers.size()));
+}
+
+/// The device memory a kernel of `fusion` moves: its inputs read once, its
+/// results written once.
+static int64_t kernelTraffic(FusionOp fusion) {
+  int64_t bytes = 0;
+  for (Value v : fusion.getInputs())
+    bytes += getTensorBytes(v);
+  for (Value v : fusion.getResults())
+    bytes += getTensorBytes(v);
+  return bytes;
+}
+
+void FusionPlanner::materialize() {
+  Block &block = fn.getBody().front();
+  DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(block))
+    position[&op] = i;
+  OpBuilder b(fn.getContext());
+  // Groups were created consumers first; build them in program order.
+  for (auto &group : llvm::reverse(groups)) {
+    SmallVector<Operation *> ops(group->ops.begin(), group->ops.end());
+    llvm::sort(ops, [&](Operation *x, Operation *y) {
+      return position[x] < position[y];
+    });
+    SmallVector<Value> results = {group->root->getResult(0)};
+    for (Operation *extra : group->extraOutputs)
+      results.push_back(extra->getResult(0));
+    FusionKind kind = group->hasMatmul      ? FusionKind::Matmul
+                      : group->hasReduction ? FusionKind::Reduction
+                                            : FusionKind::Loop;
+    b.setInsertionPoint(group->root);
+    FusionOp fusion = buildFusion(b, group->root->getLoc(), kind, ops, results);
+    for (auto [value, replacement] : llvm::zip(results, fusion.getResults()))
+      value.replaceUsesWithIf(replacement, [&](OpOperand &use) {
+        return use.getOwner()->getBlock() == &block &&
+               !llvm::is_contained(ops, use.getOwner());
+      });
+  }
+}
+
+void FusionPlanner::run() {
+  Block &block = fn.getBody().front();
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  for (Value v : ret.getOperands())
+    if (Operation *op = v.getDefiningOp())
+      returnedOps.insert(op);
+  SmallVector<Operation *> ops;
+  for (Operation &op : block.without_terminator())
+    if (!isSplatConstant(&op) && !isa<FusionOp>(op))
+      ops.push_back(&op);
+  int64_t unfusedTraffic = 0;
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands())
+      if (!operand.getDefiningOp() || !isSplatConstant(operand.getDefiningOp()))
+        unfusedTraffic += getTensorBytes(operand);
+    unfusedTraffic += getTensorBytes(op->getResult(0));
+  }
+  for (Operation *op : llvm::reverse(ops))
+    offer(op);
+  materialize();
+  formCopyFusions(fn);
+  // Everything not in a fusion is now unused.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (!isa<FusionOp, func::ReturnOp>(op) && op.use_empty())
+      op.erase();
+
+  int64_t traffic = 0, kernels = 0;
+  for (auto fusion : block.getOps<FusionOp>()) {
+    traffic += kernelTraffic(fusion);
+    ++kernels;
+  }
+  remark(fn, llvm::formatv("graph '{0}': {1} ops in {2} kernels; predicted "
+                           "device memory traffic {3} ({4} with a kernel "
+                           "per op)",
+                           fn.getSymName(), ops.size(), kernels,
+                           formatBytes(traffic), formatBytes(unfusedTraffic)));
+}
+
+namespace {
+struct FusePass : fk::impl::FkFuseBase<FusePass> {
+  using FkFuseBase::FkFuseBase;
+  void runOnOperation() override {
+    FusionPlanner(getOperation(), explain).run();
+  }
+};
+} // namespace
