@@ -1,0 +1,258 @@
+// Every check of the fk.fusion verifier (fusion Cn in FkOps.cpp) rejects a
+// fusion that breaks it; fk.yield only terminates fusions.
+// RUN: fkc-opt %s -split-input-file -verify-diagnostics
+
+// fusion C1: the body's arguments have the types of the inputs.
+func.func @c1_argument_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op expects the body's arguments to have the types of the inputs}}
+  %0 = fk.fusion loop(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf16>):
+    %c = fk.cast %a : tensor<4xf16> -> tensor<4xf32>
+    fk.yield %c : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C1: one body argument per input.
+func.func @c1_argument_count(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op expects the body's arguments to have the types of the inputs}}
+  %0 = fk.fusion loop(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    fk.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C1: a fusion without inputs has no body arguments.
+func.func @c1_argument_without_input() -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op expects the body's arguments to have the types of the inputs}}
+  %0 = "fk.fusion"() <{kind = #fk<fusion_kind loop>}> ({
+  ^bb0(%a: tensor<4xf32>):
+    "fk.yield"(%a) : (tensor<4xf32>) -> ()
+  }) : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C2: at least one result.
+func.func @c2_no_result(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'fk.fusion' op expects at least one result}}
+  "fk.fusion"(%x) <{kind = #fk<fusion_kind loop>}> ({
+  ^bb0(%a: tensor<4xf32>):
+    "fk.yield"() : () -> ()
+  }) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// fusion C2: the body yields the result types...
+func.func @c2_result_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op expects the body to yield the result types}}
+  %0 = fk.fusion loop(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %c = fk.cast %a : tensor<4xf32> -> tensor<4xf16>
+    fk.yield %c : tensor<4xf16>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C2: ...and as many values as there are results.
+func.func @c2_result_count(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op expects the body to yield the result types}}
+  %0 = fk.fusion loop(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %e = fk.exp %a : tensor<4xf32>
+    fk.yield %a, %e : tensor<4xf32>, tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C3: a loop fusion holds no matmul...
+func.func @c3_matmul_in_loop(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'loop' cannot hold 'fk.matmul'}}
+  %0 = fk.fusion loop(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %m = fk.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    fk.yield %m : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// fusion C3: ...and no reduction...
+func.func @c3_reduction_in_loop(%x: tensor<4x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'loop' cannot hold 'fk.reduce_sum'}}
+  %0 = fk.fusion loop(%x) : (tensor<4x4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %s = fk.reduce_sum %a axes = [1] : tensor<4x4xf32> -> tensor<4xf32>
+    fk.yield %s : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C3: ...and no composite op (decompose it first).
+func.func @c3_composite_in_loop(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'loop' cannot hold 'fk.softmax'}}
+  %0 = fk.fusion loop(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %s = fk.softmax %a axis = 1 : tensor<4x4xf32>
+    fk.yield %s : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// fusion C3: a reduction fusion holds a reduction.
+func.func @c3_reduction_without_reduction(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'reduction' holds no reduction}}
+  %0 = fk.fusion reduction(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %e = fk.exp %a : tensor<4xf32>
+    fk.yield %e : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C3: a body that only yields its argument holds no reduction.
+func.func @c3_reduction_of_argument(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'reduction' holds no reduction}}
+  %0 = fk.fusion reduction(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    fk.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C3: the root of a matmul fusion is a matmul.
+func.func @c3_matmul_root_not_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs a matmul as its root}}
+  %0 = fk.fusion matmul(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %e = fk.neg %a : tensor<4xf32>
+    fk.yield %e : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C3: a reduction fusion holds no matmul...
+func.func @c3_matmul_root_of_reduction(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'reduction' cannot hold 'fk.matmul'}}
+  %0 = fk.fusion reduction(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %m = fk.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    fk.yield %m : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// fusion C3: ...and a matmul fusion no reduction.
+func.func @c3_reduction_root_of_matmul(%x: tensor<4x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' cannot hold 'fk.reduce_max'}}
+  %0 = fk.fusion matmul(%x) : (tensor<4x4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %m = fk.reduce_max %a axes = [0] : tensor<4x4xf32> -> tensor<4xf32>
+    fk.yield %m : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fusion C3: the matmul of a matmul fusion is its root (the first yielded
+// value): loop ops may feed it, not consume it.
+func.func @c3_matmul_not_root(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' cannot hold 'fk.matmul' other than as its root}}
+  %0 = fk.fusion matmul(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %m = fk.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    %r = fk.relu %m : tensor<4x4xf32>
+    fk.yield %r : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// Fusions do not nest.
+func.func @nested(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'loop' cannot hold 'fk.fusion'}}
+  %0 = fk.fusion loop(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %i = fk.fusion loop(%a) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%b: tensor<4xf32>):
+      fk.yield %b : tensor<4xf32>
+    }
+    fk.yield %i : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The body sees only its arguments (IsolatedFromAbove).
+func.func @isolated(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = fk.fusion loop : () -> tensor<4xf32> {
+    // expected-error @+1 {{'fk.exp' op using value defined outside the region}}
+    %e = fk.exp %x : tensor<4xf32>
+    fk.yield %e : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The body is one block.
+func.func @two_blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op region #0 ('body') failed to verify constraint: region with 1 blocks}}
+  %0 = "fk.fusion"(%x) <{kind = #fk<fusion_kind loop>}> ({
+  ^bb0(%a: tensor<4xf32>):
+    "fk.yield"(%a) : (tensor<4xf32>) -> ()
+  ^bb1(%b: tensor<4xf32>):
+    "fk.yield"(%b) : (tensor<4xf32>) -> ()
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// fk.yield terminates fusions only.
+func.func @yield_outside(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.yield' op expects parent op 'fk.fusion'}}
+  fk.yield %x : tensor<4xf32>
+}
+
+// -----
+
+// The kind is one of loop, reduction, matmul.
+func.func @unknown_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{expected ::mlir::fk::FusionKind to be one of: loop, reduction, matmul}}
+  // expected-error @+1 {{failed to parse Fk_FusionKindAttr parameter 'value'}}
+  %0 = fk.fusion tiled(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    fk.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
