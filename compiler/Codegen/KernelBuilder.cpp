@@ -45,8 +45,16 @@ struct IndexBuilder {
   Value constant(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
   }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  // Indices are non-negative and, by the choice of index width, never wrap:
+  // saying so lets LLVM see that adjacent elements have adjacent addresses.
+  Value add(Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y, kNoWrap);
+  }
+  Value mul(Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y, kNoWrap);
+  }
+  static constexpr arith::IntegerOverflowFlags kNoWrap =
+      arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
 
   /// The row-major coordinates of `linear` in `shape`.
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape) {
@@ -93,6 +101,25 @@ struct IndexBuilder {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// Where a thread's group of `width` adjacent elements starts: its innermost
+/// coordinate is `coord`, a multiple of `width`. An access at that
+/// coordinate of a buffer whose innermost dimension is a multiple of `width`
+/// starts a 16-byte aligned run of adjacent elements, which LLVM merges into
+/// a vector access once it knows the first one's alignment.
+struct VectorStart {
+  Value coord;
+  int64_t width = 1;
+
+  llvm::MaybeAlign getAlignment(Value memref, ArrayRef<Value> coords) const {
+    auto type = cast<MemRefType>(memref.getType());
+    if (width == 1 || coords.empty() || coords.back() != coord ||
+        type.getShape().back() % width != 0)
+      return llvm::MaybeAlign();
+    int64_t bytes = type.getElementTypeBitWidth() / 8 * width;
+    return llvm::Align(std::min<int64_t>(16, llvm::PowerOf2Ceil(bytes)));
+  }
+};
+
 /// Emits the compute-type scalar of a tensor value of a fusion's body at
 /// given coordinates. Values are cached per (value, coordinates), so a value
 /// used twice at one point is computed once. One emitter serves one block:
@@ -106,6 +133,9 @@ public:
 
   FailureOr<Value> emit(Value tensor, ArrayRef<Value> coords);
 
+  /// Marks the accesses that start an aligned vector (see VectorStart).
+  VectorStart vectorStart;
+
   /// Computes the value of a reduction for the current row (row kernels);
   /// without it, reductions cannot be emitted element by element.
   std::function<FailureOr<Value>(Operation *)> reductionHook;
@@ -113,7 +143,9 @@ public:
   /// Loads element `coords` of `memref` (holding `elementType` elements)
   /// in compute type.
   Value load(Value memref, ArrayRef<Value> coords, Type elementType) {
-    Value raw = memref::LoadOp::create(b, loc, memref, coords);
+    Value raw = memref::LoadOp::create(
+        b, loc, memref, coords, /*nontemporal=*/false,
+        vectorStart.getAlignment(memref, coords));
     if (elementType.isSignlessInteger(1) &&
         !cast<MemRefType>(memref.getType()).getElementType().isInteger(1))
       return arith::CmpIOp::create(
@@ -280,8 +312,8 @@ public:
     return result;
   }
 
-  LaunchShape launchShape() const {
-    int64_t count = getWorkItemCount(fusion);
+  /// A launch of kBlockSize-thread blocks covering `count` work items.
+  LaunchShape launchShape(int64_t count) const {
     LaunchShape shape;
     shape.block[0] = kBlockSize;
     shape.grid[0] =
@@ -291,12 +323,14 @@ public:
   }
 
   void store(Value value, Value memref, ArrayRef<Value> coords,
-             Type elementType) {
+             Type elementType, const VectorStart &vector = {}) {
     Value stored = truncateToElementType(b, loc, value, elementType);
     if (elementType.isSignlessInteger(1) &&
         !cast<MemRefType>(memref.getType()).getElementType().isInteger(1))
       stored = arith::ExtUIOp::create(b, loc, b.getI8Type(), stored);
-    memref::StoreOp::create(b, loc, stored, memref, coords);
+    memref::StoreOp::create(b, loc, stored, memref, coords,
+                            /*nontemporal=*/false,
+                            vector.getAlignment(memref, coords));
   }
 
   FusionOp fusion;
@@ -313,26 +347,102 @@ static ValueRange yieldedValues(FusionOp fusion) {
   return cast<YieldOp>(fusion.getBody().front().getTerminator()).getValues();
 }
 
+/// The number of consecutive elements a thread handles at once so that its
+/// accesses can be 16-byte vectors: 16 bytes of the narrowest element the
+/// kernel reads or writes, halved until it divides the innermost dimension.
+static int64_t getVectorWidth(FusionOp fusion, int64_t innermost) {
+  int64_t narrowest = 16;
+  auto consider = [&](Value v) {
+    Type element = tensorType(v).getElementType();
+    int64_t bytes = element.isSignlessInteger(1)
+                        ? 1
+                        : element.getIntOrFloatBitWidth() / 8;
+    narrowest = std::min(narrowest, bytes);
+  };
+  for (Value v : fusion.getInputs())
+    consider(v);
+  for (Value v : fusion.getResults())
+    consider(v);
+  int64_t width = 16 / narrowest;
+  while (width > 1 && innermost % width != 0)
+    width /= 2;
+  return width;
+}
+
+/// Moves every load of `block` up to just after the definitions of its
+/// indices. The element emitter interleaves each element's loads with its
+/// arithmetic; grouped, the loads of adjacent elements are close enough for
+/// LLVM to merge them into vector loads.
+static void hoistLoads(Block &block) {
+  for (auto load : llvm::to_vector(block.getOps<memref::LoadOp>())) {
+    Operation *last = nullptr;
+    for (Value operand : load->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || def->getBlock() != &block)
+        continue;
+      if (!last || last->isBeforeInBlock(def))
+        last = def;
+    }
+    if (last)
+      load->moveAfter(last);
+    else
+      load->moveBefore(&block, block.begin());
+  }
+}
+
+/// One work item is `width` consecutive elements of the result's innermost
+/// dimension: their loads and stores are adjacent and 16-byte aligned (the
+/// runtime requires aligned tensors and every offset is a multiple of the
+/// width), so LLVM emits vector accesses.
 static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k) {
   ArrayRef<int64_t> shape = tensorType(k.fusion.getResult(0)).getShape();
   for (Value result : k.fusion.getResults())
     if (tensorType(result).getShape() != shape)
       return k.fusion.emitOpError()
              << "loop fusion results of different shapes are not supported";
-  LogicalResult built = k.gridStrideLoop(getWorkItemCount(k.fusion), [&](Value i) {
+  int64_t width = shape.empty() ? 1 : getVectorWidth(k.fusion, shape.back());
+  SmallVector<int64_t> itemShape(shape);
+  if (!itemShape.empty())
+    itemShape.back() /= width;
+  int64_t items = getWorkItemCount(k.fusion) / width;
+  LogicalResult built = k.gridStrideLoop(items, [&](Value i) {
     ElementEmitter emitter = k.makeEmitter();
-    SmallVector<Value> coords = k.idx.delinearize(i, shape);
-    for (auto [value, buffer] : llvm::zip(yieldedValues(k.fusion), k.results)) {
-      FailureOr<Value> element = emitter.emit(value, coords);
-      if (failed(element))
-        return failure();
-      k.store(*element, buffer, coords, tensorType(value).getElementType());
+    SmallVector<Value> item = k.idx.delinearize(i, itemShape);
+    SmallVector<SmallVector<Value>> elements;
+    Value start;
+    if (!item.empty()) {
+      start = k.idx.mul(item.back(), k.idx.constant(width));
+      emitter.vectorStart = {start, width};
     }
+    for (int64_t e = 0; e < width; ++e) {
+      SmallVector<Value> coords(item);
+      if (!coords.empty())
+        coords.back() = e == 0 ? start : k.idx.add(start, k.idx.constant(e));
+      elements.push_back(std::move(coords));
+    }
+    // Every load before the first store, so that LLVM may merge them (it
+    // cannot move a load across a store that might alias).
+    SmallVector<SmallVector<Value>> values;
+    for (Value value : yieldedValues(k.fusion)) {
+      values.emplace_back();
+      for (const SmallVector<Value> &coords : elements) {
+        FailureOr<Value> element = emitter.emit(value, coords);
+        if (failed(element))
+          return failure();
+        values.back().push_back(*element);
+      }
+    }
+    for (auto [value, buffer, computed] :
+         llvm::zip(yieldedValues(k.fusion), k.results, values))
+      for (auto [coords, element] : llvm::zip(elements, computed))
+        k.store(element, buffer, coords, tensorType(value).getElementType(),
+                emitter.vectorStart);
+    hoistLoads(*i.getParentBlock());
     return success();
   });
   if (failed(built))
     return failure();
-  return k.launchShape();
+  return k.launchShape(items);
 }
 
 namespace {
@@ -438,7 +548,7 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
   });
   if (failed(built))
     return failure();
-  return k.launchShape();
+  return k.launchShape(getWorkItemCount(k.fusion));
 }
 
 static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
@@ -494,7 +604,7 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
   });
   if (failed(built))
     return failure();
-  return k.launchShape();
+  return k.launchShape(getWorkItemCount(k.fusion));
 }
 
 //===----------------------------------------------------------------------===//

@@ -23,7 +23,8 @@ def FkLowerToGpu : Pass<"fk-lower-to-gpu", "ModuleOp"> {
     (see compiler/Codegen/KernelBuilder.h).
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::arith::ArithDialect", "::mlir::DLTIDialect",
+    "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];

@@ -438,6 +438,9 @@ size_t fkrt_manifest_launch_count(fkrt_module m, size_t graph) {
 
 namespace {
 
+/// The alignment every tensor's data must have.
+constexpr uintptr_t kTensorAlignment = 16;
+
 /// Checks one run argument against its manifest signature; `what` is e.g.
 /// "fkrt_run: graph 'mlp' input 0 ('x')".
 fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
@@ -449,10 +452,11 @@ fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
   size_t size = fkrt_dtype_size(dtype);
   if (!t.data)
     return fail(FKRT_ERROR_INVALID_ARGUMENT, what + ": data is null");
-  if (reinterpret_cast<uintptr_t>(t.data) % size)
+  // fkc's kernels read and write 16 bytes at a time where shapes allow.
+  if (reinterpret_cast<uintptr_t>(t.data) % kTensorAlignment)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                what + ": data is not aligned to " + std::to_string(size) +
-                    " bytes");
+                what + ": data is not aligned to " +
+                    std::to_string(kTensorAlignment) + " bytes");
   if (dtype != spec.dtype)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
                 what + ": expected dtype " + fkrt_dtype_name(spec.dtype) +

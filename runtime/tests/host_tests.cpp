@@ -485,7 +485,11 @@ void testRunValidation() {
   bad[1] = in[1];
   bad[1].data = reinterpret_cast<void *>(uintptr_t(0x10001));
   expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
-         "input 1 ('w'): data is not aligned to 2 bytes");
+         "input 1 ('w'): data is not aligned to 16 bytes");
+  // Aligned to the element size is not enough: kernels use 16-byte vectors.
+  bad[1].data = reinterpret_cast<void *>(uintptr_t(0x10008));
+  expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+         "input 1 ('w'): data is not aligned to 16 bytes");
   bad[1] = in[1];
   bad[1].dtype = FKRT_BF16;
   expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
@@ -510,9 +514,9 @@ void testRunValidation() {
   expect(run("mlp", in, 2, badOut, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'mlp' output 0 ('y'): expected dtype f16, got f32");
 
-  // The i1 graph: one-byte elements need no alignment; a rank-0 output
-  // needs no shape.
-  fkrt_tensor maskIn[1] = {{reinterpret_cast<void *>(uintptr_t(0x10001)),
+  // The i1 graph: one-byte elements are 16-byte aligned too; a rank-0
+  // output needs no shape.
+  fkrt_tensor maskIn[1] = {{reinterpret_cast<void *>(uintptr_t(0x10010)),
                             FKRT_I1, 1, nullptr}};
   int64_t seven = 7;
   maskIn[0].shape = &seven;

@@ -75,8 +75,8 @@ typedef struct fkrt_module_impl *fkrt_module;
 
 /// A tensor passed to fkrt_run: a device pointer to dense row-major data.
 typedef struct fkrt_tensor {
-  /// Device address (a CUdeviceptr); must be non-null and aligned to the
-  /// element size.
+  /// Device address (a CUdeviceptr); must be non-null and aligned to 16
+  /// bytes (the kernels access memory 16 bytes at a time).
   void *data;
   /// An fkrt_dtype. A plain integer so that a C++ runtime can check values
   /// from C or Python callers that are not dtypes without undefined
@@ -171,7 +171,7 @@ FKRT_API size_t fkrt_manifest_launch_count(fkrt_module module, size_t graph);
 /// enqueued. Checks, in this order, stopping at the first failure:
 ///  1. module and graph_name non-null, the graph exists (NOT_FOUND);
 ///  2. the input and output counts, then each input and each output in
-///     order: pointers non-null, data aligned to the element size, dtype,
+///     order: pointers non-null, data aligned to 16 bytes, dtype,
 ///     rank, then every dimension (INVALID_ARGUMENT);
 ///  3. the CUDA driver can be loaded (NO_DRIVER);
 ///  4. the module was loaded with fkrt_module_load_cuda (NOT_LOADED).
