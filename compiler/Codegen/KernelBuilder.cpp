@@ -197,8 +197,13 @@ FailureOr<Value> ElementEmitter::emitUncached(Value tensor,
     return load(it->second, coords, elementType);
 
   Operation *op = tensor.getDefiningOp();
-  if (!op)
+  if (!op) {
+    // An input without elements: code reading it is never executed (a loop
+    // over an empty extent), yet must be built.
+    if (tensorType(tensor).getNumElements() == 0)
+      return buildScalarConstant(b, loc, elementType, 0.0);
     return emitError(loc) << "kernel input without a buffer";
+  }
 
   if (auto constant = dyn_cast<ConstantOp>(op)) {
     auto dense = cast<DenseElementsAttr>(constant.getValue());
@@ -213,15 +218,13 @@ FailureOr<Value> ElementEmitter::emitUncached(Value tensor,
       });
     auto memrefType =
         MemRefType::get(tensorType(tensor).getShape(), stored.getElementType());
-    memref::GlobalOp global;
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(kernels.getBody());
-      global = memref::GlobalOp::create(
-          b, loc, "fk_constant", b.getStringAttr("private"), memrefType,
-          stored, /*constant=*/true, /*alignment=*/IntegerAttr());
-      SymbolTable(kernels).insert(global);
-    }
+    // Created detached: inserting it into the symbol table then renames it
+    // if another constant took the name.
+    OpBuilder detached(b.getContext());
+    auto global = memref::GlobalOp::create(
+        detached, loc, "fk_constant", b.getStringAttr("private"), memrefType,
+        stored, /*constant=*/true, /*alignment=*/IntegerAttr());
+    SymbolTable(kernels).insert(global, kernels.getBody()->begin());
     Value memref =
         memref::GetGlobalOp::create(b, loc, memrefType, global.getSymName());
     return load(memref, coords, elementType);
@@ -278,12 +281,12 @@ public:
         idx{b, loc} {
     Block &entry = kernel.getBody().front();
     Block &body = fusion.getBody().front();
-    for (auto [arg, buffer] :
-         llvm::zip(body.getArguments(),
-                   entry.getArguments().take_front(body.getNumArguments())))
-      buffers[arg] = buffer;
-    for (BlockArgument result :
-         entry.getArguments().drop_front(body.getNumArguments()))
+    // Inputs without elements are not passed (see LowerToGpu.cpp).
+    unsigned next = 0;
+    for (BlockArgument arg : body.getArguments())
+      if (tensorType(arg).getNumElements() != 0)
+        buffers[arg] = entry.getArgument(next++);
+    for (BlockArgument result : entry.getArguments().drop_front(next))
       results.push_back(result);
   }
 

@@ -29,18 +29,30 @@ static MemRefType getBufferType(Type tensor) {
   return MemRefType::get(type.getShape(), elementType);
 }
 
+/// A graph the lowering takes: fusions and the return only; fusions read
+/// graph arguments or other fusions' results; each graph result is a
+/// distinct fusion result (fk-form-fusions and fk-fuse make it so).
 static LogicalResult checkGraphBody(func::FuncOp graph) {
-  for (Operation &op : graph.getBody().front()) {
-    if (isa<FusionOp, func::ReturnOp>(op))
+  Block &block = graph.getBody().front();
+  for (Operation &op : block) {
+    if (isa<func::ReturnOp>(op))
       continue;
-    if (auto constant = dyn_cast<ConstantOp>(op))
-      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-          dense && dense.isSplat())
-        continue;
-    return op.emitOpError()
-           << "is outside a fusion; only fusions become kernels (run "
-              "fk-form-fusions first)";
+    if (!isa<FusionOp>(op)) {
+      if (auto constant = dyn_cast<ConstantOp>(op))
+        if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+            dense && dense.isSplat() && op.use_empty())
+          continue;
+      return op.emitOpError()
+             << "is outside a fusion; only fusions become kernels (run "
+                "fk-form-fusions first)";
+    }
   }
+  llvm::SmallPtrSet<Value, 8> written;
+  for (Value result : block.getTerminator()->getOperands())
+    if (!result.getDefiningOp<FusionOp>() || !written.insert(result).second)
+      return block.getTerminator()->emitOpError()
+             << "returns a value that no fusion of its own writes (run "
+                "fk-form-fusions first)";
   return success();
 }
 
@@ -97,12 +109,17 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     if (!buffers.count(result))
       buffers[result] = memref::AllocOp::create(
           b, loc, getBufferType(result.getType()));
-  if (getWorkItemCount(fusion) == 0)
+  if (llvm::all_of(fusion.getResults(), [](Value result) {
+        return cast<RankedTensorType>(result.getType()).getNumElements() == 0;
+      }))
     return success();
 
+  // A buffer without elements is never read, and a memref without elements
+  // has no pointer to pass: such inputs are left out.
   SmallVector<Value> arguments;
   for (Value input : fusion.getInputs())
-    arguments.push_back(buffers.lookup(input));
+    if (cast<RankedTensorType>(input.getType()).getNumElements() != 0)
+      arguments.push_back(buffers.lookup(input));
   for (Value result : fusion.getResults())
     arguments.push_back(buffers.lookup(result));
 

@@ -194,6 +194,8 @@ Operation *FusionOp::getRoot() {
 
 LogicalResult FusionOp::verify() {
   Block &body = getBody().front();
+  if (body.empty() || !isa<YieldOp>(body.back()))
+    return emitOpError() << "expects its body to end with 'fk.yield'";
   // fusion C1
   if (body.getArgumentTypes() != getInputs().getTypes())
     return emitOpError() << "expects the body's arguments to have the types "

@@ -235,6 +235,8 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
     if (!space)
       return "it reduces axes that are not the trailing axes of its operand "
              "(not a row)";
+    if (space->rowLength() == 0)
+      return "its rows are empty";
     if (space->rowLength() > kMaxFusedRowLength)
       return llvm::formatv("its rows of {0} elements do not fit on chip "
                            "(at most {1})",
@@ -256,6 +258,10 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
              "row of it";
   }
   if (returned) {
+    // Only row kernels write several results.
+    if (group.hasReduction && !group.rows)
+      return "it is also a graph result, and the consumer kernel's "
+             "reduction writes one result only";
     ArrayRef<int64_t> shape = tensorType(producer->getResult(0)).getShape();
     ArrayRef<int64_t> out = tensorType(root->getResult(0)).getShape();
     bool written = shape == out;
@@ -292,8 +298,13 @@ void FusionPlanner::offer(Operation *producer) {
     group->ops.insert(producer);
     group->hasMatmul = isa<MatmulOp>(producer);
     group->hasReduction = isReduction(producer);
+    // A row kernel (which reduces the rows and computes around them) only
+    // takes rows that fit on chip.
     if (group->hasReduction)
-      group->rows = getRowSpace(producer);
+      if (std::optional<RowSpace> space = getRowSpace(producer);
+          space && space->rowLength() > 0 &&
+          space->rowLength() <= kMaxFusedRowLength)
+        group->rows = space;
     groupsOf[producer].push_back(group.get());
     groups.push_back(std::move(group));
     if (!why.isTriviallyEmpty())
