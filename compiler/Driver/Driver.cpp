@@ -2,6 +2,7 @@
 
 #include "Driver/Driver.h"
 #include "Artifact/ArtifactWriter.h"
+#include "Driver/FusionGraph.h"
 #include "Frontend/Importer.h"
 #include "Reference/Interpreter.h"
 #include "Reference/ReferenceBundle.h"
@@ -76,6 +77,9 @@ Compilation::interpretAll(ModuleOp module) {
 }
 
 LogicalResult Compilation::runStages(ModuleOp module) {
+  if (!options.fusionGraphFile.empty() && options.emit < Stage::Fused)
+    return emitError(module.getLoc())
+           << "--fusion-graph needs the fused stage (--emit=fused or later)";
   if (!options.referenceFile.empty() &&
       failed(writeReferenceBundle(module, options.seed, options.referenceFile)))
     return failure();
@@ -121,6 +125,9 @@ LogicalResult Compilation::runStages(ModuleOp module) {
         }
       }
     }
+    if (stage == Stage::Fused && !options.fusionGraphFile.empty() &&
+        failed(writeFusionGraph(module, options.fusionGraphFile)))
+      return failure();
     if (stage == options.emit)
       break;
   }
