@@ -109,6 +109,8 @@ namespace {
 struct VectorStart {
   Value coord;
   int64_t width = 1;
+  /// The innermost coordinates of the run's other elements: `coord + e`.
+  DenseMap<Value, int64_t> offsets;
 
   llvm::MaybeAlign getAlignment(Value memref, ArrayRef<Value> coords) const {
     auto type = cast<MemRefType>(memref.getType());
@@ -120,6 +122,74 @@ struct VectorStart {
   }
 };
 
+/// Kernel buffers of rank 2 or more are accessed through flat (1-D) views
+/// with a linear index computed here rather than by the memref lowering, so
+/// that element `e` of a run is visibly `base + e` of one `base`: LLVM
+/// canonicalizes separately linearized indices into forms it can no longer
+/// prove adjacent, and then does not merge the accesses into vectors.
+class FlatAddressing {
+public:
+  FlatAddressing(IndexBuilder &idx, DenseMap<Value, Value> &flatViews)
+      : idx(idx), flatViews(flatViews) {}
+
+  /// The memref and indices that access element `coords` of `memref`:
+  /// the access itself, unless it belongs to `run`, whose elements are read
+  /// through one view at constant offsets.
+  std::pair<Value, SmallVector<Value>> address(Value memref,
+                                               ArrayRef<Value> coords,
+                                               const VectorStart &run) {
+    SmallVector<Value> plain(coords);
+    if (coords.empty() || run.width == 1)
+      return {memref, plain};
+    ArrayRef<int64_t> shape = cast<MemRefType>(memref.getType()).getShape();
+    auto it = run.offsets.find(coords.back());
+    if (it == run.offsets.end() || shape.back() % run.width != 0)
+      return {memref, plain};
+    int64_t offset = it->second;
+    Value target = getFlatView(memref);
+    std::vector<void *> key = {target.getAsOpaquePointer()};
+    for (Value c : coords.drop_back())
+      key.push_back(c.getAsOpaquePointer());
+    Value &view = runViews[key];
+    if (!view) {
+      Value base = run.coord;
+      if (coords.size() > 1)
+        base = idx.add(idx.mul(idx.linearize(coords.drop_back(),
+                                             shape.drop_back()),
+                               idx.constant(shape.back())),
+                       run.coord);
+      OpBuilder &b = idx.b;
+      view = memref::SubViewOp::create(
+          b, idx.loc, target, ArrayRef<OpFoldResult>{base},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(run.width)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    }
+    return {view, SmallVector<Value>{idx.constant(offset)}};
+  }
+
+private:
+  /// `memref` as one dimension, built once at the start of the kernel.
+  Value getFlatView(Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (type.getRank() < 2)
+      return memref;
+    Value &view = flatViews[memref];
+    if (!view) {
+      auto arg = cast<BlockArgument>(memref);
+      OpBuilder b = OpBuilder::atBlockBegin(arg.getOwner());
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all[0].push_back(d);
+      view = memref::CollapseShapeOp::create(b, idx.loc, memref, all);
+    }
+    return view;
+  }
+
+  IndexBuilder &idx;
+  DenseMap<Value, Value> &flatViews;
+  std::map<std::vector<void *>, Value> runViews;
+};
+
 /// Emits the compute-type scalar of a tensor value of a fusion's body at
 /// given coordinates. Values are cached per (value, coordinates), so a value
 /// used twice at one point is computed once. One emitter serves one block:
@@ -128,8 +198,10 @@ class ElementEmitter {
 public:
   ElementEmitter(OpBuilder &b, Location loc,
                  const DenseMap<Value, Value> &buffers,
+                 DenseMap<Value, Value> &flatViews,
                  gpu::GPUModuleOp kernels)
-      : b(b), loc(loc), idx{b, loc}, buffers(buffers), kernels(kernels) {}
+      : b(b), loc(loc), idx{b, loc}, buffers(buffers), kernels(kernels),
+        addressing(idx, flatViews) {}
 
   FailureOr<Value> emit(Value tensor, ArrayRef<Value> coords);
 
@@ -143,8 +215,9 @@ public:
   /// Loads element `coords` of `memref` (holding `elementType` elements)
   /// in compute type.
   Value load(Value memref, ArrayRef<Value> coords, Type elementType) {
+    auto [target, indices] = addressing.address(memref, coords, vectorStart);
     Value raw = memref::LoadOp::create(
-        b, loc, memref, coords, /*nontemporal=*/false,
+        b, loc, target, indices, /*nontemporal=*/false,
         vectorStart.getAlignment(memref, coords));
     if (elementType.isSignlessInteger(1) &&
         !cast<MemRefType>(memref.getType()).getElementType().isInteger(1))
@@ -164,6 +237,9 @@ private:
   const DenseMap<Value, Value> &buffers;
   gpu::GPUModuleOp kernels;
   std::map<std::vector<void *>, Value> cache;
+
+public:
+  FlatAddressing addressing;
 };
 } // namespace
 
@@ -288,10 +364,11 @@ public:
         buffers[arg] = entry.getArgument(next++);
     for (BlockArgument result : entry.getArguments().drop_front(next))
       results.push_back(result);
+
   }
 
   ElementEmitter makeEmitter() {
-    return ElementEmitter(b, loc, buffers, kernels);
+    return ElementEmitter(b, loc, buffers, flatViews, kernels);
   }
 
   /// Emits `for (i = global thread id; i < count; i += thread count)` and
@@ -325,15 +402,22 @@ public:
     return shape;
   }
 
+  /// Stores `value` at `coords` of `memref`, through the addressing of
+  /// `emitter` (so that a run's stores share its base index) when given.
   void store(Value value, Value memref, ArrayRef<Value> coords,
-             Type elementType, const VectorStart &vector = {}) {
+             Type elementType, ElementEmitter *emitter = nullptr) {
     Value stored = truncateToElementType(b, loc, value, elementType);
     if (elementType.isSignlessInteger(1) &&
         !cast<MemRefType>(memref.getType()).getElementType().isInteger(1))
       stored = arith::ExtUIOp::create(b, loc, b.getI8Type(), stored);
-    memref::StoreOp::create(b, loc, stored, memref, coords,
+    VectorStart none;
+    const VectorStart &run = emitter ? emitter->vectorStart : none;
+    FlatAddressing local(idx, flatViews);
+    FlatAddressing &addressing = emitter ? emitter->addressing : local;
+    auto [target, indices] = addressing.address(memref, coords, run);
+    memref::StoreOp::create(b, loc, stored, target, indices,
                             /*nontemporal=*/false,
-                            vector.getAlignment(memref, coords));
+                            run.getAlignment(memref, coords));
   }
 
   FusionOp fusion;
@@ -342,6 +426,7 @@ public:
   OpBuilder b;
   IndexBuilder idx;
   DenseMap<Value, Value> buffers;
+  DenseMap<Value, Value> flatViews;
   SmallVector<Value> results;
 };
 } // namespace
@@ -377,6 +462,10 @@ static int64_t getVectorWidth(FusionOp fusion, int64_t innermost) {
 /// arithmetic; grouped, the loads of adjacent elements are close enough for
 /// LLVM to merge them into vector loads.
 static void hoistLoads(Block &block) {
+  // Constants (such as a load's offset in its run) first, so that they do
+  // not hold loads back.
+  for (auto constant : llvm::to_vector(block.getOps<arith::ConstantOp>()))
+    constant->moveBefore(&block, block.begin());
   for (auto load : llvm::to_vector(block.getOps<memref::LoadOp>())) {
     Operation *last = nullptr;
     for (Value operand : load->getOperands()) {
@@ -415,12 +504,15 @@ static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k) {
     Value start;
     if (!item.empty()) {
       start = k.idx.mul(item.back(), k.idx.constant(width));
-      emitter.vectorStart = {start, width};
+      emitter.vectorStart.coord = start;
+      emitter.vectorStart.width = width;
     }
     for (int64_t e = 0; e < width; ++e) {
       SmallVector<Value> coords(item);
-      if (!coords.empty())
+      if (!coords.empty()) {
         coords.back() = e == 0 ? start : k.idx.add(start, k.idx.constant(e));
+        emitter.vectorStart.offsets[coords.back()] = e;
+      }
       elements.push_back(std::move(coords));
     }
     // Every load before the first store, so that LLVM may merge them (it
@@ -439,7 +531,7 @@ static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k) {
          llvm::zip(yieldedValues(k.fusion), k.results, values))
       for (auto [coords, element] : llvm::zip(elements, computed))
         k.store(element, buffer, coords, tensorType(value).getElementType(),
-                emitter.vectorStart);
+                &emitter);
     hoistLoads(*i.getParentBlock());
     return success();
   });

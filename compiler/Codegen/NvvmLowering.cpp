@@ -21,6 +21,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
@@ -86,6 +87,8 @@ void mlir::fk::addNvvmLoweringPasses(OpPassManager &pm,
 
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
+  // The kernels' flat views (memref.collapse_shape) become plain pointers.
+  kernels.addPass(memref::createExpandStridedMetadataPass());
   ConvertGpuOpsToNVVMOpsOptions convert;
   // Kernels take one pointer per buffer, as the artifact's launches pass.
   convert.useBarePtrCallConv = true;
