@@ -147,23 +147,32 @@ static bool keepsRowsAligned(Operation *user, const RowSpace &space) {
   return false;
 }
 
-/// The first op that uses the reduction `reduction`, directly or through
-/// values of its reduced shape, without keeping the rows aligned; null if
-/// there is none.
-static Operation *findMisalignedUse(Operation *reduction,
-                                    const RowSpace &space) {
+/// The first op of `members` that uses the reduction `reduction`, directly
+/// or through other members, in a way that could move a row's reduced value
+/// to another row; null if there is none. A row kernel computes a reduction
+/// once per row and hands its value to every use, so every path from the
+/// reduction to the kernel's results may only hold elementwise ops,
+/// unit-dimension reshapes, broadcasts along the row and reductions of the
+/// same rows. (A transpose of row-shaped values would mix rows.)
+static Operation *
+findMisalignedUse(Operation *reduction, const RowSpace &space,
+                  const llvm::SetVector<Operation *> &members) {
   SmallVector<Operation *> worklist = {reduction};
   DenseSet<Operation *> seen;
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
     for (Operation *user : op->getUsers()) {
-      if (isa<func::ReturnOp>(user) || !seen.insert(user).second)
+      // Another kernel reads the value from memory, row by row as written.
+      if (!members.contains(user) || !seen.insert(user).second)
         continue;
-      if (!keepsRowsAligned(user, space))
+      bool aligned = keepsRowsAligned(user, space);
+      if (isReduction(user)) {
+        std::optional<RowSpace> other = getRowSpace(user);
+        aligned = other && *other == space;
+      }
+      if (!aligned)
         return user;
-      // A value with the row's shape is computed per element of the row.
-      if (tensorType(user->getResult(0)).getShape() != ArrayRef(space.shape))
-        worklist.push_back(user);
+      worklist.push_back(user);
     }
   }
   return nullptr;
@@ -246,7 +255,7 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
       return "the consumer kernel's reduction is not over rows";
     if (group.rows && !(*group.rows == *space))
       return "the consumer kernel reduces rows of another shape";
-    if (Operation *user = findMisalignedUse(producer, *space))
+    if (Operation *user = findMisalignedUse(producer, *space, group.ops))
       return llvm::formatv("its use by {0} does not keep the rows aligned",
                            describeOp(user))
           .str();
