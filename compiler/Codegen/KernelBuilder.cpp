@@ -101,21 +101,28 @@ struct IndexBuilder {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Where a thread's group of `width` adjacent elements starts: its innermost
-/// coordinate is `coord`, a multiple of `width`. An access at that
-/// coordinate of a buffer whose innermost dimension is a multiple of `width`
-/// starts a 16-byte aligned run of adjacent elements, which LLVM merges into
-/// a vector access once it knows the first one's alignment.
+/// The runs of `width` adjacent elements a thread accesses together: each
+/// starts at an innermost coordinate that is a multiple of `width`, and
+/// `elements` maps the innermost coordinate of every element of a run to
+/// its run's start and its offset in the run. An access at a run's start of
+/// a buffer whose innermost dimension is a multiple of `width` is 16-byte
+/// aligned, and LLVM merges the run's accesses into one vector access.
 struct VectorStart {
-  Value coord;
   int64_t width = 1;
-  /// The innermost coordinates of the run's other elements: `coord + e`.
-  DenseMap<Value, int64_t> offsets;
+  DenseMap<Value, std::pair<Value, int64_t>> elements;
+
+  void addRun(Value start, ArrayRef<Value> coords) {
+    for (auto [e, coord] : llvm::enumerate(coords))
+      elements[coord] = {start, static_cast<int64_t>(e)};
+  }
 
   llvm::MaybeAlign getAlignment(Value memref, ArrayRef<Value> coords) const {
     auto type = cast<MemRefType>(memref.getType());
-    if (width == 1 || coords.empty() || coords.back() != coord ||
+    if (width == 1 || coords.empty() ||
         type.getShape().back() % width != 0)
+      return llvm::MaybeAlign();
+    auto it = elements.find(coords.back());
+    if (it == elements.end() || it->second.second != 0)
       return llvm::MaybeAlign();
     int64_t bytes = type.getElementTypeBitWidth() / 8 * width;
     return llvm::Align(std::min<int64_t>(16, llvm::PowerOf2Ceil(bytes)));
@@ -142,22 +149,23 @@ public:
     if (coords.empty() || run.width == 1)
       return {memref, plain};
     ArrayRef<int64_t> shape = cast<MemRefType>(memref.getType()).getShape();
-    auto it = run.offsets.find(coords.back());
-    if (it == run.offsets.end() || shape.back() % run.width != 0)
+    auto it = run.elements.find(coords.back());
+    if (it == run.elements.end() || shape.back() % run.width != 0)
       return {memref, plain};
-    int64_t offset = it->second;
+    auto [start, offset] = it->second;
     Value target = getFlatView(memref);
-    std::vector<void *> key = {target.getAsOpaquePointer()};
+    std::vector<void *> key = {target.getAsOpaquePointer(),
+                               start.getAsOpaquePointer()};
     for (Value c : coords.drop_back())
       key.push_back(c.getAsOpaquePointer());
     Value &view = runViews[key];
     if (!view) {
-      Value base = run.coord;
+      Value base = start;
       if (coords.size() > 1)
         base = idx.add(idx.mul(idx.linearize(coords.drop_back(),
                                              shape.drop_back()),
                                idx.constant(shape.back())),
-                       run.coord);
+                       start);
       OpBuilder &b = idx.b;
       view = memref::SubViewOp::create(
           b, idx.loc, target, ArrayRef<OpFoldResult>{base},
@@ -406,14 +414,22 @@ public:
   /// `emitter` (so that a run's stores share its base index) when given.
   void store(Value value, Value memref, ArrayRef<Value> coords,
              Type elementType, ElementEmitter *emitter = nullptr) {
+    if (emitter)
+      return store(value, memref, coords, elementType, emitter->vectorStart,
+                   emitter->addressing);
+    FlatAddressing local(idx, flatViews);
+    store(value, memref, coords, elementType, VectorStart(), local);
+  }
+
+  /// Stores through `addressing`, which caches its views: it must belong to
+  /// the block of the store.
+  void store(Value value, Value memref, ArrayRef<Value> coords,
+             Type elementType, const VectorStart &run,
+             FlatAddressing &addressing) {
     Value stored = truncateToElementType(b, loc, value, elementType);
     if (elementType.isSignlessInteger(1) &&
         !cast<MemRefType>(memref.getType()).getElementType().isInteger(1))
       stored = arith::ExtUIOp::create(b, loc, b.getI8Type(), stored);
-    VectorStart none;
-    const VectorStart &run = emitter ? emitter->vectorStart : none;
-    FlatAddressing local(idx, flatViews);
-    FlatAddressing &addressing = emitter ? emitter->addressing : local;
     auto [target, indices] = addressing.address(memref, coords, run);
     memref::StoreOp::create(b, loc, stored, target, indices,
                             /*nontemporal=*/false,
@@ -504,16 +520,19 @@ static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k) {
     Value start;
     if (!item.empty()) {
       start = k.idx.mul(item.back(), k.idx.constant(width));
-      emitter.vectorStart.coord = start;
       emitter.vectorStart.width = width;
     }
     for (int64_t e = 0; e < width; ++e) {
       SmallVector<Value> coords(item);
-      if (!coords.empty()) {
+      if (!coords.empty())
         coords.back() = e == 0 ? start : k.idx.add(start, k.idx.constant(e));
-        emitter.vectorStart.offsets[coords.back()] = e;
-      }
       elements.push_back(std::move(coords));
+    }
+    if (!item.empty()) {
+      SmallVector<Value> run;
+      for (const SmallVector<Value> &coords : elements)
+        run.push_back(coords.back());
+      emitter.vectorStart.addRun(start, run);
     }
     // Every load before the first store, so that LLVM may merge them (it
     // cannot move a load across a store that might alias).
@@ -843,11 +862,17 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
                                              gpu::GPUFuncOp kernel) {
   constexpr int64_t kElementsPerThread = 8;
   int64_t length = rows.rowLength();
-  int64_t threads = std::clamp<int64_t>(
-      (llvm::divideCeil(length, kElementsPerThread) + 31) / 32 * 32, 32, 1024);
-  int64_t perThread = llvm::divideCeil(length, threads);
   ArrayRef<int64_t> leadingShape = rows.leadingShape();
   ArrayRef<int64_t> rowShape = ArrayRef(rows.shape).drop_front(rows.leadingRank);
+  // A thread takes runs of `width` adjacent elements (vector accesses) when
+  // the row is one dimension; runs of a block are adjacent (coalesced).
+  int64_t width = rowShape.size() == 1 ? getVectorWidth(k.fusion, length) : 1;
+  int64_t runs = length / width;
+  int64_t runsPerThread = std::max<int64_t>(1, kElementsPerThread / width);
+  int64_t threads = std::clamp<int64_t>(
+      (llvm::divideCeil(runs, runsPerThread) + 31) / 32 * 32, 32, 1024);
+  int64_t threadRuns = llvm::divideCeil(runs, threads);
+  int64_t perThread = threadRuns * width;
   int64_t rowCount = 1;
   for (int64_t size : leadingShape)
     rowCount *= size;
@@ -867,22 +892,34 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
     SmallVector<Value> leading = k.idx.delinearize(row, leadingShape);
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
 
-    // The row elements of this thread: j = tid + p * threads.
-    SmallVector<Value> valid;
+    // The row elements of this thread: run r = tid + q * threads holds
+    // elements r * width + e.
+    ElementEmitter emitter = k.makeEmitter();
+    emitter.vectorStart.width = width;
+    SmallVector<Value> valid, runValid;
     SmallVector<SmallVector<Value>> coords;
-    for (int64_t p = 0; p < perThread; ++p) {
-      Value j = k.idx.add(tid, k.idx.constant(p * threads));
-      Value inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j,
-                                          k.idx.constant(length));
+    for (int64_t q = 0; q < threadRuns; ++q) {
+      Value r = k.idx.add(tid, k.idx.constant(q * threads));
+      Value inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r,
+                                          k.idx.constant(runs));
       // Out-of-row lanes compute on element 0 and are masked out.
-      Value safe = arith::SelectOp::create(b, loc, inRow, j, k.idx.constant(0));
-      SmallVector<Value> full(leading);
-      full.append(k.idx.delinearize(safe, rowShape));
-      valid.push_back(inRow);
-      coords.push_back(std::move(full));
+      Value safe = arith::SelectOp::create(b, loc, inRow, r, k.idx.constant(0));
+      Value start = width == 1 ? safe : k.idx.mul(safe, k.idx.constant(width));
+      SmallVector<Value> runCoords;
+      for (int64_t e = 0; e < width; ++e) {
+        Value j = e == 0 ? start : k.idx.add(start, k.idx.constant(e));
+        SmallVector<Value> full(leading);
+        full.append(width == 1 ? k.idx.delinearize(j, rowShape)
+                               : SmallVector<Value>{j});
+        runCoords.push_back(full.back());
+        valid.push_back(inRow);
+        coords.push_back(std::move(full));
+      }
+      runValid.push_back(inRow);
+      if (width > 1)
+        emitter.vectorStart.addRun(start, runCoords);
     }
 
-    ElementEmitter emitter = k.makeEmitter();
     DenseMap<Operation *, Value> reduced;
     emitter.reductionHook = [&](Operation *op) -> FailureOr<Value> {
       if (Value known = reduced.lookup(op))
@@ -911,37 +948,47 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
 
     Value isFirstThread = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, tid, k.idx.constant(0));
-    for (auto [value, buffer] : llvm::zip(yieldedValues(k.fusion), k.results)) {
+    // Every result element first, then the stores, a run under one
+    // condition so that its stores can merge into a vector store.
+    SmallVector<SmallVector<Value>> values;
+    for (Value value : yieldedValues(k.fusion)) {
+      auto type = tensorType(value);
+      values.emplace_back();
+      bool isRow = type.getShape() == ArrayRef(rows.shape);
+      for (int64_t p = 0; p < (isRow ? perThread : 1); ++p) {
+        FailureOr<Value> element =
+            emitter.emit(value, isRow ? ArrayRef<Value>(coords[p])
+                                      : ArrayRef<Value>(reducedCoords(
+                                            k.idx, leading, leadingShape,
+                                            type.getShape())));
+        if (failed(element))
+          return failure();
+        values.back().push_back(*element);
+      }
+    }
+    for (auto [value, buffer, computed] :
+         llvm::zip(yieldedValues(k.fusion), k.results, values)) {
       auto type = tensorType(value);
       Type elementType = type.getElementType();
-      SmallVector<std::pair<Value, Value>> stores; // (condition, value)
-      SmallVector<SmallVector<Value>> at;
-      if (type.getShape() == ArrayRef(rows.shape)) {
-        for (int64_t p = 0; p < perThread; ++p) {
-          FailureOr<Value> element = emitter.emit(value, coords[p]);
-          if (failed(element)) {
-            built = failure();
-            break;
-          }
-          stores.push_back({valid[p], *element});
-          at.push_back(coords[p]);
-        }
-      } else {
-        SmallVector<Value> c =
-            reducedCoords(k.idx, leading, leadingShape, type.getShape());
-        FailureOr<Value> element = emitter.emit(value, c);
-        if (failed(element)) {
-          built = failure();
-          break;
-        }
-        stores.push_back({isFirstThread, *element});
-        at.push_back(c);
-      }
-      for (auto [store, where] : llvm::zip(stores, at)) {
-        auto ifOp = scf::IfOp::create(b, loc, store.first, /*withElse=*/false);
+      bool isRow = type.getShape() == ArrayRef(rows.shape);
+      int64_t groups = isRow ? threadRuns : 1;
+      for (int64_t q = 0; q < groups; ++q) {
+        auto ifOp = scf::IfOp::create(b, loc, isRow ? runValid[q] : isFirstThread,
+                                      /*withElse=*/false);
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        k.store(store.second, buffer, where, elementType);
+        FlatAddressing addressing(k.idx, k.flatViews);
+        if (!isRow) {
+          k.store(computed[0], buffer,
+                  reducedCoords(k.idx, leading, leadingShape, type.getShape()),
+                  elementType, VectorStart(), addressing);
+          continue;
+        }
+        for (int64_t e = 0; e < width; ++e) {
+          int64_t p = q * width + e;
+          k.store(computed[p], buffer, coords[p], elementType,
+                  emitter.vectorStart, addressing);
+        }
       }
     }
   }
