@@ -2,7 +2,8 @@
 //
 // Decides which ops run together in one kernel, XLA-style: walking the graph
 // from its results back to its inputs, each op is offered to the kernel of
-// its consumers. It joins when that saves device-memory traffic and nothing
+// its consumers; then loop kernels that share an input and a result shape
+// (siblings) merge. It joins when that saves device-memory traffic and nothing
 // vetoes it; every decision, made or refused, has a reason, which
 // `--explain-fusion` prints as a remark at the op.
 //
@@ -396,6 +397,79 @@ void FusionPlanner::materialize() {
   }
 }
 
+/// Sibling fusion: two loop kernels that read a common input and write
+/// results of one shape become one kernel with both results, which reads
+/// the common input once. The later kernel moves up to the earlier one, so
+/// its inputs must all be available there.
+static void fuseSiblings(func::FuncOp fn, bool explain) {
+  Block &block = fn.getBody().front();
+  bool merged = true;
+  while (merged) {
+    merged = false;
+    SmallVector<FusionOp> loops;
+    for (auto fusion : block.getOps<FusionOp>())
+      if (fusion.getKind() == FusionKind::Loop)
+        loops.push_back(fusion);
+    for (size_t i = 0; i < loops.size() && !merged; ++i) {
+      for (size_t j = i + 1; j < loops.size() && !merged; ++j) {
+        FusionOp first = loops[i], second = loops[j];
+        if (first.getResult(0).getType() != second.getResult(0).getType())
+          continue;
+        int64_t shared = 0;
+        bool available = true;
+        for (Value input : second.getInputs()) {
+          if (llvm::is_contained(first.getInputs(), input))
+            shared += getTensorBytes(input);
+          Operation *def = input.getDefiningOp();
+          if (def && !def->isBeforeInBlock(first))
+            available = false;
+        }
+        if (shared == 0 || !available)
+          continue;
+        // One kernel computing both bodies.
+        SmallVector<Value> inputs(first.getInputs());
+        for (Value input : second.getInputs())
+          if (!llvm::is_contained(inputs, input))
+            inputs.push_back(input);
+        SmallVector<Type> types(first.getResultTypes());
+        llvm::append_range(types, second.getResultTypes());
+        OpBuilder b(first);
+        auto fusion = FusionOp::create(b, first.getLoc(), types,
+                                       FusionKind::Loop, inputs);
+        Block *body = b.createBlock(&fusion.getBody());
+        for (Value input : inputs)
+          body->addArgument(input.getType(), input.getLoc());
+        SmallVector<Value> yielded;
+        for (FusionOp part : {first, second}) {
+          IRMapping mapping;
+          for (auto [arg, input] : llvm::zip(part.getBody().getArguments(),
+                                            part.getInputs()))
+            mapping.map(arg, body->getArgument(
+                                 llvm::find(inputs, input) - inputs.begin()));
+          for (Operation &op : part.getBody().front().without_terminator())
+            b.clone(op, mapping);
+          for (Value v : cast<YieldOp>(part.getBody().front().getTerminator())
+                             .getValues())
+            yielded.push_back(mapping.lookup(v));
+        }
+        YieldOp::create(b, first.getLoc(), yielded);
+        if (explain)
+          second.emitRemark()
+              << "sibling kernels of " << describeOp(first.getRoot())
+              << " and " << describeOp(second.getRoot())
+              << " merged: saves " << formatBytes(shared)
+              << " of device memory traffic (their common inputs read once)";
+        unsigned n = first.getNumResults();
+        first.replaceAllUsesWith(fusion.getResults().take_front(n));
+        second.replaceAllUsesWith(fusion.getResults().drop_front(n));
+        first.erase();
+        second.erase();
+        merged = true;
+      }
+    }
+  }
+}
+
 void FusionPlanner::run() {
   Block &block = fn.getBody().front();
   auto ret = cast<func::ReturnOp>(block.getTerminator());
@@ -416,6 +490,7 @@ void FusionPlanner::run() {
   for (Operation *op : llvm::reverse(ops))
     offer(op);
   materialize();
+  fuseSiblings(fn, explain);
   formCopyFusions(fn);
   // Everything not in a fusion is now unused.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
