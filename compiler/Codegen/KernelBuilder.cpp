@@ -581,6 +581,16 @@ struct Accumulation {
     llvm_unreachable("unknown reduction");
   }
 
+  /// The result of a reduction of `count` elements whose combined value is
+  /// `total`: divided by the count for a mean, rounded to the element type.
+  Value finish(OpBuilder &b, Location loc, Value total, int64_t count) const {
+    if (kind == Mean)
+      total = arith::DivFOp::create(
+          b, loc, total,
+          buildScalarConstant(b, loc, elementType, static_cast<double>(count)));
+    return roundToElementType(b, loc, total, elementType);
+  }
+
   Value combine(OpBuilder &b, Location loc, Value acc, Value x) const {
     bool isFloat = isa<FloatType>(elementType);
     switch (kind) {
@@ -650,13 +660,7 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
       scf::YieldOp::create(b, loc,
                            acc.combine(b, loc, loop.getRegionIterArg(0), *x));
     }
-    Value value = loop.getResult(0);
-    if (acc.kind == Accumulation::Mean)
-      value = arith::DivFOp::create(
-          b, loc, value,
-          buildScalarConstant(b, loc, acc.elementType,
-                              static_cast<double>(reducedCount)));
-    value = roundToElementType(b, loc, value, acc.elementType);
+    Value value = acc.finish(b, loc, loop.getResult(0), reducedCount);
     k.store(value, k.results[0], kept, acc.elementType);
     return success();
   });
@@ -935,13 +939,7 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
         Value masked = arith::SelectOp::create(b, loc, valid[p], *x, identity);
         partial = acc.combine(b, loc, partial, masked);
       }
-      Value total = reducer.reduce(partial, acc);
-      if (acc.kind == Accumulation::Mean)
-        total = arith::DivFOp::create(
-            b, loc, total,
-            buildScalarConstant(b, loc, acc.elementType,
-                                static_cast<double>(length)));
-      total = roundToElementType(b, loc, total, acc.elementType);
+      Value total = acc.finish(b, loc, reducer.reduce(partial, acc), length);
       reduced[op] = total;
       return total;
     };

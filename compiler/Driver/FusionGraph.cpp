@@ -32,13 +32,6 @@ static std::string opLabel(Operation *op) {
          typeLabel(op->getResult(0).getType());
 }
 
-static bool isSplat(Operation *op) {
-  auto constant = dyn_cast<ConstantOp>(op);
-  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
-                        : DenseElementsAttr();
-  return dense && dense.isSplat();
-}
-
 namespace {
 /// Names the nodes of one graph and writes its clusters and edges.
 class GraphDrawing {
@@ -95,7 +88,7 @@ private:
     int64_t node = 0;
     SmallVector<std::pair<std::string, std::string>> edges;
     for (Operation &op : body.without_terminator()) {
-      if (isSplat(&op))
+      if (isSplatConstant(&op))
         continue;
       std::string id = llvm::formatv("{0}_n{1}", cluster, node++);
       os << "      " << id << " [label=\"" << opLabel(&op) << "\"];\n";

@@ -20,12 +20,16 @@ namespace mlir::fk {
 using namespace mlir;
 using namespace mlir::fk;
 
-static bool isSplatConstant(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
+bool mlir::fk::isSplatConstant(Operation *op) {
+  auto constant = dyn_cast_or_null<ConstantOp>(op);
   if (!constant)
     return false;
   auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
   return dense && dense.isSplat();
+}
+
+static bool isSplatConstantValue(Value value) {
+  return isSplatConstant(value.getDefiningOp());
 }
 
 static FusionKind kindOf(Operation *op) {
@@ -46,7 +50,7 @@ FusionOp mlir::fk::buildFusion(OpBuilder &b, Location loc, FusionKind kind,
   auto addUse = [&](Value v) {
     if (v.getDefiningOp() && inside.contains(v.getDefiningOp()))
       return;
-    if (isSplatConstant(v))
+    if (isSplatConstantValue(v))
       splats.insert(v.getDefiningOp());
     else
       inputs.insert(v);
@@ -104,7 +108,7 @@ struct FormFusionsPass : fk::impl::FkFormFusionsBase<FormFusionsPass> {
 
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (isa<FusionOp, func::ReturnOp>(op) ||
-          (isa<ConstantOp>(op) && isSplatConstant(op.getResult(0))))
+          (isa<ConstantOp>(op) && isSplatConstantValue(op.getResult(0))))
         continue;
       b.setInsertionPoint(&op);
       FusionOp fusion = buildFusion(b, op.getLoc(), kindOf(&op), {&op},

@@ -220,14 +220,6 @@ private:
 };
 } // namespace
 
-static bool isSplatConstant(Operation *op) {
-  auto constant = dyn_cast<ConstantOp>(op);
-  if (!constant)
-    return false;
-  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  return dense && dense.isSplat();
-}
-
 static bool isCheapToDuplicate(Operation *op) {
   return isa<BroadcastOp, ReshapeOp, TransposeOp, IotaOp, CastOp>(op);
 }

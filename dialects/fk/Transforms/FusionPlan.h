@@ -42,6 +42,10 @@ struct RowSpace {
 
 bool isReduction(Operation *op);
 
+/// Whether `op` is a constant with one value everywhere: fusions clone such
+/// constants rather than read them from memory.
+bool isSplatConstant(Operation *op);
+
 /// The row space of `reduction`, or none if it does not reduce exactly the
 /// trailing axes of its operand.
 std::optional<RowSpace> getRowSpace(Operation *reduction);
