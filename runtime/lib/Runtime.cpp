@@ -1,5 +1,6 @@
 //===- Runtime.cpp - The fkc runtime C API --------------------------------===//
 
+#include "DtypeTable.h"
 #include "fkrt/runtime.h"
 
 #include "Cuda.h"
@@ -139,33 +140,11 @@ const char *fkrt_status_string(fkrt_status status) {
 }
 
 const char *fkrt_dtype_name(fkrt_dtype dtype) {
-  switch (dtype) {
-  case FKRT_F32:
-    return "f32";
-  case FKRT_F16:
-    return "f16";
-  case FKRT_BF16:
-    return "bf16";
-  case FKRT_I32:
-    return "i32";
-  case FKRT_I1:
-    return "i1";
-  }
-  return nullptr;
+  return fkrt::detail::dtypeName(dtype);
 }
 
 size_t fkrt_dtype_size(fkrt_dtype dtype) {
-  switch (dtype) {
-  case FKRT_F32:
-  case FKRT_I32:
-    return 4;
-  case FKRT_F16:
-  case FKRT_BF16:
-    return 2;
-  case FKRT_I1:
-    return 1;
-  }
-  return 0;
+  return fkrt::detail::dtypeSize(dtype);
 }
 
 fkrt_status fkrt_module_load_memory(const void *data, size_t size,

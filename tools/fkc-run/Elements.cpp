@@ -1,6 +1,7 @@
 //===- Elements.cpp - Reading and writing tensor elements -----------------===//
 
 #include "Elements.h"
+#include "fkrt/bundle.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -89,17 +90,7 @@ double fkcrun::fromHalf(uint16_t bits) { return decode(bits, kHalf); }
 double fkcrun::fromBFloat16(uint16_t bits) { return decode(bits, kBFloat16); }
 
 size_t fkcrun::elementSize(fkrt_dtype dtype) {
-  switch (dtype) {
-  case FKRT_F32:
-  case FKRT_I32:
-    return 4;
-  case FKRT_F16:
-  case FKRT_BF16:
-    return 2;
-  case FKRT_I1:
-    return 1;
-  }
-  return 0;
+  return fkrt::bundle::dtypeSize(dtype);
 }
 
 bool fkcrun::isFloat(fkrt_dtype dtype) {

@@ -1,5 +1,6 @@
 //===- Bundle.cpp - Tensor bundles: types and validation ------------------===//
 
+#include "../DtypeTable.h"
 #include "Format.h"
 
 #include <limits>
@@ -22,33 +23,12 @@ const Graph *Bundle::find(const std::string &name) const {
 }
 
 size_t fkrt::bundle::dtypeSize(fkrt_dtype dtype) {
-  switch (dtype) {
-  case FKRT_F32:
-  case FKRT_I32:
-    return 4;
-  case FKRT_F16:
-  case FKRT_BF16:
-    return 2;
-  case FKRT_I1:
-    return 1;
-  }
-  return 0;
+  return detail::dtypeSize(dtype);
 }
 
 const char *fkrt::bundle::dtypeName(fkrt_dtype dtype) {
-  switch (dtype) {
-  case FKRT_F32:
-    return "f32";
-  case FKRT_F16:
-    return "f16";
-  case FKRT_BF16:
-    return "bf16";
-  case FKRT_I32:
-    return "i32";
-  case FKRT_I1:
-    return "i1";
-  }
-  return "?";
+  const char *name = detail::dtypeName(dtype);
+  return name ? name : "?";
 }
 
 std::string fkrt::bundle::typeString(fkrt_dtype dtype,
