@@ -1,0 +1,352 @@
+//===- KernelEmission.h - what every kernel builder shares ------*- C++ -*-===//
+//
+// The pieces the kernel builders share: index arithmetic, the addressing
+// that lets LLVM vectorize a thread's adjacent accesses, the emitter that
+// computes a fusion body's value at given coordinates, and the kernel
+// context (argument buffers, grid-stride loop, stores).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_CODEGEN_KERNELEMISSION_H
+#define FKC_CODEGEN_KERNELEMISSION_H
+
+#include "Codegen/KernelBuilder.h"
+#include "Codegen/ScalarLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace mlir::fk {
+
+/// Threads per block of the element-per-thread kernels.
+constexpr int64_t kBlockSize = 256;
+/// Blocks beyond this many loop over the remaining work (grid-stride).
+constexpr int64_t kMaxBlocks = int64_t(1) << 20;
+
+inline RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+/// Builds index arithmetic on `index` values.
+struct IndexBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value constant(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  // Indices are non-negative and, by the choice of index width, never wrap:
+  // saying so lets LLVM see that adjacent elements have adjacent addresses.
+  Value add(Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y, kNoWrap);
+  }
+  Value mul(Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y, kNoWrap);
+  }
+  static constexpr arith::IntegerOverflowFlags kNoWrap =
+      arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
+
+  /// The row-major coordinates of `linear` in `shape`.
+  SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape) {
+    SmallVector<Value> coords(shape.size());
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (shape[d] == 1) {
+        coords[d] = constant(0);
+        continue;
+      }
+      if (d == 0) {
+        coords[d] = linear;
+        break;
+      }
+      Value size = constant(shape[d]);
+      coords[d] = arith::RemUIOp::create(b, loc, linear, size);
+      linear = arith::DivUIOp::create(b, loc, linear, size);
+    }
+    return coords;
+  }
+
+  /// The row-major linear index of `coords` in `shape`.
+  Value linearize(ArrayRef<Value> coords, ArrayRef<int64_t> shape) {
+    Value linear = constant(0);
+    for (auto [coord, size] : llvm::zip(coords, shape))
+      linear = add(mul(linear, constant(size)), coord);
+    return linear;
+  }
+
+  /// The coordinates in an operand of `operandShape` that numpy-broadcasts
+  /// to the shape of `coords`.
+  SmallVector<Value> broadcastSource(ArrayRef<Value> coords,
+                                     ArrayRef<int64_t> operandShape) {
+    size_t offset = coords.size() - operandShape.size();
+    SmallVector<Value> result;
+    for (auto [i, size] : llvm::enumerate(operandShape))
+      result.push_back(size == 1 ? constant(0) : coords[offset + i]);
+    return result;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Element emission
+//===----------------------------------------------------------------------===//
+
+/// The runs of `width` adjacent elements a thread accesses together: each
+/// starts at an innermost coordinate that is a multiple of `width`, and
+/// `elements` maps the innermost coordinate of every element of a run to
+/// its run's start and its offset in the run. An access at a run's start of
+/// a buffer whose innermost dimension is a multiple of `width` is 16-byte
+/// aligned, and LLVM merges the run's accesses into one vector access.
+struct VectorStart {
+  int64_t width = 1;
+  DenseMap<Value, std::pair<Value, int64_t>> elements;
+
+  void addRun(Value start, ArrayRef<Value> coords) {
+    for (auto [e, coord] : llvm::enumerate(coords))
+      elements[coord] = {start, static_cast<int64_t>(e)};
+  }
+
+  llvm::MaybeAlign getAlignment(Value memref, ArrayRef<Value> coords) const {
+    auto type = cast<MemRefType>(memref.getType());
+    if (width == 1 || coords.empty() ||
+        type.getShape().back() % width != 0)
+      return llvm::MaybeAlign();
+    auto it = elements.find(coords.back());
+    if (it == elements.end() || it->second.second != 0)
+      return llvm::MaybeAlign();
+    int64_t bytes = type.getElementTypeBitWidth() / 8 * width;
+    return llvm::Align(std::min<int64_t>(16, llvm::PowerOf2Ceil(bytes)));
+  }
+};
+
+/// Kernel buffers of rank 2 or more are accessed through flat (1-D) views
+/// with a linear index computed here rather than by the memref lowering, so
+/// that element `e` of a run is visibly `base + e` of one `base`: LLVM
+/// canonicalizes separately linearized indices into forms it can no longer
+/// prove adjacent, and then does not merge the accesses into vectors.
+class FlatAddressing {
+public:
+  FlatAddressing(IndexBuilder &idx, DenseMap<Value, Value> &flatViews)
+      : idx(idx), flatViews(flatViews) {}
+
+  /// The memref and indices that access element `coords` of `memref`:
+  /// the access itself, unless it belongs to `run`, whose elements are read
+  /// through one view at constant offsets.
+  std::pair<Value, SmallVector<Value>> address(Value memref,
+                                               ArrayRef<Value> coords,
+                                               const VectorStart &run) {
+    SmallVector<Value> plain(coords);
+    if (coords.empty() || run.width == 1)
+      return {memref, plain};
+    ArrayRef<int64_t> shape = cast<MemRefType>(memref.getType()).getShape();
+    auto it = run.elements.find(coords.back());
+    if (it == run.elements.end() || shape.back() % run.width != 0)
+      return {memref, plain};
+    auto [start, offset] = it->second;
+    Value target = getFlatView(memref);
+    std::vector<void *> key = {target.getAsOpaquePointer(),
+                               start.getAsOpaquePointer()};
+    for (Value c : coords.drop_back())
+      key.push_back(c.getAsOpaquePointer());
+    Value &view = runViews[key];
+    if (!view) {
+      Value base = start;
+      if (coords.size() > 1)
+        base = idx.add(idx.mul(idx.linearize(coords.drop_back(),
+                                             shape.drop_back()),
+                               idx.constant(shape.back())),
+                       start);
+      OpBuilder &b = idx.b;
+      view = memref::SubViewOp::create(
+          b, idx.loc, target, ArrayRef<OpFoldResult>{base},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(run.width)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    }
+    return {view, SmallVector<Value>{idx.constant(offset)}};
+  }
+
+private:
+  /// `memref` as one dimension, built once at the start of the kernel.
+  Value getFlatView(Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (type.getRank() < 2)
+      return memref;
+    Value &view = flatViews[memref];
+    if (!view) {
+      auto arg = cast<BlockArgument>(memref);
+      OpBuilder b = OpBuilder::atBlockBegin(arg.getOwner());
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all[0].push_back(d);
+      view = memref::CollapseShapeOp::create(b, idx.loc, memref, all);
+    }
+    return view;
+  }
+
+  IndexBuilder &idx;
+  DenseMap<Value, Value> &flatViews;
+  std::map<std::vector<void *>, Value> runViews;
+};
+
+/// Emits the compute-type scalar of a tensor value of a fusion's body at
+/// given coordinates. Values are cached per (value, coordinates), so a value
+/// used twice at one point is computed once. One emitter serves one block:
+/// its cached values must dominate every later use.
+class ElementEmitter {
+public:
+  ElementEmitter(OpBuilder &b, Location loc,
+                 const DenseMap<Value, Value> &buffers,
+                 DenseMap<Value, Value> &flatViews,
+                 gpu::GPUModuleOp kernels)
+      : b(b), loc(loc), idx{b, loc}, buffers(buffers), kernels(kernels),
+        addressing(idx, flatViews) {}
+
+  FailureOr<Value> emit(Value tensor, ArrayRef<Value> coords);
+
+  /// Marks the accesses that start an aligned vector (see VectorStart).
+  VectorStart vectorStart;
+
+  /// Computes the value of a reduction for the current row (row kernels);
+  /// without it, reductions cannot be emitted element by element.
+  std::function<FailureOr<Value>(Operation *)> reductionHook;
+
+  /// Computes the value of the fusion's matmul at `coords` (tensor-core
+  /// kernels, whose epilogue reads the accumulator tile).
+  std::function<FailureOr<Value>(ArrayRef<Value>)> matmulHook;
+
+  /// Loads element `coords` of `memref` (holding `elementType` elements)
+  /// in compute type.
+  Value load(Value memref, ArrayRef<Value> coords, Type elementType) {
+    auto [target, indices] = addressing.address(memref, coords, vectorStart);
+    Value raw = memref::LoadOp::create(
+        b, loc, target, indices, /*nontemporal=*/false,
+        vectorStart.getAlignment(memref, coords));
+    if (elementType.isSignlessInteger(1) &&
+        !cast<MemRefType>(memref.getType()).getElementType().isInteger(1))
+      return arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, raw,
+          arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0)));
+    return extendToComputeType(b, loc, raw, elementType);
+  }
+
+private:
+  FailureOr<Value> emitUncached(Value tensor, ArrayRef<Value> coords);
+  Value emitIota(IotaOp iota, ArrayRef<Value> coords);
+
+  OpBuilder &b;
+  Location loc;
+  IndexBuilder idx;
+  const DenseMap<Value, Value> &buffers;
+  gpu::GPUModuleOp kernels;
+  std::map<std::vector<void *>, Value> cache;
+
+public:
+  FlatAddressing addressing;
+};
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// What the kernels of every kind share: the argument buffers and the
+/// grid-stride loop over work items.
+class KernelContext {
+public:
+  KernelContext(FusionOp fusion, gpu::GPUFuncOp kernel,
+                gpu::GPUModuleOp kernels)
+      : fusion(fusion), kernels(kernels), loc(fusion.getLoc()),
+        b(&kernel.getBody().front(), kernel.getBody().front().begin()),
+        idx{b, loc} {
+    Block &entry = kernel.getBody().front();
+    Block &body = fusion.getBody().front();
+    // Inputs without elements are not passed (see LowerToGpu.cpp).
+    unsigned next = 0;
+    for (BlockArgument arg : body.getArguments())
+      if (tensorType(arg).getNumElements() != 0)
+        buffers[arg] = entry.getArgument(next++);
+    for (BlockArgument result : entry.getArguments().drop_front(next))
+      results.push_back(result);
+
+  }
+
+  ElementEmitter makeEmitter() {
+    return ElementEmitter(b, loc, buffers, flatViews, kernels);
+  }
+
+  /// Emits `for (i = global thread id; i < count; i += thread count)` and
+  /// calls `body(i)` inside; then `gpu.return`.
+  LogicalResult gridStrideLoop(int64_t count,
+                               function_ref<LogicalResult(Value)> body) {
+    Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+    Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    Value start = idx.add(idx.mul(blockId, blockDim), threadId);
+    Value step = idx.mul(gridDim, blockDim);
+    auto loop = scf::ForOp::create(b, loc, start, idx.constant(count), step);
+    LogicalResult result = success();
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      result = body(loop.getInductionVar());
+    }
+    gpu::ReturnOp::create(b, loc);
+    return result;
+  }
+
+  /// A launch of kBlockSize-thread blocks covering `count` work items.
+  LaunchShape launchShape(int64_t count) const {
+    LaunchShape shape;
+    shape.block[0] = kBlockSize;
+    shape.grid[0] =
+        std::max<int64_t>(1, std::min(kMaxBlocks, (count + kBlockSize - 1) /
+                                                      kBlockSize));
+    return shape;
+  }
+
+  /// Stores `value` at `coords` of `memref`, through the addressing of
+  /// `emitter` (so that a run's stores share its base index) when given.
+  void store(Value value, Value memref, ArrayRef<Value> coords,
+             Type elementType, ElementEmitter *emitter = nullptr) {
+    if (emitter)
+      return store(value, memref, coords, elementType, emitter->vectorStart,
+                   emitter->addressing);
+    FlatAddressing local(idx, flatViews);
+    store(value, memref, coords, elementType, VectorStart(), local);
+  }
+
+  /// Stores through `addressing`, which caches its views: it must belong to
+  /// the block of the store.
+  void store(Value value, Value memref, ArrayRef<Value> coords,
+             Type elementType, const VectorStart &run,
+             FlatAddressing &addressing) {
+    Value stored = truncateToElementType(b, loc, value, elementType);
+    if (elementType.isSignlessInteger(1) &&
+        !cast<MemRefType>(memref.getType()).getElementType().isInteger(1))
+      stored = arith::ExtUIOp::create(b, loc, b.getI8Type(), stored);
+    auto [target, indices] = addressing.address(memref, coords, run);
+    memref::StoreOp::create(b, loc, stored, target, indices,
+                            /*nontemporal=*/false,
+                            run.getAlignment(memref, coords));
+  }
+
+  FusionOp fusion;
+  gpu::GPUModuleOp kernels;
+  Location loc;
+  OpBuilder b;
+  IndexBuilder idx;
+  DenseMap<Value, Value> buffers;
+  DenseMap<Value, Value> flatViews;
+  SmallVector<Value> results;
+};
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_KERNELEMISSION_H
