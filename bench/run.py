@@ -103,15 +103,18 @@ class Case:
     function of the parameters' Tensors giving the results' Tensors; init:
     name -> (mean, std) of the normal distribution each input is drawn from
     (default (0, 1)); flops: a function of the parameters, for compute-bound
-    cases (None: memory-bound, reported in GB/s).
+    cases (None: memory-bound, reported in GB/s); eager_is: what eager's
+    figure measures when it is a library call worth naming (the GEMMs:
+    cuBLAS), said in the report.
     """
 
     def __init__(self, name, family, params, outputs, attrs=None, init=None,
-                 flops=None, description=""):
+                 flops=None, description="", eager_is=None):
         self.name, self.family, self.param_names = name, family, params
         self.outputs_of, self.attrs = outputs, attrs or {}
         self.init, self.flops_of = init or {}, flops
         self.description = description
+        self.eager_is = eager_is
         self.graph_path = os.path.join(CASES_DIR, name + ".graph")
         self.graph_name = None
         self.params = None
@@ -189,6 +192,23 @@ def _mlp_flops(p):
     return 2 * m * n * k + 2 * m * k2 * n
 
 
+def _gemm_outputs(name):
+    """The result of a @ b (batched when a and b have leading dimensions,
+    which must be equal here), named `name`."""
+    def outputs(p):
+        a, b = p["a"], p["b"]
+        return [Tensor(name, a.dtype, a.shape[:-1] + b.shape[-1:])]
+    return outputs
+
+
+def _gemm_flops(p):
+    """2 * M * N * K per product, times the batch."""
+    a, b = p["a"], p["b"]
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    return 2 * math.prod(a.shape[:-2]) * m * n * k
+
+
 def _attention_outputs(p):
     return [Tensor("o", p["q"].dtype, p["q"].shape[:-1] + p["v"].shape[-1:])]
 
@@ -236,6 +256,26 @@ def _cases():
                 flops=_attention_flops(causal),
                 description="softmax(q @ k^T / sqrt(%d)%s) @ v" % (
                     d, " + causal mask" if causal else "")))
+    # GEMMs: b scaled by 1/sqrt(K), so that the results stay near N(0, 1)
+    # whatever K is; eager is one cuBLAS call (torch.matmul).
+    for n in (4096, 8192):
+        cases.append(Case(
+            "gemm_f16_%d" % n, "gemm", ["a", "b"], _gemm_outputs("c"),
+            init={"b": (0.0, 1 / math.sqrt(n))}, flops=_gemm_flops,
+            description="c = a @ b, %d^3" % n,
+            eager_is="one cuBLAS GEMM (torch.matmul)"))
+    cases.append(Case(
+        "gemm_bias_gelu_f16_4096", "gemm_bias_gelu", ["a", "b", "bias"],
+        _gemm_outputs("y"),
+        init={"b": (0.0, 1 / 64), "bias": (0.0, 0.1)}, flops=_gemm_flops,
+        description="gelu(a @ b + bias), tanh gelu, 4096^3",
+        eager_is="a cuBLAS GEMM (torch.matmul), then the bias add and "
+                 "the gelu as two elementwise kernels"))
+    cases.append(Case(
+        "bmm_f16", "gemm", ["a", "b"], _gemm_outputs("c"),
+        init={"b": (0.0, 1 / math.sqrt(2048))}, flops=_gemm_flops,
+        description="c = a @ b, batch 16 of 2048^3",
+        eager_is="one cuBLAS strided-batched GEMM (torch.matmul)"))
     return cases
 
 
@@ -269,6 +309,12 @@ def _torch_family(case, torch, device):
     elif fam == "mlp":
         def fn(x, w1, b1, w2):
             return (F.gelu(x @ w1 + b1, approximate="tanh") @ w2,)
+    elif fam == "gemm":
+        def fn(a, b):
+            return (torch.matmul(a, b),)
+    elif fam == "gemm_bias_gelu":
+        def fn(a, b, bias):
+            return (F.gelu(torch.matmul(a, b) + bias, approximate="tanh"),)
     elif fam == "attention":
         n_q = case.by_name()["q"].shape[-2]
         n_k = case.by_name()["k"].shape[-2]
@@ -335,6 +381,13 @@ def _jax_family(case, jax):
             h = x @ w1 + b1
             h = jax.nn.gelu(up(h), approximate=True).astype(x.dtype)
             return (h @ w2,)
+    elif fam == "gemm":
+        def fn(a, b):
+            return (jnp.matmul(a, b),)
+    elif fam == "gemm_bias_gelu":
+        def fn(a, b, bias):
+            h = jnp.matmul(a, b) + bias
+            return (jax.nn.gelu(up(h), approximate=True).astype(a.dtype),)
     elif fam == "attention":
         scale, causal = a["scale"], a["causal"]
 
@@ -540,6 +593,8 @@ def dry_run(args, cases):
         print("  artifact %s: %s" % (os.path.relpath(art, os.getcwd()), state))
         peers = [p for p in case.peers() if p in args.peer_list]
         print("  peers:   %s" % ", ".join(PEER_LABELS[p] for p in peers))
+        if case.eager_is:
+            print("  eager:   runs %s" % case.eager_is)
     return 0
 
 
@@ -1470,8 +1525,8 @@ def build_report(args, cases, state):
             "memory_bound": "GB/s = (bytes of all inputs + bytes of all "
                             "outputs) / median time; 1 GB = 1e9 bytes",
             "compute_bound": "TFLOP/s = FLOPs / median time; attention "
-                             "4*B*H*N^2*D (halved when causal); MLP "
-                             "2*M*N*K per matmul",
+                             "4*B*H*N^2*D (halved when causal); MLP, "
+                             "GEMMs 2*M*N*K per matmul (times the batch)",
             "torch_timing": "CUDA events around each call after warm-up; "
                             "median of the calls",
             "jax_timing": "wall clock around batches of calls dispatched "
@@ -1490,6 +1545,7 @@ def build_report(args, cases, state):
         entry = {"case": case.name, "graph": os.path.relpath(
                      case.graph_path, REPO),
                  "description": case.description,
+                 "eager_is": case.eager_is,
                  "inputs": [p.as_json() for p in case.params],
                  "outputs": [o.as_json() for o in case.outputs],
                  "bytes": case.bytes, "flops": case.flops, "unit": case.unit,
@@ -1565,6 +1621,11 @@ def markdown(report, cases):
         peers = entry["peers"]
         fkc = peers.get("fkc")
         row = [case.name, case.unit, _work_text(case)]
+        eager = peers.get("eager")
+        if case.eager_is and eager and \
+                eager.get("reason") != "not in --peers":
+            footnotes.append("%s: PyTorch eager runs %s" % (case.name,
+                                                           case.eager_is))
         for p in TABLE_PEERS:
             if p not in case.peers():
                 row.append("")

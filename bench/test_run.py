@@ -66,6 +66,23 @@ class CasesTest(unittest.TestCase):
         self.assertIn("sdpa_cudnn", att.peers())
         self.assertNotIn("sdpa_flash", gelu.peers())
         self.assertEqual(att.peers()[-1], "fkc")
+        for n in (4096, 8192):
+            gemm = by["gemm_f16_%d" % n]
+            self.assertEqual(gemm.flops, 2 * n ** 3)
+            self.assertEqual([(o.name, o.dtype, o.shape) for o in gemm.outputs],
+                             [("c", "f16", (n, n))])
+            self.assertEqual(gemm.unit, "TFLOP/s")
+            self.assertEqual(gemm.tolerance, 1e-2)
+            self.assertIn("cuBLAS", gemm.eager_is)
+            self.assertNotIn("sdpa_flash", gemm.peers())
+        gelu_gemm = by["gemm_bias_gelu_f16_4096"]
+        self.assertEqual(gelu_gemm.flops, 2 * 4096 ** 3)
+        self.assertEqual(gelu_gemm.outputs[0].shape, (4096, 4096))
+        self.assertEqual(gelu_gemm.family, "gemm_bias_gelu")
+        bmm = by["bmm_f16"]
+        self.assertEqual(bmm.flops, 2 * 16 * 2048 ** 3)
+        self.assertEqual(bmm.outputs[0].shape, (16, 2048, 2048))
+        self.assertEqual(bmm.bytes, 3 * 16 * 2048 * 2048 * 2)
 
     def test_shrink(self):
         case = run.Case("attention_d64", "attention", ["q", "k", "v"],
@@ -200,6 +217,30 @@ class ReportTest(unittest.TestCase):
         self.assertIn("attention_d128_causal: softmax(q @ k^T / sqrt(128) "
                       "+ causal mask) @ v", text)
         self.assertIn("2199 GFLOP", text)
+        self.assertIn("bmm_f16: c = a @ b, batch 16 of 2048^3", text)
+        self.assertIn("274.9 GFLOP", text)
+        self.assertIn("eager:   runs one cuBLAS GEMM (torch.matmul)", text)
+
+    def test_gemm_report_names_cublas(self):
+        cases = [c.load() for c in run.CASES if c.name == "gemm_f16_8192"]
+        ok = {"status": "ok", "median_s": 0.002, "iters": 10, "rate": 550.0}
+        state = {"meta": None, "jax": None, "notes": [], "ceilings": None,
+                 "results": {"gemm_f16_8192": {
+                     "case": "gemm_f16_8192",
+                     "peers": {"eager": dict(ok),
+                               "fkc": dict(ok, median_s=0.004, rate=275.0,
+                                           check="pass", error=3e-4)}}}}
+        args = _args("--commit", "abc123")
+        report = run.build_report(args, cases, state)
+        self.assertEqual(report["cases"][0]["eager_is"],
+                         "one cuBLAS GEMM (torch.matmul)")
+        self.assertAlmostEqual(
+            report["cases"][0]["peers"]["eager"]["fkc_speedup"], 0.5)
+        md = run.markdown(report, cases)
+        self.assertIn("- gemm_f16_8192: PyTorch eager runs one cuBLAS GEMM "
+                      "(torch.matmul)", md)
+        self.assertIn("550 (0.50x)", md)
+        self.assertIn("pass (3.0e-04 < 0.01)", md)
 
 
 if __name__ == "__main__":

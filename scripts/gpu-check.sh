@@ -13,12 +13,15 @@
 #      is no X.fkt), then the same under compute-sanitizer's memcheck (and
 #      racecheck with --racecheck);
 #   5. installs the runtime, builds examples/embed against it and runs it;
-#   6. runs the Python binding's tests (runtime/python/test_fkrt.py).
+#   6. runs the Python binding's tests (runtime/python/test_fkrt.py);
+#   7. counts the tensor-core and load instructions in the artifacts' SASS
+#      with scripts/sass-summary.sh (for information: not a check).
 #
 # Every step runs even when an earlier one failed (except what needs the
 # build); a table of the results ends the output, a JSON summary goes to
 # $OUT/gpu-check.json when OUT is set (with the end of the log of every
-# failure), and the exit status is non-zero if anything failed. Without OUT
+# failure) and sass-summary.sh's counts to $OUT/sass-summary.json, and the
+# exit status is non-zero if anything failed. Without OUT
 # the logs of every step are kept in a directory named at the end.
 #
 # compute-sanitizer runs with --error-exitcode 86, not 1, so that its
@@ -243,6 +246,19 @@ if [ "$built" -eq 1 ]; then
   else
     echo "(runtime/python/test_fkrt.py absent)"
   fi
+fi
+
+section "SASS of the artifacts (scripts/sass-summary.sh; not a check)"
+shopt -s nullglob
+sass_ptx=("$artifacts_dir"/*.ptx)
+shopt -u nullglob
+sass_args=()
+[ -n "$out" ] && sass_args=(--json "$out/sass-summary.json")
+if [ ${#sass_ptx[@]} -gt 0 ]; then
+  bash scripts/sass-summary.sh ${sass_args[@]+"${sass_args[@]}"} "${sass_ptx[@]}" ||
+    echo "(sass-summary.sh exited with status $?; not counted as a failure)"
+else
+  echo "(no artifacts)"
 fi
 
 section "Summary"
