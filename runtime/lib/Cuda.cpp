@@ -70,6 +70,7 @@ void load(Loaded &l) {
          resolve(library, "cuMemFree_v2", d.memFree, e) &&
          resolve(library, "cuMemcpyHtoD_v2", d.memcpyHtoD, e) &&
          resolve(library, "cuMemcpyDtoH_v2", d.memcpyDtoH, e) &&
+         resolve(library, "cuMemcpyHtoDAsync_v2", d.memcpyHtoDAsync, e) &&
          resolve(library, "cuMemsetD8Async", d.memsetD8Async, e) &&
          resolve(library, "cuCtxSynchronize", d.ctxSynchronize, e) &&
          resolve(library, "cuEventCreate", d.eventCreate, e) &&
@@ -84,6 +85,9 @@ void load(Loaded &l) {
          resolve(library, "cuLaunchKernel", d.launchKernel, e) &&
          resolve(library, "cuGetErrorName", d.getErrorName, e) &&
          resolve(library, "cuGetErrorString", d.getErrorString, e);
+  // Optional: fkrt_run reports its absence to the graphs that need it.
+  d.tensorMapEncodeTiled = reinterpret_cast<decltype(d.tensorMapEncodeTiled)>(
+      dlsym(library, "cuTensorMapEncodeTiled"));
 }
 
 } // namespace

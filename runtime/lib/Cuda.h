@@ -12,6 +12,7 @@
 #define FKRT_LIB_CUDA_H
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace fkrt {
@@ -38,6 +39,24 @@ constexpr unsigned kEventDefault = 0;
 constexpr unsigned kEventDisableTiming = 2;
 constexpr int kFuncAttributeMaxDynamicSharedSizeBytes = 8;
 
+/// CUtensorMap: an opaque TMA descriptor. cuTensorMapEncodeTiled needs it
+/// 64-byte aligned; cuda.h declares it 128-byte aligned.
+struct alignas(128) TensorMap {
+  uint64_t opaque[16];
+};
+using TensorMapDataType = int; // CUtensorMapDataType
+constexpr TensorMapDataType kTensorMapDataTypeFloat16 = 6;
+constexpr TensorMapDataType kTensorMapDataTypeFloat32 = 7;
+constexpr TensorMapDataType kTensorMapDataTypeBfloat16 = 9;
+constexpr int kTensorMapInterleaveNone = 0;
+/// CUtensorMapSwizzle: none, 32, 64 and 128 bytes are 0 to 3.
+constexpr int kTensorMapSwizzleNone = 0;
+constexpr int kTensorMapSwizzle32B = 1;
+constexpr int kTensorMapSwizzle64B = 2;
+constexpr int kTensorMapSwizzle128B = 3;
+constexpr int kTensorMapL2Promotion128B = 2;
+constexpr int kTensorMapFloatOobFillNone = 0;
+
 /// Entry points, resolved by their versioned ABI names (the names cuda.h's
 /// macros map the API names to).
 struct Driver {
@@ -58,6 +77,7 @@ struct Driver {
   Result (*memFree)(DevicePtr);
   Result (*memcpyHtoD)(DevicePtr, const void *, size_t);
   Result (*memcpyDtoH)(void *, DevicePtr, size_t);
+  Result (*memcpyHtoDAsync)(DevicePtr, const void *, size_t, Stream);
   Result (*memsetD8Async)(DevicePtr, unsigned char, size_t, Stream);
   Result (*ctxSynchronize)();
   Result (*eventCreate)(Event *, unsigned);
@@ -71,10 +91,17 @@ struct Driver {
                          void **);
   Result (*getErrorName)(Result, const char **);
   Result (*getErrorString)(Result, const char **);
+  /// Optional (CUDA 12.0 and later): null when the driver lacks it, so that
+  /// only graphs with tensor maps need a Hopper-era driver.
+  Result (*tensorMapEncodeTiled)(TensorMap *, TensorMapDataType, unsigned,
+                                 void *, const uint64_t *, const uint64_t *,
+                                 const uint32_t *, const uint32_t *, int, int,
+                                 int, int);
 };
 
 /// The driver, loaded once per process. Returns null and sets `error` when
-/// libcuda.so.1 or one of the entry points is missing; the outcome is cached.
+/// libcuda.so.1 or one of the required entry points is missing; the outcome
+/// is cached.
 const Driver *driver(std::string &error);
 
 /// "cuFoo failed: CUDA_ERROR_X (description)" for a failed call.

@@ -117,8 +117,9 @@ std::set<std::string> entryNames(const std::string &ptx) {
   return names;
 }
 
-/// Checks the JSON against schema v1, building the Manifest. Every failure
-/// names the offending field by its path, e.g. "graphs[0].inputs[1].shape[2]".
+/// Checks the JSON against schema v2 (v1 being v2 without tensor maps),
+/// building the Manifest. Every failure names the offending field by its
+/// path, e.g. "graphs[0].inputs[1].shape[2]".
 class SchemaReader {
 public:
   std::string error;
@@ -137,13 +138,17 @@ public:
     if (!version || !readInt(*version, "version", 0, INT32_MAX,
                              "a positive integer", manifest.version))
       return false;
-    if (manifest.version != FKRT_ARTIFACT_VERSION) {
+    if (manifest.version < kMinArtifactVersion ||
+        manifest.version > FKRT_ARTIFACT_VERSION) {
       status = FKRT_ERROR_UNSUPPORTED_VERSION;
       error = "manifest: unsupported artifact version " +
-              std::to_string(manifest.version) + " (this runtime reads version " +
+              std::to_string(manifest.version) +
+              " (this runtime reads versions " +
+              std::to_string(kMinArtifactVersion) + " to " +
               std::to_string(FKRT_ARTIFACT_VERSION) + ")";
       return false;
     }
+    manifestVersion = manifest.version;
     if (!readString(root, "", "target", manifest.target))
       return false;
     if (!isTarget(manifest.target))
@@ -171,6 +176,7 @@ public:
 
 private:
   std::set<std::string> entries;
+  int manifestVersion = 0;
 
   bool fail(const std::string &path, const std::string &message) {
     error = "manifest: " + (path.empty() ? "" : path + ": ") + message;
@@ -391,11 +397,161 @@ private:
     return true;
   }
 
-  bool readArg(const Value &value, const std::string &path,
-               const GraphSpec &graph, ArgSpec &arg) {
+  /// Finds the buffer `value` names; sets `index` to its position in
+  /// graph.buffers.
+  bool readBufferId(const Value &value, const std::string &path,
+                    const GraphSpec &graph, size_t &index) {
+    int64_t id;
+    if (!readInt(value, path, 0, INT64_MAX, "a buffer id", id))
+      return false;
+    for (size_t i = 0; i < graph.buffers.size(); ++i)
+      if (graph.buffers[i].id == id) {
+        index = i;
+        return true;
+      }
+    return fail(path, "unknown buffer id " + std::to_string(id));
+  }
+
+  /// Reads an array of 1 to kMaxTensorMapRank integers in [min, max] when
+  /// `count` is 0, else of exactly `count`; returns how many in `count`.
+  template <typename T>
+  bool readExtents(const Value &object, const std::string &path,
+                   const char *key, size_t &count, int64_t min, int64_t max,
+                   const char *expected, T *out) {
+    const Value *list = array(object, path, key);
+    if (!list)
+      return false;
+    std::string listPath = join(path, key);
+    size_t n = list->elements.size();
+    if (count == 0 && (n < 1 || n > kMaxTensorMapRank))
+      return fail(listPath, "expected 1 to " +
+                                std::to_string(kMaxTensorMapRank) +
+                                " dimensions, found " + std::to_string(n));
+    if (count != 0 && n != count)
+      return fail(listPath, "expected " + std::to_string(count) +
+                                " entries (one per dimension), found " +
+                                std::to_string(n));
+    for (size_t i = 0; i < n; ++i)
+      if (!readInt(list->elements[i], listPath + "[" + std::to_string(i) + "]",
+                   min, max, expected, out[i]))
+        return false;
+    count = n;
+    return true;
+  }
+
+  /// The bytes of a buffer: its tensor's for an input or output.
+  static uint64_t bufferBytes(const GraphSpec &graph, const BufferSpec &b) {
+    if (b.kind == BufferSpec::Input)
+      return graph.inputs[b.index].bytes;
+    if (b.kind == BufferSpec::Output)
+      return graph.outputs[b.index].bytes;
+    return b.bytes;
+  }
+
+  /// Checks `value` against what cuTensorMapEncodeTiled accepts for the
+  /// runtime's fixed choices (no interleave, element strides of 1), and that
+  /// the map cannot reach past its buffer: TMA accesses are not bounds
+  /// checked against the allocation, only against the map's own extents.
+  bool readTensorMap(const Value &value, const std::string &path,
+                     const GraphSpec &graph, TensorMapSpec &map) {
+    if (value.kind != Value::Object)
+      return fail(path, "expected an object");
+    const Value *buffer = member(value, path, "buffer");
+    if (!buffer ||
+        !readBufferId(*buffer, join(path, "buffer"), graph, map.buffer))
+      return false;
+    std::string dtype;
+    if (!readString(value, path, "dtype", dtype))
+      return false;
+    if (dtype == "f16")
+      map.dtype = FKRT_F16;
+    else if (dtype == "bf16")
+      map.dtype = FKRT_BF16;
+    else if (dtype == "f32")
+      map.dtype = FKRT_F32;
+    else
+      return fail(join(path, "dtype"),
+                  "unsupported tensor map dtype \"" + dtype +
+                      "\" (expected one of f16, bf16, f32)");
+    uint64_t elementBytes = fkrt_dtype_size(map.dtype);
+    size_t rank = 0;
+    if (!readExtents(value, path, "dims", rank, 1, int64_t(1) << 32,
+                     "an integer in [1, 4294967296]", map.dims))
+      return false;
+    map.rank = static_cast<unsigned>(rank);
+    std::string stridesPath = join(path, "strides");
+    const Value *strides = array(value, path, "strides");
+    if (!strides)
+      return false;
+    if (strides->elements.size() != rank - 1)
+      return fail(stridesPath, "expected " + std::to_string(rank - 1) +
+                                   " strides (one per dimension after the "
+                                   "first), found " +
+                                   std::to_string(strides->elements.size()));
+    for (size_t i = 0; i + 1 < rank; ++i) {
+      std::string stridePath = stridesPath + "[" + std::to_string(i) + "]";
+      if (!readInt(strides->elements[i], stridePath, 16, (int64_t(1) << 40) - 1,
+                   "an integer in [16, 2^40)", map.strides[i]))
+        return false;
+      if (map.strides[i] % 16 != 0)
+        return fail(stridePath, "stride " + std::to_string(map.strides[i]) +
+                                    " is not a multiple of 16");
+    }
+    size_t boxRank = rank;
+    if (!readExtents(value, path, "box", boxRank, 1, 256,
+                     "an integer in [1, 256]", map.box))
+      return false;
+    std::string box0Path = join(path, "box") + "[0]";
+    uint64_t rowBytes = map.box[0] * elementBytes;
+    if (rowBytes % 16 != 0)
+      return fail(box0Path, std::to_string(map.box[0]) + " " + dtype +
+                                " elements are " + std::to_string(rowBytes) +
+                                " bytes, not a multiple of 16");
+    const Value *swizzle = member(value, path, "swizzle");
+    if (!swizzle || !readInt(*swizzle, join(path, "swizzle"), 0, 128,
+                             "0, 32, 64 or 128", map.swizzle))
+      return false;
+    if (map.swizzle != 0 && map.swizzle != 32 && map.swizzle != 64 &&
+        map.swizzle != 128)
+      return fail(join(path, "swizzle"),
+                  "expected 0, 32, 64 or 128, found " + swizzle->text);
+    if (map.swizzle != 0 && rowBytes > map.swizzle)
+      return fail(box0Path, std::to_string(map.box[0]) + " " + dtype +
+                                " elements are " + std::to_string(rowBytes) +
+                                " bytes, more than the swizzle of " +
+                                std::to_string(map.swizzle));
+    // dims[0] * elementBytes + sum (dims[i] - 1) * strides[i - 1]: each term
+    // is checked against INT64_MAX (no buffer is larger) before it is added,
+    // so the sum of two such never wraps a uint64_t.
+    const uint64_t limit = INT64_MAX;
+    uint64_t reach = map.dims[0] * elementBytes;
+    bool huge = false;
+    for (size_t i = 1; i < rank && !huge; ++i) {
+      uint64_t d = map.dims[i] - 1;
+      huge = d != 0 && map.strides[i - 1] > limit / d;
+      if (!huge) {
+        reach += d * map.strides[i - 1];
+        huge = reach > limit;
+      }
+    }
+    const BufferSpec &b = graph.buffers[map.buffer];
+    uint64_t bytes = bufferBytes(graph, b);
+    if (huge || reach > bytes)
+      return fail(path, "the map reaches " +
+                            (huge ? std::string("more than 2^63")
+                                  : std::to_string(reach)) +
+                            " bytes (dims[0] * element size + the sum of "
+                            "(dims[i] - 1) * strides[i - 1]), more than the " +
+                            std::to_string(bytes) + " bytes of buffer " +
+                            std::to_string(b.id));
+    return true;
+  }
+
+  bool readArg(const Value &value, const std::string &path, GraphSpec &graph,
+               ArgSpec &arg) {
     if (value.kind != Value::Object || value.members.size() != 1)
       return fail(path, "expected an object with exactly one of 'buffer', "
-                        "'i64', 'i32'");
+                        "'i64', 'i32', 'tensor_map'");
     const std::string &key = value.members[0].first;
     const Value &v = value.members[0].second;
     std::string valuePath = path + "." + key;
@@ -409,22 +565,30 @@ private:
       return readInt(v, valuePath, INT32_MIN, INT32_MAX, "a 32-bit integer",
                      arg.value);
     }
+    if (key == "tensor_map") {
+      // Version 1 readers reject the kind, so a v1 manifest cannot use it.
+      if (manifestVersion < 2)
+        return fail(path, "a 'tensor_map' argument needs artifact version 2, "
+                          "the manifest says version " +
+                              std::to_string(manifestVersion));
+      arg.kind = ArgSpec::TensorMap;
+      arg.tensorMap = graph.tensorMaps.size();
+      graph.tensorMaps.emplace_back();
+      return readTensorMap(v, valuePath, graph, graph.tensorMaps.back());
+    }
     if (key != "buffer")
       return fail(path, "unknown argument kind '" + key +
-                            "' (expected 'buffer', 'i64' or 'i32')");
+                            "' (expected 'buffer', 'i64', 'i32' or "
+                            "'tensor_map')");
     arg.kind = ArgSpec::Buffer;
-    if (!readInt(v, valuePath, 0, INT64_MAX, "a buffer id", arg.value))
+    if (!readBufferId(v, valuePath, graph, arg.buffer))
       return false;
-    for (size_t i = 0; i < graph.buffers.size(); ++i)
-      if (graph.buffers[i].id == arg.value) {
-        arg.buffer = i;
-        return true;
-      }
-    return fail(valuePath, "unknown buffer id " + std::to_string(arg.value));
+    arg.value = graph.buffers[arg.buffer].id;
+    return true;
   }
 
-  bool readLaunch(const Value &value, const std::string &path,
-                  const GraphSpec &graph, LaunchSpec &launch) {
+  bool readLaunch(const Value &value, const std::string &path, GraphSpec &graph,
+                  LaunchSpec &launch) {
     if (value.kind != Value::Object)
       return fail(path, "expected an object");
     if (!readString(value, path, "kernel", launch.kernel))
@@ -457,10 +621,16 @@ private:
       return fail(join(path, "args"), "more than 512 arguments");
     for (size_t i = 0; i < args->elements.size(); ++i) {
       launch.args.emplace_back();
+      ArgSpec &arg = launch.args.back();
       if (!readArg(args->elements[i],
                    join(path, "args") + "[" + std::to_string(i) + "]", graph,
-                   launch.args.back()))
+                   arg))
         return false;
+      if (arg.kind == ArgSpec::TensorMap) {
+        // readGraph appends each launch before reading it.
+        graph.tensorMaps[arg.tensorMap].launch = graph.launches.size() - 1;
+        graph.tensorMaps[arg.tensorMap].arg = i;
+      }
     }
     return true;
   }

@@ -20,6 +20,12 @@ namespace fkrt {
 constexpr int kMaxRank = 16;
 constexpr size_t kMaxArtifactBytes = size_t(1) << 30;
 constexpr int64_t kWorkspaceAlignment = 256;
+/// The artifact versions the reader accepts: 1 is 2 without tensor maps.
+constexpr int kMinArtifactVersion = 1;
+/// CUDA's limits on a tiled tensor map (cuTensorMapEncodeTiled).
+constexpr unsigned kMaxTensorMapRank = 5;
+/// A CUtensorMap's size; each sits at a multiple of it in the workspace.
+constexpr uint64_t kTensorMapBytes = 128;
 
 struct TensorSpec {
   std::string name;
@@ -38,11 +44,30 @@ struct BufferSpec {
   uint64_t offset = 0, bytes = 0;
 };
 
+/// A tiled TMA descriptor over a buffer (version 2). Extents are innermost
+/// first, as cuTensorMapEncodeTiled takes them.
+struct TensorMapSpec {
+  /// Index into GraphSpec::buffers.
+  size_t buffer = 0;
+  fkrt_dtype dtype = FKRT_F16;
+  unsigned rank = 0;
+  uint64_t dims[kMaxTensorMapRank] = {};
+  /// Byte strides of dims[1..rank-1].
+  uint64_t strides[kMaxTensorMapRank - 1] = {};
+  uint32_t box[kMaxTensorMapRank] = {};
+  /// 0, 32, 64 or 128 bytes.
+  unsigned swizzle = 0;
+  /// The launch and argument it was read from, for messages.
+  size_t launch = 0, arg = 0;
+};
+
 struct ArgSpec {
-  enum Kind { Buffer, I64, I32 };
+  enum Kind { Buffer, I64, I32, TensorMap };
   Kind kind = Buffer;
   /// Index into GraphSpec::buffers, for Buffer arguments.
   size_t buffer = 0;
+  /// Index into GraphSpec::tensorMaps, for TensorMap arguments.
+  size_t tensorMap = 0;
   int64_t value = 0;
 };
 
@@ -60,6 +85,25 @@ struct GraphSpec {
   uint64_t workspaceBytes = 0;
   std::vector<BufferSpec> buffers;
   std::vector<LaunchSpec> launches;
+  /// Every tensor_map argument of the launches, in order of appearance; the
+  /// i-th one's descriptor lives at descriptorOffset() + 128 * i of the
+  /// run's workspace.
+  std::vector<TensorMapSpec> tensorMaps;
+
+  /// Where the descriptors start in the workspace: after the graph's own
+  /// bytes, rounded up so that each is 128-byte aligned.
+  uint64_t descriptorOffset() const {
+    return (workspaceBytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment *
+           kWorkspaceAlignment;
+  }
+
+  /// The workspace a run needs: its buffers and its descriptors. A graph
+  /// with tensor maps needs one even when workspace_bytes is 0.
+  uint64_t runWorkspaceBytes() const {
+    return tensorMaps.empty()
+               ? workspaceBytes
+               : descriptorOffset() + kTensorMapBytes * tensorMaps.size();
+  }
 };
 
 struct Manifest {

@@ -44,7 +44,8 @@ struct fkrt_module_impl {
   cu::Module cuModule = nullptr;
   /// The resolved kernel of every launch, per graph.
   std::vector<std::vector<cu::Function>> functions;
-  /// The largest workspace of any graph; every pooled workspace has it.
+  /// The largest workspace of any graph's runs (its buffers, then its
+  /// tensor map descriptors); every pooled workspace has it.
   uint64_t workspaceBytes = 0;
   /// Every workspace allocated, and those not in use by a run.
   std::vector<Workspace> workspaces;
@@ -170,8 +171,8 @@ fkrt_status fkrt_module_load_memory(const void *data, size_t size,
     if (status != FKRT_SUCCESS)
       return fail(status, error);
     for (const GraphSpec &g : loaded->manifest.graphs)
-      loaded->workspaceBytes = std::max(loaded->workspaceBytes,
-                                        g.workspaceBytes);
+      loaded->workspaceBytes =
+          std::max(loaded->workspaceBytes, g.runWorkspaceBytes());
     *module = loaded.release();
     return FKRT_SUCCESS;
   });
@@ -476,12 +477,61 @@ fkrt_status checkTensors(const char *role, const fkrt_tensor *tensors,
   return FKRT_SUCCESS;
 }
 
+/// The device address of buffer `b` in a run.
+cu::DevicePtr bufferAddress(const BufferSpec &b, const fkrt_tensor *inputs,
+                            const fkrt_tensor *outputs,
+                            cu::DevicePtr workspace) {
+  return b.kind == BufferSpec::Input
+             ? reinterpret_cast<uintptr_t>(inputs[b.index].data)
+         : b.kind == BufferSpec::Output
+             ? reinterpret_cast<uintptr_t>(outputs[b.index].data)
+             : workspace + b.offset;
+}
+
+/// Encodes every tensor map of `g` for this run's buffer addresses, in the
+/// order of GraphSpec::tensorMaps (that of their slots in the workspace).
+fkrt_status encodeTensorMaps(const cu::Driver &d, const GraphSpec &g,
+                             const fkrt_tensor *inputs,
+                             const fkrt_tensor *outputs,
+                             cu::DevicePtr workspace,
+                             std::vector<cu::TensorMap> &maps,
+                             const std::string &where) {
+  maps.assign(g.tensorMaps.size(), cu::TensorMap());
+  for (size_t i = 0; i < g.tensorMaps.size(); ++i) {
+    const TensorMapSpec &t = g.tensorMaps[i];
+    cu::TensorMapDataType dtype =
+        t.dtype == FKRT_F16    ? cu::kTensorMapDataTypeFloat16
+        : t.dtype == FKRT_BF16 ? cu::kTensorMapDataTypeBfloat16
+                               : cu::kTensorMapDataTypeFloat32;
+    int swizzle = t.swizzle == 32    ? cu::kTensorMapSwizzle32B
+                  : t.swizzle == 64  ? cu::kTensorMapSwizzle64B
+                  : t.swizzle == 128 ? cu::kTensorMapSwizzle128B
+                                     : cu::kTensorMapSwizzleNone;
+    const uint32_t elementStrides[kMaxTensorMapRank] = {1, 1, 1, 1, 1};
+    cu::DevicePtr address =
+        bufferAddress(g.buffers[t.buffer], inputs, outputs, workspace);
+    cu::Result r = d.tensorMapEncodeTiled(
+        &maps[i], dtype, t.rank, reinterpret_cast<void *>(address), t.dims,
+        t.strides, t.box, elementStrides, cu::kTensorMapInterleaveNone, swizzle,
+        cu::kTensorMapL2Promotion128B, cu::kTensorMapFloatOobFillNone);
+    if (r != cu::kSuccess)
+      return fail(FKRT_ERROR_CUDA,
+                  where + " launch " + std::to_string(t.launch) + " (kernel '" +
+                      g.launches[t.launch].kernel + "') argument " +
+                      std::to_string(t.arg) + " (tensor map): " +
+                      cu::describe(d, "cuTensorMapEncodeTiled", r));
+  }
+  return FKRT_SUCCESS;
+}
+
 /// Enqueues every launch of graph `gi` on `stream` with workspace base
-/// `workspace` (0 when the graph needs none).
+/// `workspace` (0 when the graph needs none), whose tensor map descriptors
+/// are already in place.
 fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
                     const fkrt_tensor *outputs, cu::DevicePtr workspace,
                     cu::Stream stream, const std::string &where) {
   const GraphSpec &g = m->manifest.graphs[gi];
+  const cu::DevicePtr descriptors = workspace + g.descriptorOffset();
   std::vector<uint64_t> slots;
   std::vector<void *> params;
   for (size_t li = 0; li < g.launches.size(); ++li) {
@@ -497,14 +547,12 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
         std::memcpy(&slots[ai], &v, sizeof(v));
       } else if (a.kind == ArgSpec::I64) {
         std::memcpy(&slots[ai], &a.value, sizeof(a.value));
+      } else if (a.kind == ArgSpec::TensorMap) {
+        cu::DevicePtr p = descriptors + kTensorMapBytes * a.tensorMap;
+        std::memcpy(&slots[ai], &p, sizeof(p));
       } else {
-        const BufferSpec &b = g.buffers[a.buffer];
         cu::DevicePtr p =
-            b.kind == BufferSpec::Input
-                ? reinterpret_cast<uintptr_t>(inputs[b.index].data)
-            : b.kind == BufferSpec::Output
-                ? reinterpret_cast<uintptr_t>(outputs[b.index].data)
-                : workspace + b.offset;
+            bufferAddress(g.buffers[a.buffer], inputs, outputs, workspace);
         std::memcpy(&slots[ai], &p, sizeof(p));
       }
       params[ai] = &slots[ai];
@@ -556,8 +604,13 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     if (!scope.ok())
       return fail(FKRT_ERROR_CUDA,
                   where + ": cannot make the module's context current");
+    if (!g.tensorMaps.empty() && !d->tensorMapEncodeTiled)
+      return fail(FKRT_ERROR_NO_DRIVER,
+                  where + ": its tensor maps need cuTensorMapEncodeTiled, "
+                          "which the CUDA driver library libcuda.so.1 lacks "
+                          "(a driver for CUDA 12.0 or later has it)");
     cu::Stream s = static_cast<cu::Stream>(stream);
-    if (!g.workspaceBytes)
+    if (!g.runWorkspaceBytes())
       return enqueue(m, gi, inputs, outputs, 0, s, where);
     size_t slot;
     if ((status = m->acquire(slot)) != FKRT_SUCCESS)
@@ -568,12 +621,33 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
       std::lock_guard<std::mutex> lock(m->mutex);
       w = m->workspaces[slot];
     }
+    // The descriptors hold this run's addresses, so they are encoded per
+    // run. Nothing is enqueued yet on failure: the workspace's event still
+    // marks its last use.
+    std::vector<cu::TensorMap> maps;
+    if ((status = encodeTensorMaps(*d, g, inputs, outputs, w.base, maps,
+                                   where)) != FKRT_SUCCESS) {
+      m->release(slot);
+      return status;
+    }
+    // The copy is enqueued after the wait, so it cannot overwrite
+    // descriptors the workspace's previous run still reads. From pageable
+    // memory it returns once `maps` is staged, so `maps` may then go.
     cu::Result r = d->streamWaitEvent(s, w.done, 0);
-    if (r != cu::kSuccess)
+    if (r != cu::kSuccess) {
       status = fail(FKRT_ERROR_CUDA,
                     where + ": " + cu::describe(*d, "cuStreamWaitEvent", r));
-    else
+    } else if (!maps.empty() &&
+               (r = d->memcpyHtoDAsync(
+                    w.base + g.descriptorOffset(), maps.data(),
+                    maps.size() * sizeof(cu::TensorMap), s)) != cu::kSuccess) {
+      status =
+          fail(FKRT_ERROR_CUDA,
+               where + ": copying " + std::to_string(maps.size()) +
+                   " tensor maps: " + cu::describe(*d, "cuMemcpyHtoDAsync", r));
+    } else {
       status = enqueue(m, gi, inputs, outputs, w.base, s, where);
+    }
     // Record even after a failed launch: what was enqueued still uses it.
     r = d->eventRecord(w.done, s);
     if (r != cu::kSuccess) {

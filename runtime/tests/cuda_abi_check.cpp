@@ -31,3 +31,36 @@ static_assert(sizeof(cu::Result) == sizeof(CUresult), "CUresult");
 static_assert(sizeof(cu::JitOption) == sizeof(CUjit_option), "CUjit_option");
 static_assert(sizeof(cu::Device) == sizeof(CUdevice), "CUdevice");
 static_assert(sizeof(cu::DevicePtr) == sizeof(CUdeviceptr), "CUdeviceptr");
+static_assert(cu::kTensorMapDataTypeFloat16 == CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+              "tensor map dtype");
+static_assert(cu::kTensorMapDataTypeFloat32 == CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+              "tensor map dtype");
+static_assert(cu::kTensorMapDataTypeBfloat16 ==
+                  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+              "tensor map dtype");
+static_assert(cu::kTensorMapInterleaveNone == CU_TENSOR_MAP_INTERLEAVE_NONE,
+              "tensor map interleave");
+static_assert(cu::kTensorMapSwizzleNone == CU_TENSOR_MAP_SWIZZLE_NONE &&
+                  cu::kTensorMapSwizzle32B == CU_TENSOR_MAP_SWIZZLE_32B &&
+                  cu::kTensorMapSwizzle64B == CU_TENSOR_MAP_SWIZZLE_64B &&
+                  cu::kTensorMapSwizzle128B == CU_TENSOR_MAP_SWIZZLE_128B,
+              "tensor map swizzle");
+static_assert(cu::kTensorMapL2Promotion128B ==
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+              "tensor map L2 promotion");
+static_assert(cu::kTensorMapFloatOobFillNone ==
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+              "tensor map OOB fill");
+static_assert(sizeof(cu::TensorMap) == sizeof(CUtensorMap), "CUtensorMap");
+static_assert(alignof(cu::TensorMap) >= 64, "CUtensorMap alignment");
+static_assert(sizeof(cu::TensorMapDataType) == sizeof(CUtensorMapDataType),
+              "CUtensorMapDataType");
+// cuTensorMapEncodeTiled's enum parameters are declared as int.
+static_assert(sizeof(CUtensorMapInterleave) == sizeof(int) &&
+                  sizeof(CUtensorMapSwizzle) == sizeof(int) &&
+                  sizeof(CUtensorMapL2promotion) == sizeof(int) &&
+                  sizeof(CUtensorMapFloatOOBfill) == sizeof(int),
+              "tensor map enums");
+static_assert(sizeof(cuuint64_t) == sizeof(uint64_t) &&
+                  sizeof(cuuint32_t) == sizeof(uint32_t),
+              "cuuint64_t, cuuint32_t");

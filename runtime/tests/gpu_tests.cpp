@@ -2,7 +2,9 @@
 //
 // JIT-loads tests/data/add.ptx and runs it: results, concurrent runs from
 // several threads on several streams sharing the workspace pool, the device
-// memory and event API, the JIT error log, a failing kernel attribute. Without a CUDA driver it says so and
+// memory and event API, the JIT error log, a failing kernel attribute; then
+// tests/data/tensor_map.ptx, whose kernels hand back the tensor map
+// descriptors the runtime encoded. Without a CUDA driver it says so and
 // passes vacuously. Prints "N passed, M failed" last.
 //
 // Usage: fkrt-gpu-tests [DATA_DIR]
@@ -41,6 +43,10 @@ struct Cuda {
   int (*streamCreate)(void **, unsigned);
   int (*streamSynchronize)(void *);
   int (*streamDestroy)(void *);
+  /// Optional: null when the driver predates CUDA 12.0.
+  int (*tensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *,
+                              const uint64_t *, const uint32_t *,
+                              const uint32_t *, int, int, int, int) = nullptr;
   void *context = nullptr;
 
   bool load() {
@@ -53,6 +59,7 @@ struct Cuda {
       return fn != nullptr;
     };
     int dev;
+    get(tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
     return get(init, "cuInit") && get(deviceGet, "cuDeviceGet") &&
            get(primaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
            get(ctxSetCurrent, "cuCtxSetCurrent") &&
@@ -192,6 +199,156 @@ void testDeviceApi(const std::string &ptx) {
   fkrt_module_destroy(m);
 }
 
+/// A CUtensorMap as the host encodes it.
+struct alignas(128) HostMap {
+  uint64_t q[16];
+};
+
+/// cuTensorMapEncodeTiled with the runtime's fixed arguments (cuda.h's
+/// values: CU_TENSOR_MAP_DATA_TYPE_*, swizzle 0..3 for none..128B, L2
+/// promotion 128B = 2, no interleave, no OOB fill).
+bool encodeOnHost(HostMap &map, int dtype, std::vector<uint64_t> dims,
+                  std::vector<uint64_t> strides, std::vector<uint32_t> box,
+                  int swizzle, uint64_t address) {
+  std::vector<uint32_t> ones(dims.size(), 1);
+  return cuda.tensorMapEncodeTiled(&map, dtype, unsigned(dims.size()),
+                                   reinterpret_cast<void *>(address),
+                                   dims.data(), strides.data(), box.data(),
+                                   ones.data(), 0, swizzle, 2, 0) == 0;
+}
+
+constexpr int kF16 = 6, kF32 = 7, kBf16 = 9;
+
+/// What copy_map wrote to an output: the descriptor and its address.
+struct Copied {
+  HostMap map;
+  uint64_t address = 0;
+};
+
+bool readCopied(Cuda::Ptr out, Copied &c) {
+  uint64_t words[17];
+  if (cuda.memcpyDtoH(words, out, sizeof(words)))
+    return false;
+  std::memcpy(c.map.q, words, sizeof(c.map.q));
+  c.address = words[16];
+  return true;
+}
+
+bool same(const HostMap &a, const HostMap &b) {
+  return std::memcmp(a.q, b.q, sizeof(a.q)) == 0;
+}
+
+/// tensor_map.ptx: the descriptors the kernels are handed are those the
+/// host encodes for the run's buffers, at round_up(workspace_bytes, 256) +
+/// 128 * i of the workspace; re-encoded for each run's addresses; and never
+/// mixed up between runs on several streams sharing the workspace pool.
+void testTensorMaps(const std::string &dataDir) {
+  std::string ptx = fkrt_test::readFile(dataDir + "/tensor_map.ptx");
+  fkrt_module m = nullptr;
+  CHECK_EQ(fkrt_module_load_memory(ptx.data(), ptx.size(), &m), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_module_load_cuda(m, 0), FKRT_SUCCESS);
+  const int64_t xShape[] = {64, 128}, yShape[] = {64};
+  const size_t xBytes = 64 * 128 * 2, yBytes = 64 * 4;
+  Cuda::Ptr x1 = 0, x2 = 0, y0 = 0, y1 = 0;
+  if (cuda.memAlloc(&x1, xBytes) || cuda.memAlloc(&x2, xBytes) ||
+      cuda.memAlloc(&y0, yBytes) || cuda.memAlloc(&y1, yBytes)) {
+    CHECK(false);
+    return;
+  }
+  auto tensor = [](Cuda::Ptr p, int32_t dtype, int32_t rank,
+                   const int64_t *shape) {
+    return fkrt_tensor{reinterpret_cast<void *>(p), dtype, rank, shape};
+  };
+  fkrt_tensor in[1] = {tensor(x1, FKRT_F16, 2, xShape)};
+  fkrt_tensor out[2] = {tensor(y0, FKRT_I32, 1, yShape),
+                        tensor(y1, FKRT_I32, 1, yShape)};
+
+  if (!cuda.tensorMapEncodeTiled) {
+    CHECK_EQ(fkrt_run(m, "maps", in, 1, out, 2, nullptr), FKRT_ERROR_NO_DRIVER);
+    CHECK(std::strstr(fkrt_last_error(), "need cuTensorMapEncodeTiled"));
+    std::printf("tensor maps: the driver lacks cuTensorMapEncodeTiled\n");
+    fkrt_module_destroy(m);
+    return;
+  }
+
+  // Graph "maps": a map over the input, one over a workspace buffer.
+  Copied c0, c1;
+  CHECK_EQ(fkrt_run(m, "maps", in, 1, out, 2, nullptr), FKRT_SUCCESS);
+  CHECK(readCopied(y0, c0) && readCopied(y1, c1));
+  uint64_t base = c0.address - 1024;
+  CHECK_EQ(base % 256, 0u);
+  CHECK_EQ(c1.address, c0.address + 128);
+  HostMap want;
+  CHECK(encodeOnHost(want, kF16, {128, 64}, {256}, {64, 32}, 3, x1));
+  CHECK(same(c0.map, want));
+  CHECK(
+      encodeOnHost(want, kF32, {8, 5, 2}, {32, 160}, {4, 5, 1}, 0, base + 256));
+  CHECK(same(c1.map, want));
+
+  // Another input buffer: the descriptor follows it.
+  in[0] = tensor(x2, FKRT_F16, 2, xShape);
+  CHECK_EQ(fkrt_run(m, "maps", in, 1, out, 2, nullptr), FKRT_SUCCESS);
+  CHECK(readCopied(y0, c0));
+  CHECK(encodeOnHost(want, kF16, {128, 64}, {256}, {64, 32}, 3, x2));
+  CHECK(same(c0.map, want));
+
+  // Graph "direct" has no workspace of its own: its one descriptor is at
+  // the start of a pooled workspace.
+  CHECK_EQ(fkrt_run(m, "direct", in, 1, out, 1, nullptr), FKRT_SUCCESS);
+  CHECK(readCopied(y0, c0));
+  CHECK_EQ(c0.address % 256, 0u);
+  CHECK(encodeOnHost(want, kBf16, {128, 64}, {256}, {8, 1}, 0, x2));
+  CHECK(same(c0.map, want));
+  cuda.memFree(x1);
+  cuda.memFree(x2);
+  cuda.memFree(y0);
+  cuda.memFree(y1);
+
+  // Threads on streams of their own, each with its own input, run both
+  // graphs back to back without synchronising in between: each kernel
+  // must still see its own run's descriptors.
+  std::vector<std::thread> threads;
+  std::vector<int> ok(6, 0);
+  for (int t = 0; t < 6; ++t)
+    threads.emplace_back([&, t] {
+      void *stream = nullptr;
+      if (cuda.ctxSetCurrent(cuda.context) || cuda.streamCreate(&stream, 1))
+        return;
+      Cuda::Ptr x = 0, a = 0, b = 0, d = 0;
+      bool good = !cuda.memAlloc(&x, xBytes) && !cuda.memAlloc(&a, yBytes) &&
+                  !cuda.memAlloc(&b, yBytes) && !cuda.memAlloc(&d, yBytes);
+      fkrt_tensor tin[1] = {tensor(x, FKRT_F16, 2, xShape)};
+      fkrt_tensor tout[2] = {tensor(a, FKRT_I32, 1, yShape),
+                             tensor(b, FKRT_I32, 1, yShape)};
+      fkrt_tensor dout[1] = {tensor(d, FKRT_I32, 1, yShape)};
+      HostMap wantMaps, wantDirect;
+      good = good &&
+             encodeOnHost(wantMaps, kF16, {128, 64}, {256}, {64, 32}, 3, x) &&
+             encodeOnHost(wantDirect, kBf16, {128, 64}, {256}, {8, 1}, 0, x);
+      for (int r = 0; r < 20 && good; ++r) {
+        Copied ca, cd;
+        good = fkrt_run(m, "maps", tin, 1, tout, 2, stream) == FKRT_SUCCESS &&
+               fkrt_run(m, "direct", tin, 1, dout, 1, stream) == FKRT_SUCCESS &&
+               !cuda.streamSynchronize(stream) && readCopied(a, ca) &&
+               readCopied(d, cd) && same(ca.map, wantMaps) &&
+               same(cd.map, wantDirect);
+      }
+      ok[t] = good;
+      if (!good)
+        std::printf("tensor map thread %d: %s\n", t, fkrt_last_error());
+      cuda.memFree(x);
+      cuda.memFree(a);
+      cuda.memFree(b);
+      cuda.memFree(d);
+      cuda.streamDestroy(stream);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int o : ok)
+    CHECK(o);
+  fkrt_module_destroy(m);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -229,6 +386,7 @@ int main(int argc, char **argv) {
   fkrt_module_destroy(m);
 
   testDeviceApi(ptx);
+  testTensorMaps(dataDir);
 
   // A PTX error: the message carries the JIT's log.
   std::string bad = ptx;

@@ -170,10 +170,22 @@ void testBaseValid() {
 }
 
 void testVersioning() {
-  expectError(artifact(edited(R"("version": 1)", R"("version": 2)")),
+  CHECK_EQ(FKRT_ARTIFACT_VERSION, 2);
+  expectError(artifact(edited(R"("version": 1)", R"("version": 3)")),
               FKRT_ERROR_UNSUPPORTED_VERSION,
-              "manifest: unsupported artifact version 2 (this runtime reads "
-              "version 1)");
+              "manifest: unsupported artifact version 3 (this runtime reads "
+              "versions 1 to 2)");
+  expectError(artifact(edited(R"("version": 1)", R"("version": 0)")),
+              FKRT_ERROR_UNSUPPORTED_VERSION,
+              "manifest: unsupported artifact version 0 (this runtime reads "
+              "versions 1 to 2)");
+  // Version 1 is version 2 without tensor maps: the same manifest loads
+  // under both numbers.
+  fkrt_module m = nullptr;
+  std::string v2 = artifact(edited(R"("version": 1)", R"("version": 2)"));
+  CHECK_EQ(fkrt_module_load_memory(v2.data(), v2.size(), &m), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_manifest_version(m), 2);
+  fkrt_module_destroy(m);
   // The version is checked before any other field, so a future layout
   // still gets the version message.
   expectError(artifact(R"({"format": "fkc-artifact", "version": 3})"),
@@ -325,6 +337,237 @@ void testLaunchErrors() {
   // does not count.
   std::string text = artifact(edited(R"("kernel": "k0")", R"("kernel": "k")"));
   expectError(text, FKRT_ERROR_INVALID_ARTIFACT, "kernel \"k\" is not an .entry");
+}
+
+/// A version-2 manifest whose launches take tensor maps over an input (of
+/// exactly the bytes the map reaches), a workspace buffer and an output;
+/// testTensorMaps edits it by one substitution per case.
+const std::string kMapBase =
+    R"({"format": "fkc-artifact", "version": 2, "target": "sm_90", )"
+    R"("graphs": [{"name": "g", )"
+    R"("inputs": [{"name": "x", "dtype": "f16", "shape": [64, 128]}], )"
+    R"("outputs": [{"name": "y", "dtype": "f32", "shape": [4, 8]}], )"
+    R"("workspace_bytes": 1000, )"
+    R"("buffers": [{"id": 0, "kind": "input", "index": 0}, )"
+    R"({"id": 1, "kind": "output", "index": 0}, )"
+    R"({"id": 2, "kind": "workspace", "offset": 256, "bytes": 744}], )"
+    R"("launches": [{"kernel": "k0", "grid": [1, 1, 1], "block": [32, 1, 1], )"
+    R"("shared_bytes": 0, "args": [{"tensor_map": {"buffer": 0, )"
+    R"("dtype": "f16", "dims": [128, 64], "strides": [256], "box": [64, 32], )"
+    R"("swizzle": 128}}, {"buffer": 1}]}, )"
+    R"({"kernel": "k0", "grid": [1, 1, 1], "block": [32, 1, 1], )"
+    R"("shared_bytes": 0, "args": [{"i32": 1}, {"tensor_map": {"buffer": 2, )"
+    R"("dtype": "f32", "dims": [8, 5, 2], "strides": [32, 160], )"
+    R"("box": [4, 5, 1], "swizzle": 0}}, )"
+    R"({"tensor_map": {"buffer": 1, "dtype": "f32", "dims": [32], )"
+    R"("strides": [], "box": [32], "swizzle": 0}}]}]}]})";
+
+/// kMapBase with its only occurrence of `from` replaced by `to`.
+std::string mapEdited(const std::string &from, const std::string &to) {
+  size_t at = kMapBase.find(from);
+  if (at == std::string::npos ||
+      kMapBase.find(from, at + 1) != std::string::npos) {
+    std::printf("bad test edit: '%s'\n", from.c_str());
+    return "";
+  }
+  return kMapBase.substr(0, at) + to + kMapBase.substr(at + from.size());
+}
+
+void testTensorMaps() {
+  // The first launch's map, the second launch's map over the workspace
+  // buffer, and its map over the output.
+  const std::string a0 = "manifest: graphs[0].launches[0].args[0].tensor_map";
+  const std::string a1 = "manifest: graphs[0].launches[1].args[1].tensor_map";
+  const std::string a2 = "manifest: graphs[0].launches[1].args[2].tensor_map";
+  fkrt_module m = nullptr;
+  std::string text = artifact(kMapBase);
+  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
+           FKRT_SUCCESS);
+  CHECK_EQ(fkrt_manifest_version(m), 2);
+  // The query reports the manifest's workspace_bytes, not the descriptors.
+  CHECK_EQ(fkrt_manifest_workspace_bytes(m, 0), 1000u);
+  fkrt_module_destroy(m);
+  // The GPU tests' artifact loads here too.
+  CHECK_EQ(fkrt_module_load_file(
+               (std::string(FKRT_TEST_DATA_DIR) + "/tensor_map.ptx").c_str(),
+               &m),
+           FKRT_SUCCESS);
+  CHECK_EQ(fkrt_manifest_graph_count(m), 2u);
+  fkrt_module_destroy(m);
+
+  // Every rank from 1 to 5 and every swizzle are accepted; bf16 too.
+  std::string error;
+  CHECK_EQ(load(artifact(mapEdited(
+                    R"("dims": [8, 5, 2], "strides": [32, 160], "box": [4, 5, 1])",
+                    R"("dims": [4, 2, 2, 2, 2], "strides": [16, 32, 64, 128], "box": [4, 2, 2, 2, 2])")),
+                error),
+           FKRT_SUCCESS);
+  CHECK_EQ(load(artifact(mapEdited(R"("box": [64, 32], "swizzle": 128)",
+                                   R"("box": [16, 32], "swizzle": 32)")),
+                error),
+           FKRT_SUCCESS);
+  CHECK_EQ(load(artifact(mapEdited(R"("box": [64, 32], "swizzle": 128)",
+                                   R"("box": [32, 32], "swizzle": 64)")),
+                error),
+           FKRT_SUCCESS);
+  CHECK_EQ(load(artifact(mapEdited(R"("dtype": "f16", "dims")",
+                                   R"("dtype": "bf16", "dims")")),
+                error),
+           FKRT_SUCCESS);
+  // Unknown members inside the map are ignored, as everywhere.
+  CHECK_EQ(load(artifact(mapEdited(R"("swizzle": 128})",
+                                   R"("swizzle": 128, "note": 1})")),
+                error),
+           FKRT_SUCCESS);
+
+  // Version 1 has no tensor maps.
+  expectInvalid(mapEdited(R"("version": 2)", R"("version": 1)"),
+                "manifest: graphs[0].launches[0].args[0]: a 'tensor_map' "
+                "argument needs artifact version 2, the manifest says "
+                "version 1");
+  expectInvalid(mapEdited(R"({"buffer": 1}]})", R"({"f32": 1}]})"),
+                "manifest: graphs[0].launches[0].args[1]: unknown argument "
+                "kind 'f32' (expected 'buffer', 'i64', 'i32' or "
+                "'tensor_map')");
+  expectInvalid(mapEdited(R"({"tensor_map": {"buffer": 0, )",
+                          R"({"tensor_map": 3, "x": {"buffer": 0, )"),
+                "manifest: graphs[0].launches[0].args[0]: expected an object "
+                "with exactly one of 'buffer', 'i64', 'i32', 'tensor_map'");
+  expectInvalid(mapEdited(R"({"tensor_map": {"buffer": 1, "dtype": "f32", "dims": [32], "strides": [], "box": [32], "swizzle": 0}})",
+                          R"({"tensor_map": [1]})"),
+                a2 + ": expected an object");
+
+  // buffer
+  expectInvalid(mapEdited(R"({"tensor_map": {"buffer": 0, )",
+                          R"({"tensor_map": {"buffer": 42, )"),
+                a0 + ".buffer: unknown buffer id 42");
+  expectInvalid(mapEdited(R"({"tensor_map": {"buffer": 0, )",
+                          R"({"tensor_map": {"buffer": "0", )"),
+                a0 + ".buffer: expected a buffer id");
+  expectInvalid(mapEdited(R"({"tensor_map": {"buffer": 0, )",
+                          R"({"tensor_map": {)"),
+                a0 + ": missing field 'buffer'");
+
+  // dtype
+  expectInvalid(mapEdited(R"("dtype": "f16", "dims")",
+                          R"("dtype": "i32", "dims")"),
+                a0 + ".dtype: unsupported tensor map dtype \"i32\" "
+                     "(expected one of f16, bf16, f32)");
+  expectInvalid(mapEdited(R"("dtype": "f16", "dims")", R"("dtype": 2, "dims")"),
+                a0 + ".dtype: expected a string");
+
+  // dims
+  expectInvalid(mapEdited(R"("dims": [128, 64], )", ""),
+                a0 + ": missing field 'dims'");
+  expectInvalid(mapEdited(R"("dims": [128, 64])", R"("dims": [])"),
+                a0 + ".dims: expected 1 to 5 dimensions, found 0");
+  expectInvalid(mapEdited(R"("dims": [128, 64])",
+                          R"("dims": [128, 64, 1, 1, 1, 1])"),
+                a0 + ".dims: expected 1 to 5 dimensions, found 6");
+  expectInvalid(mapEdited(R"("dims": [128, 64])", R"("dims": [128, 0])"),
+                a0 + ".dims[1]: expected an integer in [1, 4294967296], "
+                     "found 0");
+  expectInvalid(mapEdited(R"("dims": [128, 64])",
+                          R"("dims": [4294967297, 1])"),
+                a0 + ".dims[0]: expected an integer in [1, 4294967296], "
+                     "found 4294967297");
+
+  // strides
+  expectInvalid(mapEdited(R"("strides": [32, 160])", R"("strides": [32])"),
+                a1 + ".strides: expected 2 strides (one per dimension after "
+                     "the first), found 1");
+  expectInvalid(mapEdited(R"("strides": [], )", R"("strides": [16], )"),
+                a2 + ".strides: expected 0 strides (one per dimension after "
+                     "the first), found 1");
+  expectInvalid(mapEdited(R"("strides": [32, 160])", R"("strides": [8, 160])"),
+                a1 + ".strides[0]: expected an integer in [16, 2^40), found 8");
+  expectInvalid(mapEdited(R"("strides": [32, 160])",
+                          R"("strides": [32, 1099511627776])"),
+                a1 + ".strides[1]: expected an integer in [16, 2^40), found "
+                     "1099511627776");
+  expectInvalid(mapEdited(R"("strides": [32, 160])", R"("strides": [40, 160])"),
+                a1 + ".strides[0]: stride 40 is not a multiple of 16");
+  expectInvalid(mapEdited(R"("strides": [256])", R"("strides": 256)"),
+                a0 + ".strides: expected an array");
+
+  // box
+  expectInvalid(mapEdited(R"("box": [4, 5, 1])", R"("box": [4, 5])"),
+                a1 + ".box: expected 3 entries (one per dimension), found 2");
+  expectInvalid(mapEdited(R"("box": [4, 5, 1])", R"("box": [4, 257, 1])"),
+                a1 + ".box[1]: expected an integer in [1, 256], found 257");
+  expectInvalid(mapEdited(R"("box": [4, 5, 1])", R"("box": [0, 5, 1])"),
+                a1 + ".box[0]: expected an integer in [1, 256], found 0");
+  expectInvalid(mapEdited(R"("box": [64, 32])", R"("box": [12, 32])"),
+                a0 + ".box[0]: 12 f16 elements are 24 bytes, not a multiple "
+                     "of 16");
+  expectInvalid(mapEdited(R"("box": [4, 5, 1])", R"("box": [6, 5, 1])"),
+                a1 + ".box[0]: 6 f32 elements are 24 bytes, not a multiple "
+                     "of 16");
+
+  // swizzle
+  expectInvalid(mapEdited(R"("swizzle": 128)", R"("swizzle": 16)"),
+                a0 + ".swizzle: expected 0, 32, 64 or 128, found 16");
+  expectInvalid(mapEdited(R"("swizzle": 128)", R"("swizzle": 256)"),
+                a0 + ".swizzle: expected 0, 32, 64 or 128, found 256");
+  expectInvalid(mapEdited(R"("swizzle": 128)", R"("swizzle": true)"),
+                a0 + ".swizzle: expected 0, 32, 64 or 128");
+  expectInvalid(mapEdited(R"("swizzle": 128)", R"("swizzle": 64)"),
+                a0 + ".box[0]: 64 f16 elements are 128 bytes, more than the "
+                     "swizzle of 64");
+  expectInvalid(mapEdited(R"("box": [64, 32], "swizzle": 128)",
+                          R"("box": [128, 32], "swizzle": 128)"),
+                a0 + ".box[0]: 128 f16 elements are 256 bytes, more than the "
+                     "swizzle of 128");
+  expectInvalid(mapEdited(R"("swizzle": 128)", R"("swizzle": 128.0)"),
+                a0 + ".swizzle: expected 0, 32, 64 or 128");
+
+  // The bytes a map reaches must lie in its buffer: the input's 16384, the
+  // workspace buffer's 744, the output's 128.
+  expectInvalid(mapEdited(R"("dims": [128, 64])", R"("dims": [128, 65])"),
+                a0 + ": the map reaches 16640 bytes (dims[0] * element size + "
+                     "the sum of (dims[i] - 1) * strides[i - 1]), more than "
+                     "the 16384 bytes of buffer 0");
+  expectInvalid(mapEdited(R"("dims": [128, 64], "strides": [256])",
+                          R"("dims": [64, 64], "strides": [272])"),
+                a0 + ": the map reaches 17264 bytes");
+  expectInvalid(mapEdited(R"("dims": [8, 5, 2])", R"("dims": [8, 5, 5])"),
+                a1 + ": the map reaches 800 bytes");
+  CHECK_EQ(load(artifact(mapEdited(R"("strides": [32, 160])",
+                                   R"("strides": [32, 576])")),
+                error),
+           FKRT_SUCCESS);
+  expectInvalid(mapEdited(R"("strides": [32, 160])", R"("strides": [32, 592])"),
+                a1 + ": the map reaches 752 bytes (dims[0] * element size + "
+                     "the sum of (dims[i] - 1) * strides[i - 1]), more than "
+                     "the 744 bytes of buffer 2");
+  expectInvalid(mapEdited(R"("dims": [32], )", R"("dims": [36], )"),
+                a2 + ": the map reaches 144 bytes (dims[0] * element size + "
+                     "the sum of (dims[i] - 1) * strides[i - 1]), more than "
+                     "the 128 bytes of buffer 1");
+  // Reaches beyond 2^63: one term alone, and a sum of terms that each fit
+  // (2^63 - 2^27 + 2^40 - 16).
+  expectInvalid(mapEdited(R"("dims": [8, 5, 2], "strides": [32, 160])",
+                          R"("dims": [8, 4294967296, 4294967296], )"
+                          R"("strides": [1099511627760, 1099511627760])"),
+                a1 + ": the map reaches more than 2^63 bytes");
+  expectInvalid(mapEdited(R"("dims": [8, 5, 2], "strides": [32, 160])",
+                          R"("dims": [8, 8388609, 2], )"
+                          R"("strides": [1099511627760, 1099511627760])"),
+                a1 + ": the map reaches more than 2^63 bytes");
+
+  // Without a driver, a run of a graph with tensor maps fails like any
+  // other (the arguments are checked first).
+  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
+           FKRT_SUCCESS);
+  int64_t xShape[] = {64, 128}, yShape[] = {4, 8};
+  void *p = reinterpret_cast<void *>(uintptr_t(0x10000));
+  fkrt_tensor in[1] = {{p, FKRT_F16, 2, xShape}};
+  fkrt_tensor out[1] = {{p, FKRT_F32, 2, yShape}};
+  fkrt_status status = fkrt_run(m, "g", in, 1, out, 1, nullptr);
+  CHECK_EQ(status, fkrt_driver_available() == FKRT_SUCCESS
+                       ? FKRT_ERROR_NOT_LOADED
+                       : FKRT_ERROR_NO_DRIVER);
+  fkrt_module_destroy(m);
 }
 
 void testSyntaxErrors() {
@@ -701,6 +944,7 @@ int main() {
   testFieldErrors();
   testBufferErrors();
   testLaunchErrors();
+  testTensorMaps();
   testSyntaxErrors();
   testFraming();
   testTruncation();

@@ -28,8 +28,9 @@
 extern "C" {
 #endif
 
-/// The artifact format major version this runtime reads.
-#define FKRT_ARTIFACT_VERSION 1
+/// The newest artifact format major version this runtime reads; it reads
+/// every version from 1 up to this one.
+#define FKRT_ARTIFACT_VERSION 2
 
 /// Result of every fallible call. FKRT_SUCCESS is 0; the others are errors
 /// with a message available from fkrt_last_error().
@@ -159,7 +160,8 @@ FKRT_API fkrt_status fkrt_manifest_output(fkrt_module module, size_t graph,
                                           size_t index,
                                           fkrt_tensor_info *info);
 
-/// The workspace size in bytes graph `graph` needs (0 if out of range).
+/// The manifest's workspace_bytes of graph `graph` (0 if out of range); a
+/// run of a graph with tensor maps also holds their descriptors after it.
 FKRT_API uint64_t fkrt_manifest_workspace_bytes(fkrt_module module,
                                                 size_t graph);
 
@@ -174,7 +176,9 @@ FKRT_API size_t fkrt_manifest_launch_count(fkrt_module module, size_t graph);
 ///     order: pointers non-null, data aligned to 16 bytes, dtype,
 ///     rank, then every dimension (INVALID_ARGUMENT);
 ///  3. the CUDA driver can be loaded (NO_DRIVER);
-///  4. the module was loaded with fkrt_module_load_cuda (NOT_LOADED).
+///  4. the module was loaded with fkrt_module_load_cuda (NOT_LOADED);
+///  5. a graph with tensor maps needs cuTensorMapEncodeTiled in the driver
+///     (NO_DRIVER).
 /// Safe to call from several threads at once on one module: each run takes a
 /// workspace of its own from the module's pool (see docs/artifact.md).
 FKRT_API fkrt_status fkrt_run(fkrt_module module, const char *graph_name,
@@ -184,7 +188,8 @@ FKRT_API fkrt_status fkrt_run(fkrt_module module, const char *graph_name,
 
 /// Loads the CUDA driver if not done yet: FKRT_SUCCESS if libcuda.so.1 and
 /// every entry point the runtime uses are present, FKRT_ERROR_NO_DRIVER
-/// otherwise. Does not initialise CUDA.
+/// otherwise. cuTensorMapEncodeTiled is not required: only running a graph
+/// with tensor maps fails without it. Does not initialise CUDA.
 FKRT_API fkrt_status fkrt_driver_available(void);
 
 /*===--- Device memory, synchronisation and timing ------------------------===*
