@@ -27,7 +27,7 @@ if os.path.exists(fuzzer):
         ("%fuzz_seconds", os.environ.get("FKC_FUZZ_SECONDS", "60")))
 
 # Every PTX the tests write goes through ptxas: `%ptxas FILE` checks FILE for
-# sm_90 (tests of other targets pass -arch after it). Without ptxas the
+# sm_90a (tests of other targets pass -arch after it). Without ptxas the
 # PTX is still written and checked by FileCheck, and lit says it skipped ptxas.
 def find_ptxas():
     candidates = [os.environ.get("PTXAS", "")]
@@ -46,7 +46,7 @@ def find_ptxas():
 ptxas = find_ptxas()
 if ptxas:
     config.available_features.add("ptxas")
-    config.substitutions.append(("%ptxas", ptxas + " -o /dev/null -arch=sm_90"))
+    config.substitutions.append(("%ptxas", ptxas + " -o /dev/null -arch=sm_90a"))
 else:
     lit_config.note("ptxas not found (set PTXAS or CUDA_HOME): the tests' PTX "
                     "is not checked by ptxas")

@@ -3,6 +3,7 @@
 #include "Artifact/ArtifactWriter.h"
 #include "Artifact/BufferPlan.h"
 #include "Codegen/Passes.h"
+#include "fk/IR/FkOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -50,7 +51,9 @@ private:
     std::string kernel;
     std::array<int64_t, 3> grid, block;
     int64_t sharedBytes;
+    /// Per argument: the buffer passed, or read through `tensorMap`.
     SmallVector<int64_t> bufferIds;
+    SmallVector<TensorMapOp> tensorMaps;
   };
 
   llvm::json::Array tensors(bool outputs);
@@ -106,6 +109,10 @@ LogicalResult GraphManifest::build() {
         return failure();
     int64_t index = launches.size();
     for (Value arg : launch.getKernelOperands()) {
+      auto tensorMap = arg.getDefiningOp<TensorMapOp>();
+      entry.tensorMaps.push_back(tensorMap);
+      if (tensorMap)
+        arg = tensorMap.getBuffer();
       auto it = bufferIds.find(arg);
       if (it == bufferIds.end())
         return launch.emitOpError()
@@ -173,8 +180,22 @@ void GraphManifest::write(llvm::raw_ostream &os) {
   for (size_t i = 0; i < launches.size(); ++i) {
     const Launch &launch = launches[i];
     llvm::json::Array args;
-    for (int64_t id : launch.bufferIds)
-      args.push_back(llvm::json::Object{{"buffer", id}});
+    for (auto [id, constMap] : llvm::zip(launch.bufferIds, launch.tensorMaps)) {
+      TensorMapOp map = constMap;
+      if (!map) {
+        args.push_back(llvm::json::Object{{"buffer", id}});
+        continue;
+      }
+      Type element = cast<MemRefType>(map.getBuffer().getType()).getElementType();
+      args.push_back(llvm::json::Object{
+          {"tensor_map",
+           llvm::json::Object{{"buffer", id},
+                              {"dtype", dtypeName(element)},
+                              {"dims", llvm::json::Array(map.getDims())},
+                              {"strides", llvm::json::Array(map.getStrides())},
+                              {"box", llvm::json::Array(map.getBox())},
+                              {"swizzle", map.getSwizzle()}}}});
+    }
     llvm::json::Object entry{{"kernel", launch.kernel},
                              {"grid", llvm::json::Array(launch.grid)},
                              {"block", llvm::json::Array(launch.block)},

@@ -16,7 +16,7 @@
 namespace mlir::fk {
 
 /// The manifest format version written, see docs/artifact.md.
-inline constexpr int kArtifactVersion = 1;
+inline constexpr int kArtifactVersion = 2;
 
 /// Writes the artifact of `module`, which must hold the host functions of
 /// `fk-lower-to-gpu` and the kernel module as a `gpu.binary` of PTX.

@@ -1,6 +1,7 @@
 //===- KernelBuilder.cpp - the GPU kernel of a fusion ---------------------===//
 
 #include "Codegen/KernelEmission.h"
+#include "Codegen/Tiling.h"
 #include "Codegen/ScalarLowering.h"
 #include "fk/IR/FkScalarSemantics.h"
 #include "fk/Transforms/FusionPlan.h"
@@ -34,7 +35,7 @@ static ValueRange yieldedValues(FusionOp fusion) {
 /// The number of consecutive elements a thread handles at once so that its
 /// accesses can be 16-byte vectors: 16 bytes of the narrowest element the
 /// kernel reads or writes, halved until it divides the innermost dimension.
-static int64_t getVectorWidth(FusionOp fusion, int64_t innermost) {
+int64_t mlir::fk::getVectorWidth(FusionOp fusion, int64_t innermost) {
   int64_t narrowest = 16;
   auto consider = [&](Value v) {
     Type element = tensorType(v).getElementType();
@@ -57,7 +58,7 @@ static int64_t getVectorWidth(FusionOp fusion, int64_t innermost) {
 /// indices. The element emitter interleaves each element's loads with its
 /// arithmetic; grouped, the loads of adjacent elements are close enough for
 /// LLVM to merge them into vector loads.
-static void hoistLoads(Block &block) {
+void mlir::fk::hoistLoads(Block &block) {
   // Constants (such as a load's offset in its run) first, so that they do
   // not hold loads back.
   for (auto constant : llvm::to_vector(block.getOps<arith::ConstantOp>()))
@@ -82,13 +83,17 @@ static void hoistLoads(Block &block) {
 /// dimension: their loads and stores are adjacent and 16-byte aligned (the
 /// runtime requires aligned tensors and every offset is a multiple of the
 /// width), so LLVM emits vector accesses.
-static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k) {
+static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k,
+                                              TilingAttr tiling) {
   ArrayRef<int64_t> shape = tensorType(k.fusion.getResult(0)).getShape();
   for (Value result : k.fusion.getResults())
     if (tensorType(result).getShape() != shape)
       return k.fusion.emitOpError()
              << "loop fusion results of different shapes are not supported";
-  int64_t width = shape.empty() ? 1 : getVectorWidth(k.fusion, shape.back());
+  int64_t width = tiling.getTile()[0];
+  if (width > 1 && (shape.empty() || shape.back() % width != 0))
+    return k.fusion.emitOpError()
+           << "runs of " << width << " elements do not divide its rows";
   SmallVector<int64_t> itemShape(shape);
   if (!itemShape.empty())
     itemShape.back() /= width;
@@ -313,7 +318,7 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
 /// row fusion a row kernel computes: its reductions reduce the trailing
 /// axes of one shape, rows short enough to stay in registers, and it writes
 /// rows or reduced rows.
-static std::optional<RowSpace> getFusionRowSpace(FusionOp fusion) {
+std::optional<RowSpace> mlir::fk::getFusionRowSpace(FusionOp fusion) {
   std::optional<RowSpace> rows;
   for (Operation &op : fusion.getBody().front()) {
     if (!isReduction(&op))
@@ -443,18 +448,21 @@ static SmallVector<Value> reducedCoords(IndexBuilder &idx,
 /// memory once, however many reductions and consumers it has.
 static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
                                              const RowSpace &rows,
-                                             gpu::GPUFuncOp kernel) {
-  constexpr int64_t kElementsPerThread = 8;
+                                             gpu::GPUFuncOp kernel,
+                                             TilingAttr tiling) {
   int64_t length = rows.rowLength();
   ArrayRef<int64_t> leadingShape = rows.leadingShape();
   ArrayRef<int64_t> rowShape = ArrayRef(rows.shape).drop_front(rows.leadingRank);
   // A thread takes runs of `width` adjacent elements (vector accesses) when
   // the row is one dimension; runs of a block are adjacent (coalesced).
-  int64_t width = rowShape.size() == 1 ? getVectorWidth(k.fusion, length) : 1;
+  int64_t width = tiling.getTile()[0];
+  int64_t threads = tiling.getThreads();
+  if ((width > 1 && (rowShape.size() != 1 || length % width != 0)) ||
+      threads < 32 || threads > 1024 || threads % 32 != 0)
+    return k.fusion.emitOpError()
+           << "cannot be computed by " << threads << "-thread blocks in runs "
+           << "of " << width << " elements";
   int64_t runs = length / width;
-  int64_t runsPerThread = std::max<int64_t>(1, kElementsPerThread / width);
-  int64_t threads = std::clamp<int64_t>(
-      (llvm::divideCeil(runs, runsPerThread) + 31) / 32 * 32, 32, 1024);
   int64_t threadRuns = llvm::divideCeil(runs, threads);
   int64_t perThread = threadRuns * width;
   int64_t rowCount = 1;
@@ -583,12 +591,17 @@ FailureOr<LaunchShape> mlir::fk::buildFusionKernel(FusionOp fusion,
                                                    gpu::GPUFuncOp kernel,
                                                    gpu::GPUModuleOp kernels) {
   KernelContext k(fusion, kernel, kernels);
+  TilingAttr tiling = getTiling(fusion);
   switch (fusion.getKind()) {
   case FusionKind::Loop:
-    return buildLoopKernel(k);
+    return buildLoopKernel(k, tiling);
   case FusionKind::Reduction:
-    if (std::optional<RowSpace> rows = getFusionRowSpace(fusion))
-      return buildRowKernel(k, *rows, kernel);
+    if (tiling.getStrategy() == KernelStrategy::Rows) {
+      std::optional<RowSpace> rows = getFusionRowSpace(fusion);
+      if (!rows)
+        return fusion.emitOpError() << "has no rows for a row kernel";
+      return buildRowKernel(k, *rows, kernel, tiling);
+    }
     return buildReductionKernel(k);
   case FusionKind::Matmul:
     return buildMatmulKernel(k);

@@ -259,15 +259,17 @@ public:
 /// grid-stride loop over work items.
 class KernelContext {
 public:
+  /// The kernel's arguments from `firstBuffer` on are the buffers of the
+  /// fusion's inputs then of its results.
   KernelContext(FusionOp fusion, gpu::GPUFuncOp kernel,
-                gpu::GPUModuleOp kernels)
+                gpu::GPUModuleOp kernels, unsigned firstBuffer = 0)
       : fusion(fusion), kernels(kernels), loc(fusion.getLoc()),
         b(&kernel.getBody().front(), kernel.getBody().front().begin()),
         idx{b, loc} {
     Block &entry = kernel.getBody().front();
     Block &body = fusion.getBody().front();
     // Inputs without elements are not passed (see LowerToGpu.cpp).
-    unsigned next = 0;
+    unsigned next = firstBuffer;
     for (BlockArgument arg : body.getArguments())
       if (tensorType(arg).getNumElements() != 0)
         buffers[arg] = entry.getArgument(next++);
@@ -346,6 +348,15 @@ public:
   DenseMap<Value, Value> flatViews;
   SmallVector<Value> results;
 };
+
+/// The number of consecutive elements a thread handles at once so that its
+/// accesses can be 16-byte vectors: 16 bytes of the narrowest element the
+/// fusion reads or writes, halved until it divides `innermost`.
+int64_t getVectorWidth(FusionOp fusion, int64_t innermost);
+
+/// Moves every load of `block` up to just after the definitions of its
+/// indices, so that LLVM sees the loads of a run together and merges them.
+void hoistLoads(Block &block);
 
 } // namespace mlir::fk
 

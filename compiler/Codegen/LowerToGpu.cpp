@@ -2,6 +2,8 @@
 
 #include "Codegen/KernelBuilder.h"
 #include "Codegen/Passes.h"
+#include "Codegen/TensorCoreMatmul.h"
+#include "Codegen/Tiling.h"
 #include "fk/IR/FkOps.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
@@ -123,6 +125,25 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   for (Value result : fusion.getResults())
     arguments.push_back(buffers.lookup(result));
 
+  // Tensor-core kernels also take the tensor maps of their operands.
+  TilingAttr tiling = getTiling(fusion);
+  std::optional<TensorCoreTiling> tensorCore;
+  if (tiling.getStrategy() == KernelStrategy::TensorCore) {
+    auto promotion = fusion->getAttrOfType<PromotionAttr>(kPromotionAttrName);
+    if (!promotion)
+      return fusion.emitOpError()
+             << "is tiled for tensor cores but has no fk.promotion (run "
+                "fk-promote)";
+    ArrayRef<int64_t> tile = tiling.getTile();
+    tensorCore = TensorCoreTiling{tile[0], tile[1], tile[2],
+                                  promotion.getStages()};
+    SmallVector<Value, 2> maps = buildOperandTensorMaps(
+        b, fusion, *tensorCore,
+        buffers.lookup(fusion.getInputs()[promotion.getOperands()[0]]),
+        buffers.lookup(fusion.getInputs()[promotion.getOperands()[1]]));
+    arguments.insert(arguments.begin(), maps.begin(), maps.end());
+  }
+
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
   auto kernel = gpu::GPUFuncOp::create(
       kb, loc, (graph.getName() + "_k" + Twine(index)).str(),
@@ -134,7 +155,10 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   for (unsigned i = 0; i < arguments.size(); ++i)
     kernel.setArgAttr(i, "llvm.align", kb.getI64IntegerAttr(16));
   SymbolTable(kernels).insert(kernel);
-  FailureOr<LaunchShape> shape = buildFusionKernel(fusion, kernel, kernels);
+  FailureOr<LaunchShape> shape =
+      tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore, kernel,
+                                               kernels)
+                 : buildFusionKernel(fusion, kernel, kernels);
   if (failed(shape))
     return failure();
 
@@ -182,6 +206,11 @@ struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
       for (Type type : graph.getFunctionType().getInputs())
         smallBuffers &= cast<RankedTensorType>(type).getNumElements() <= kMaxSmallBufferElements;
       graph.walk([&](Operation *op) {
+        // convert-nvgpu-to-nvvm assumes 64-bit indices, whatever the data
+        // layout says; its index casts would not reconcile with 32-bit ones.
+        if (auto fusion = dyn_cast<FusionOp>(op))
+          smallBuffers &= getTiling(fusion).getStrategy() !=
+                          KernelStrategy::TensorCore;
         for (Type type : op->getResultTypes())
           if (auto tensor = dyn_cast<RankedTensorType>(type))
             smallBuffers &= tensor.getNumElements() <= kMaxSmallBufferElements;

@@ -14,6 +14,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -86,6 +88,9 @@ void mlir::fk::addNvvmLoweringPasses(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(attach));
 
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Tensor-core kernels: mbarriers, TMA and wgmma to NVVM. First, because
+  // storing the accumulator becomes memref ops that the passes below lower.
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createSCFToControlFlowPass());
   // The kernels' flat views (memref.collapse_shape) become plain pointers.
   kernels.addPass(memref::createExpandStridedMetadataPass());
@@ -93,6 +98,8 @@ void mlir::fk::addNvvmLoweringPasses(OpPassManager &pm,
   // Kernels take one pointer per buffer, as the artifact's launches pass.
   convert.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(convert));
+  // NVVM ops that have no LLVM intrinsic (mbarrier waits) become inline PTX.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
@@ -110,6 +117,7 @@ void mlir::fk::registerNvvmLoweringDependencies(DialectRegistry &registry) {
   registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
                   func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
                   math::MathDialect, memref::MemRefDialect, NVVM::NVVMDialect,
+                  nvgpu::NVGPUDialect,
                   scf::SCFDialect>();
   // convert-gpu-to-nvvm lowers the ops of every dialect that offers these.
   arith::registerConvertArithToLLVMInterface(registry);

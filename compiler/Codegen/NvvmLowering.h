@@ -20,7 +20,7 @@ namespace mlir::fk {
 struct TargetOptions {
   /// The GPU architecture: `sm_` then its compute capability, with an `a`
   /// suffix for architecture-specific features (sm_90a).
-  std::string chip = "sm_90";
+  std::string chip = "sm_90a";
   /// The CUDA toolkit holding nvvm/libdevice/libdevice.10.bc, which the
   /// math functions are linked from; empty: see findCudaToolkit.
   std::string cudaPath;

@@ -5,6 +5,60 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FkTile : Pass<"fk-tile", "func::FuncOp"> {
+  let summary = "Chooses each fusion's kernel and how it divides its work";
+  let description = [{
+    Sets `fk.tiling` (#fk.tiling) on every `fk.fusion` from a description
+    of the target (compute capability, SM count, shared memory per block,
+    registers; compiler/Codegen/TargetDescription.h) and a heuristic per
+    fusion kind:
+
+    - loop fusions: `elements`, each thread computing runs of 16 bytes of
+      the narrowest element (vector accesses), 256 threads per block;
+    - reduction fusions over rows that fit in registers: `rows`, one block
+      per row, runs as above, enough threads for about 8 elements each;
+      other reductions: `elements`, one result element per thread;
+    - matmul fusions: `tensor_core` where the target has wgmma (sm_90a) and
+      the operands can be read by TMA (f16/bf16 fusion inputs with rows of
+      16-byte multiples): one warpgroup per 128x128 output tile, K in steps
+      of 64 (a 128-byte swizzled row of f16); otherwise `elements`, one
+      output element per thread. `explain` says why a matmul is not on
+      tensor cores.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "the target architecture (fkc --target)">,
+    ListOption<"matmulTile", "matmul-tile", "int64_t",
+               "the tensor-core tile M,N,K (default 128,128,64)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "remark on each matmul kept off the tensor cores, and why">,
+  ];
+}
+
+def FkPromote : Pass<"fk-promote", "func::FuncOp"> {
+  let summary = "Puts the operand tiles that a block's threads share in "
+                "shared memory";
+  let description = [{
+    Sets `fk.promotion` (#fk.promotion) on tiled fusions whose threads
+    reuse operand tiles: the two operands of a `tensor_core` matmul, each
+    tile of which every warp of the block reads. They go through a ring of
+    shared-memory stages filled by TMA, swizzled by 128 bytes (the layout
+    wgmma reads without bank conflicts), with one mbarrier per stage. The
+    ring is as deep as fits while two blocks share an SM (so that one
+    block's epilogue overlaps another's main loop), at least 2 stages and
+    at most one per K step plus one; it must also hold the f32 accumulator
+    tile, which the epilogue stages through it. `elements` and `rows`
+    kernels read each input element once and keep rows in registers:
+    nothing to promote.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "the target architecture (fkc --target)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "ring depth for every promoted fusion (0: the heuristic)">,
+  ];
+}
+
 def FkLowerToGpu : Pass<"fk-lower-to-gpu", "ModuleOp"> {
   let summary = "Turns each graph of fusions into kernels and a launch "
                 "sequence";
@@ -24,7 +78,8 @@ def FkLowerToGpu : Pass<"fk-lower-to-gpu", "ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::DLTIDialect",
-    "::mlir::gpu::GPUDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::nvgpu::NVGPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];

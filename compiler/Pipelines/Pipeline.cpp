@@ -12,8 +12,8 @@ using namespace mlir::fk;
 
 llvm::ArrayRef<Stage> mlir::fk::getStages() {
   static const Stage stages[] = {Stage::Graph, Stage::Canonical, Stage::Primitive,
-                                  Stage::Fused, Stage::Gpu,       Stage::Nvvm,
-                                  Stage::Ptx};
+                                  Stage::Fused, Stage::Tiled,     Stage::Promoted,
+                                  Stage::Gpu,   Stage::Nvvm,      Stage::Ptx};
   return stages;
 }
 
@@ -27,6 +27,10 @@ llvm::StringRef mlir::fk::getStageName(Stage stage) {
     return "primitive";
   case Stage::Fused:
     return "fused";
+  case Stage::Tiled:
+    return "tiled";
+  case Stage::Promoted:
+    return "promoted";
   case Stage::Gpu:
     return "gpu";
   case Stage::Nvvm:
@@ -47,6 +51,10 @@ llvm::StringRef mlir::fk::getStageDescription(Stage stage) {
     return "softmax, norms and attention as reductions, matmuls, elementwise";
   case Stage::Fused:
     return "ops grouped into fusions (kernels) by the fusion pass";
+  case Stage::Tiled:
+    return "each fusion's kernel strategy and tiles for the target";
+  case Stage::Promoted:
+    return "operand tiles that threads share placed in shared memory";
   case Stage::Gpu:
     return "launches on buffers; kernels in the gpu dialect";
   case Stage::Nvvm:
@@ -66,7 +74,8 @@ std::optional<Stage> mlir::fk::parseStageName(llvm::StringRef name) {
 
 bool mlir::fk::isTensorStage(Stage stage) {
   return stage == Stage::Graph || stage == Stage::Canonical ||
-         stage == Stage::Primitive || stage == Stage::Fused;
+         stage == Stage::Primitive || stage == Stage::Fused ||
+         stage == Stage::Tiled || stage == Stage::Promoted;
 }
 
 void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
@@ -92,6 +101,21 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
       pm.addNestedPass<func::FuncOp>(createFkFormFusions());
     }
     return;
+  case Stage::Tiled: {
+    FkTileOptions tile;
+    tile.chip = options.target.chip;
+    tile.matmulTile = options.matmulTile;
+    tile.explain = options.explainFusion;
+    pm.addNestedPass<func::FuncOp>(createFkTile(tile));
+    return;
+  }
+  case Stage::Promoted: {
+    FkPromoteOptions promote;
+    promote.chip = options.target.chip;
+    promote.stages = options.stages;
+    pm.addNestedPass<func::FuncOp>(createFkPromote(promote));
+    return;
+  }
   case Stage::Gpu:
     pm.addPass(createFkLowerToGpu());
     pm.addNestedPass<func::FuncOp>(createCSEPass());

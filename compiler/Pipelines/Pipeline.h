@@ -12,6 +12,7 @@
 #include "Codegen/NvvmLowering.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 
@@ -27,6 +28,10 @@ enum class Stage {
   Primitive,
   /// Ops grouped into fusions, each of which becomes one kernel.
   Fused,
+  /// Each fusion with its kernel strategy and tiles (fk.tiling).
+  Tiled,
+  /// Tiled fusions with their shared-memory operand tiles (fk.promotion).
+  Promoted,
   /// Host functions of kernel launches on memrefs, and the kernels as
   /// gpu.func ops.
   Gpu,
@@ -49,6 +54,10 @@ struct PipelineOptions {
   bool fusion = true;
   /// Report every fusion decision as a remark.
   bool explainFusion = false;
+  /// The tensor-core tile M,N,K (empty: the tiling heuristic's).
+  SmallVector<int64_t> matmulTile;
+  /// The depth of shared-memory rings (0: the promotion heuristic's).
+  int64_t stages = 0;
 };
 
 /// Whether the IR of `stage` is fk ops on tensors, which the reference

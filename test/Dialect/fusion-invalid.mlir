@@ -141,9 +141,9 @@ func.func @c3_reduction_of_argument(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// fusion C3: the root of a matmul fusion is a matmul.
-func.func @c3_matmul_root_not_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs a matmul as its root}}
+// fusion C3: a matmul fusion holds a matmul.
+func.func @c3_matmul_without_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs exactly one matmul, not 0}}
   %0 = fk.fusion matmul(%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %e = fk.neg %a : tensor<4xf32>
@@ -180,17 +180,31 @@ func.func @c3_reduction_root_of_matmul(%x: tensor<4x4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// fusion C3: the matmul of a matmul fusion is its root (the first yielded
-// value): loop ops may feed it, not consume it.
-func.func @c3_matmul_not_root(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' cannot hold 'fk.matmul' other than as its root}}
+// fusion C3: one matmul per matmul fusion...
+func.func @c3_two_matmuls(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs exactly one matmul, not 2}}
   %0 = fk.fusion matmul(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
   ^bb0(%a: tensor<4x4xf32>):
     %m = fk.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
-    %r = fk.relu %m : tensor<4x4xf32>
-    fk.yield %r : tensor<4x4xf32>
+    %n = fk.matmul %m, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    fk.yield %n : tensor<4x4xf32>
   }
   return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// fusion C3: ...whose results all have the matmul's shape (the epilogue is
+// computed at the matmul's output coordinates).
+func.func @c3_epilogue_changes_shape(%x: tensor<4x4xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' must yield results of its matmul's shape}}
+  %0 = fk.fusion matmul(%x) : (tensor<4x4xf32>) -> tensor<16xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %m = fk.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    %r = fk.reshape %m : tensor<4x4xf32> -> tensor<16xf32>
+    fk.yield %r : tensor<16xf32>
+  }
+  return %0 : tensor<16xf32>
 }
 
 // -----

@@ -67,6 +67,15 @@ int main(int argc, char **argv) {
                "memory traffic it saves, as a remark");
   app.add_flag("!--no-fusion", options.pipeline.fusion,
                "One kernel per operation (no fusion)");
+  app.add_option("--matmul-tile", options.pipeline.matmulTile,
+                 "Tensor-core tile M,N,K of matmul kernels (default: the "
+                 "tiling heuristic's, 128,128,64)")
+      ->delimiter(',')
+      ->expected(3);
+  app.add_option("--stages", options.pipeline.stages,
+                 "Shared-memory stages of tensor-core kernels (default: as "
+                 "many as fit with two blocks per SM)")
+      ->check(CLI::Range(2, 16));
   app.add_option("--fusion-graph", options.fusionGraphFile,
                  "Write the fused graph as Graphviz DOT to this file, kernels "
                  "as clusters (and FILE.svg if Graphviz's dot is installed)");

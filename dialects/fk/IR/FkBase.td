@@ -68,6 +68,73 @@ def Fk_FusionKindAttr : EnumAttr<Fk_Dialect, Fk_FusionKind, "fusion_kind"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Kernel configuration: what fk-tile and fk-promote decide per fusion
+//===----------------------------------------------------------------------===//
+
+def Fk_KernelStrategy : I32EnumAttr<"KernelStrategy",
+    "which kernel computes a fusion", [
+      I32EnumAttrCase<"Elements", 0, "elements">,
+      I32EnumAttrCase<"Rows", 1, "rows">,
+      I32EnumAttrCase<"TensorCore", 2, "tensor_core">]> {
+  let cppNamespace = "::mlir::fk";
+  let genSpecializedAttr = 0;
+}
+def Fk_KernelStrategyAttr
+    : EnumAttr<Fk_Dialect, Fk_KernelStrategy, "kernel_strategy"> {
+  let assemblyFormat = "$value";
+}
+
+def Fk_TilingAttr : AttrDef<Fk_Dialect, "Tiling"> {
+  let mnemonic = "tiling";
+  let summary = "how a fusion's kernel divides its work among blocks and threads";
+  let description = [{
+    Set on each `fk.fusion` by `fk-tile`. `strategy` picks the kernel:
+    `elements` (each thread computes runs of `tile[0]` adjacent result
+    elements in a grid-stride loop), `rows` (one block per row, the row in
+    registers, `tile[0]` adjacent elements per access) or `tensor_core`
+    (one block per output tile of `tile = [M, N, K-step]`, wgmma). `threads`
+    is the block size.
+
+    ```mlir
+    fk.fusion matmul (...) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>}
+    ```
+  }];
+  let parameters = (ins "KernelStrategy":$strategy,
+                        ArrayRefParameter<"int64_t">:$tile,
+                        "int64_t":$threads);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tile `]` `,` `threads` `=` $threads `>`";
+}
+
+def Fk_CopyEngine : I32EnumAttr<"CopyEngine",
+    "how operand tiles reach shared memory", [
+      I32EnumAttrCase<"Tma", 0, "tma">,
+      I32EnumAttrCase<"AsyncCopy", 1, "cp_async">]> {
+  let cppNamespace = "::mlir::fk";
+  let genSpecializedAttr = 0;
+}
+
+def Fk_PromotionAttr : AttrDef<Fk_Dialect, "Promotion"> {
+  let mnemonic = "promotion";
+  let summary = "which operand tiles of a fusion's kernel live in shared memory";
+  let description = [{
+    Set on a tiled `fk.fusion` by `fk-promote`. The fusion inputs at
+    `operands` (indices into the fusion's inputs) are read tile by tile into
+    a ring of `stages` shared-memory buffers by `copy` (TMA on sm_90, or
+    cp.async), each buffer swizzled by `swizzle` bytes against bank
+    conflicts, so that every thread of the block reads them from shared
+    memory instead of device memory.
+
+    ```mlir
+    {fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 3, swizzle = 128>}
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$operands,
+                        "CopyEngine":$copy, "int64_t":$stages,
+                        "int64_t":$swizzle);
+  let assemblyFormat = "`<` `operands` `=` `[` $operands `]` `,` `copy` `=` $copy `,` `stages` `=` $stages `,` `swizzle` `=` $swizzle `>`";
+}
+
+//===----------------------------------------------------------------------===//
 // Type constraints: the dtypes of the language on static shapes
 //===----------------------------------------------------------------------===//
 

@@ -192,6 +192,15 @@ Operation *FusionOp::getRoot() {
   return yield.getValues().front().getDefiningOp();
 }
 
+MatmulOp FusionOp::getMatmul() {
+  if (getKind() != FusionKind::Matmul)
+    return nullptr;
+  for (Operation &op : getBody().front())
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      return matmul;
+  return nullptr;
+}
+
 LogicalResult FusionOp::verify() {
   Block &body = getBody().front();
   if (body.empty() || !isa<YieldOp>(body.back()))
@@ -207,33 +216,61 @@ LogicalResult FusionOp::verify() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "expects the body to yield the result types";
   // fusion C3: the kind matches the body. Loop: loop ops only. Reduction:
-  // loop ops and at least one reduction. Matmul: loop ops around one matmul,
-  // the root.
-  Operation *root = getRoot();
-  int64_t reductions = 0;
+  // loop ops and at least one reduction. Matmul: one matmul with loop ops
+  // before it (prologue) and after it (epilogue), every result of the
+  // matmul's shape (the kernel writes each result at the matmul's output
+  // coordinates).
+  int64_t reductions = 0, matmuls = 0;
   for (Operation &op : body.without_terminator()) {
     if (isLoopOp(&op))
       continue;
     bool isReduction =
         isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op);
     reductions += isReduction;
-    bool allowed =
-        (getKind() == FusionKind::Reduction && isReduction) ||
-        (getKind() == FusionKind::Matmul && isa<MatmulOp>(op) && &op == root);
+    matmuls += isa<MatmulOp>(op);
+    bool allowed = (getKind() == FusionKind::Reduction && isReduction) ||
+                   (getKind() == FusionKind::Matmul && isa<MatmulOp>(op));
     if (!allowed)
       return emitOpError() << "of kind '" << stringifyFusionKind(getKind())
-                           << "' cannot hold '" << op.getName() << "'"
-                           << (isa<MatmulOp>(op) && &op != root &&
-                                       getKind() == FusionKind::Matmul
-                                   ? " other than as its root"
-                                   : "");
+                           << "' cannot hold '" << op.getName() << "'";
   }
   if (getKind() == FusionKind::Reduction && reductions == 0)
     return emitOpError() << "of kind 'reduction' holds no reduction";
-  if (getKind() == FusionKind::Matmul && (!root || !isa<MatmulOp>(root)))
-    return emitOpError() << "of kind 'matmul' needs a matmul as its root";
+  if (getKind() == FusionKind::Matmul) {
+    if (matmuls != 1)
+      return emitOpError() << "of kind 'matmul' needs exactly one matmul, not "
+                           << matmuls;
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(getMatmul().getType()).getShape();
+    for (Type type : getResultTypes())
+      if (cast<RankedTensorType>(type).getShape() != shape)
+        return emitOpError() << "of kind 'matmul' must yield results of its "
+                                "matmul's shape";
+  }
   return success();
 }
 
 #define GET_OP_CLASSES
 #include "fk/IR/FkOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// TensorMapOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TensorMapOp::verify() {
+  size_t rank = getDims().size();
+  if (rank < 1 || rank > 5)
+    return emitOpError() << "expects 1 to 5 dims, not " << rank;
+  if (getStrides().size() != rank - 1 || getBox().size() != rank)
+    return emitOpError() << "expects " << rank - 1 << " strides and " << rank
+                         << " box extents";
+  if (llvm::any_of(getStrides(), [](int64_t s) { return s <= 0 || s % 16; }))
+    return emitOpError() << "expects strides that are positive multiples of "
+                            "16 bytes";
+  if (llvm::any_of(getBox(), [](int64_t b) { return b < 1 || b > 256; }))
+    return emitOpError() << "expects box extents in [1, 256]";
+  int64_t swizzle = getSwizzle();
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitOpError() << "expects a swizzle of 0, 32, 64 or 128 bytes";
+  return success();
+}

@@ -15,6 +15,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Dialect/LLVMIR/LLVMOpBase.td"
 
 //===----------------------------------------------------------------------===//
 // Constants and generators
@@ -458,6 +459,8 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
     /// The op that yields the fusion's first result: what the kernel is
     /// built around.
     Operation *getRoot();
+    /// The matmul of a fusion of kind matmul, else null.
+    MatmulOp getMatmul();
   }];
 }
 
@@ -466,6 +469,39 @@ def Fk_YieldOp : Fk_Op<"yield", [Pure, ReturnLike, Terminator,
   let summary = "the results of a fusion";
   let arguments = (ins Variadic<Fk_Tensor>:$values);
   let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+//===----------------------------------------------------------------------===//
+// Host side of the GPU stage
+//===----------------------------------------------------------------------===//
+
+def Fk_TensorMapOp : Fk_Op<"tensor_map", [Pure]> {
+  let summary = "a TMA descriptor of a device buffer, made by the runtime";
+  let description = [{
+    Names, in the host function of the `gpu` stage, the Hopper tensor map
+    (`CUtensorMap`) a kernel reads `buffer` through with
+    `cp.async.bulk.tensor`. The result is what the kernel receives: the
+    device address of the 128-byte descriptor, which the runtime encodes for
+    the buffer's address at every run (the artifact's `tensor_map`
+    argument, docs/artifact.md). `dims` are the global extents innermost
+    first, `strides` the byte strides of `dims[1:]`, `box` the tile a load
+    brings, innermost first, and `swizzle` the shared-memory swizzle in
+    bytes (0, 32, 64 or 128). Elements outside `dims` read as zero.
+
+    ```mlir
+    %map = fk.tensor_map %a dims [4096, 4096] strides [8192] box [64, 128]
+        swizzle 128 : memref<4096x4096xf16> -> !llvm.ptr
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$buffer,
+                       DenseI64ArrayAttr:$dims, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$box, I64Attr:$swizzle);
+  let results = (outs LLVM_AnyPointer:$descriptor);
+  let assemblyFormat = [{
+    $buffer `dims` $dims `strides` $strides `box` $box `swizzle` $swizzle
+    attr-dict `:` type($buffer) `->` type($descriptor)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // FK_IR_FKOPS_TD

@@ -1,0 +1,448 @@
+//===- TensorCoreMatmul.cpp - matmul fusions on Hopper tensor cores -------===//
+//
+// One block of one warpgroup (128 threads) per output tile of tileM x tileN:
+//
+//   prologue   thread 0 starts TMA loads of the first stages-1 K tiles of A
+//              and B into the shared-memory ring, each stage on its mbarrier
+//   main loop  per K tile: wait for its stage's mbarrier, wgmma on it (the
+//              previous wgmma group is then complete), a CTA barrier so that
+//              every warp is done with the previous stage, then thread 0
+//              refills that stage with the K tile stages-1 ahead
+//   epilogue   the accumulator goes to shared memory (reusing the ring); each
+//              thread takes runs of adjacent output elements, evaluates the
+//              fusion's epilogue on them and stores every result
+//
+// Out-of-bounds parts of operand tiles (M, N, K not multiples of the tile)
+// arrive as zeros from TMA, so they add nothing; out-of-bounds outputs are
+// not stored. Batch dims are a third tensor-map dimension per operand, so a
+// tile never reads another batch's rows; broadcast batch dims map several
+// output batches to one operand batch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Codegen/TensorCoreMatmul.h"
+#include "Codegen/KernelEmission.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+/// The shared-memory swizzle of every operand tile: wgmma reads 128-byte
+/// swizzled tiles without bank conflicts, and a tile row (the innermost box
+/// extent) is then exactly 128 bytes.
+static constexpr int64_t kSwizzleBytes = 128;
+
+/// The global the kernels' dynamic shared memory is addressed through. An
+/// external zero-size global becomes `.extern .shared .align 1024 .b8 x[]`;
+/// `gpu.dynamic_shared_memory` would become a one-byte variable that ptxas
+/// may place among the static mbarriers.
+static constexpr StringLiteral kDynamicSharedName = "fk_dynamic_shared";
+
+namespace {
+/// The shapes of a matmul whose operands are fusion inputs.
+struct MatmulShape {
+  int64_t m, n, k;
+  /// Batch dims of the result and of each operand (broadcast to the result's).
+  SmallVector<int64_t> batch, lhsBatch, rhsBatch;
+  Type elementType;
+
+  explicit MatmulShape(MatmulOp matmul) {
+    ArrayRef<int64_t> lhs = tensorType(matmul.getLhs()).getShape(),
+                      rhs = tensorType(matmul.getRhs()).getShape(),
+                      result = tensorType(matmul.getResult()).getShape();
+    m = lhs[lhs.size() - 2];
+    k = lhs.back();
+    n = rhs.back();
+    batch.assign(result.begin(), result.end() - 2);
+    lhsBatch.assign(lhs.begin(), lhs.end() - 2);
+    rhsBatch.assign(rhs.begin(), rhs.end() - 2);
+    elementType = tensorType(matmul.getLhs()).getElementType();
+  }
+  int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
+  static int64_t count(ArrayRef<int64_t> dims) {
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n *= d;
+    return n;
+  }
+  /// Whether an operand's tensor map needs a batch dimension.
+  bool batched() const { return !batch.empty(); }
+};
+} // namespace
+
+std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion) {
+  MatmulOp matmul = fusion.getMatmul();
+  if (!matmul)
+    return "not a matmul fusion";
+  for (Value operand : {matmul.getLhs(), matmul.getRhs()})
+    if (!isa<BlockArgument>(operand))
+      return "an operand is computed in the fusion (a prologue); tensor maps "
+             "read only fusion inputs";
+  MatmulShape shape(matmul);
+  if (!shape.elementType.isF16() && !shape.elementType.isBF16())
+    return "operands are not f16 or bf16";
+  if (shape.m == 0 || shape.n == 0 || shape.k == 0)
+    return "the matmul has no elements";
+  // Tensor maps take row strides that are multiples of 16 bytes.
+  if ((shape.k * shape.elementBytes()) % 16 || (shape.n * shape.elementBytes()) % 16)
+    return "rows of an operand are not a multiple of 16 bytes (K and N must "
+           "be multiples of 8)";
+  if (MatmulShape::count(shape.batch) > 65535)
+    return "more than 65535 batches";
+  return "";
+}
+
+SmallVector<Value, 2>
+mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
+                                 const TensorCoreTiling &tiling,
+                                 Value lhsBuffer, Value rhsBuffer) {
+  MatmulShape shape(fusion.getMatmul());
+  int64_t bytes = shape.elementBytes();
+  auto pointer = LLVM::LLVMPointerType::get(b.getContext());
+  Location loc = fusion.getLoc();
+  // A [batch, M, K]: boxes of tileK (one 128-byte row) x tileM.
+  SmallVector<int64_t> lhsDims = {shape.k, shape.m},
+                       lhsStrides = {shape.k * bytes},
+                       lhsBox = {tiling.tileK, tiling.tileM};
+  // B [batch, K, N]: boxes of 64 columns (128 bytes) x tileK.
+  SmallVector<int64_t> rhsDims = {shape.n, shape.k},
+                       rhsStrides = {shape.n * bytes},
+                       rhsBox = {kSwizzleBytes / bytes, tiling.tileK};
+  if (shape.batched()) {
+    lhsDims.push_back(MatmulShape::count(shape.lhsBatch));
+    lhsStrides.push_back(shape.m * shape.k * bytes);
+    lhsBox.push_back(1);
+    rhsDims.push_back(MatmulShape::count(shape.rhsBatch));
+    rhsStrides.push_back(shape.k * shape.n * bytes);
+    rhsBox.push_back(1);
+  }
+  Value lhs = TensorMapOp::create(b, loc, pointer, lhsBuffer, lhsDims,
+                                  lhsStrides, lhsBox, kSwizzleBytes);
+  Value rhs = TensorMapOp::create(b, loc, pointer, rhsBuffer, rhsDims,
+                                  rhsStrides, rhsBox, kSwizzleBytes);
+  return {lhs, rhs};
+}
+
+namespace {
+/// Builds the kernel body; see the file comment.
+class TensorCoreKernel {
+public:
+  TensorCoreKernel(FusionOp fusion, const TensorCoreTiling &tiling,
+                   gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels)
+      : k(fusion, kernel, kernels, /*firstBuffer=*/2), tiling(tiling),
+        matmul(fusion.getMatmul()), shape(matmul), b(k.b), loc(k.loc),
+        ctx(fusion.getContext()), kernel(kernel) {}
+
+  FailureOr<LaunchShape> build();
+
+private:
+  Value index(int64_t v) { return k.idx.constant(v); }
+  Value add(Value x, Value y) { return k.idx.add(x, y); }
+  Value mul(Value x, Value y) { return k.idx.mul(x, y); }
+
+  MemRefType sharedTile(ArrayRef<int64_t> dims, Type element) {
+    return MemRefType::get(dims, element, MemRefLayoutAttrInterface(),
+                           gpu::AddressSpaceAttr::get(
+                               ctx, gpu::AddressSpace::Workgroup));
+  }
+  Type tensorMapType(MemRefType box) {
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  }
+  /// The box a TMA load of an operand brings: rank 3 when batched.
+  MemRefType loadBox(int64_t rows, int64_t columns) {
+    if (shape.batched())
+      return sharedTile({1, rows, columns}, shape.elementType);
+    return sharedTile({rows, columns}, shape.elementType);
+  }
+  /// A view of the ring's bytes at `offset` (from the aligned base).
+  Value view(Value offset, MemRefType type) {
+    return memref::ViewOp::create(b, loc, type, ring, add(base, offset),
+                                  ValueRange{});
+  }
+
+  void setUpSharedMemory();
+  void loadStage(Value stage, Value kTile, Value predicate);
+  Value mainLoop();
+  LogicalResult epilogue(Value accumulator);
+
+  KernelContext k;
+  const TensorCoreTiling &tiling;
+  MatmulOp matmul;
+  MatmulShape shape;
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  gpu::GPUFuncOp kernel;
+
+  int64_t aStageBytes = 0, bStageBytes = 0, kTiles = 0;
+  Value primary, ring, base, barriers;
+  Value lhsMap, rhsMap, lhsDescriptorMap, rhsDescriptorMap;
+  Value tileRow, tileColumn, lhsBatch, rhsBatch;
+  SmallVector<Value> batchCoords;
+};
+} // namespace
+
+void TensorCoreKernel::setUpSharedMemory() {
+  int64_t sharedBytes = tiling.getSharedBytes(shape.elementBytes());
+  auto i8 = IntegerType::get(ctx, 8);
+  auto declared = sharedTile({0}, i8);
+  if (!SymbolTable::lookupSymbolIn(k.kernels, kDynamicSharedName)) {
+    OpBuilder mb = OpBuilder::atBlockBegin(k.kernels.getBody());
+    memref::GlobalOp::create(mb, loc, kDynamicSharedName,
+                             /*sym_visibility=*/StringAttr(), declared,
+                             /*initial_value=*/Attribute(), /*constant=*/false,
+                             mb.getI64IntegerAttr(1024));
+  }
+  Value global =
+      memref::GetGlobalOp::create(b, loc, declared, kDynamicSharedName);
+  ring = memref::ReinterpretCastOp::create(
+      b, loc, sharedTile({sharedBytes}, i8), global, /*offset=*/0,
+      ArrayRef<int64_t>{sharedBytes}, ArrayRef<int64_t>{1});
+  // Swizzled tiles and wgmma descriptors want 1024-byte aligned stages; the
+  // declared alignment is not relied on, the base is rounded up here.
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, ring);
+  Value misalignment = arith::RemUIOp::create(b, loc, address, index(1024));
+  base = arith::RemUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, index(1024), misalignment),
+      index(1024));
+
+  barriers = nvgpu::MBarrierCreateOp::create(
+      b, loc,
+      nvgpu::MBarrierGroupType::get(
+          ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
+          tiling.stages));
+  for (int64_t s = 0; s < tiling.stages; ++s)
+    nvgpu::MBarrierInitOp::create(b, loc, barriers, index(1), index(s),
+                                  primary);
+  gpu::BarrierOp::create(b, loc);
+}
+
+void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
+  Value aOffset = mul(stage, index(aStageBytes));
+  Value bOffset =
+      add(index(tiling.stages * aStageBytes), mul(stage, index(bStageBytes)));
+  Value kStart = mul(kTile, index(tiling.tileK));
+  nvgpu::MBarrierArriveExpectTxOp::create(
+      b, loc, barriers, index(aStageBytes + bStageBytes), stage, predicate);
+
+  MemRefType aBox = loadBox(tiling.tileM, tiling.tileK);
+  SmallVector<Value> aCoords = {kStart, tileRow};
+  if (shape.batched())
+    aCoords.push_back(lhsBatch);
+  nvgpu::TmaAsyncLoadOp::create(b, loc, view(aOffset, aBox), barriers,
+                                lhsMap, aCoords, stage, Value(), predicate);
+
+  // B's tile row is tileN wide: several boxes of one swizzle span each.
+  int64_t boxColumns = kSwizzleBytes / shape.elementBytes();
+  MemRefType bBox = loadBox(tiling.tileK, boxColumns);
+  for (int64_t j = 0; j < tiling.tileN / boxColumns; ++j) {
+    Value offset =
+        add(bOffset, index(j * tiling.tileK * boxColumns * shape.elementBytes()));
+    SmallVector<Value> bCoords = {add(tileColumn, index(j * boxColumns)),
+                                  kStart};
+    if (shape.batched())
+      bCoords.push_back(rhsBatch);
+    nvgpu::TmaAsyncLoadOp::create(b, loc, view(offset, bBox), barriers, rhsMap,
+                                  bCoords, stage, Value(), predicate);
+  }
+}
+
+Value TensorCoreKernel::mainLoop() {
+  int64_t stages = tiling.stages;
+  for (int64_t s = 0; s + 1 < stages; ++s) {
+    Value inRange = arith::ConstantIntOp::create(b, loc, s < kTiles, 1);
+    loadStage(index(s), index(s),
+              arith::AndIOp::create(b, loc, primary, inRange));
+  }
+  auto accumulatorType = nvgpu::WarpgroupAccumulatorType::get(
+      ctx, VectorType::get({tiling.tileM, tiling.tileN}, b.getF32Type()));
+  Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc,
+                                                            accumulatorType);
+  auto loop = scf::ForOp::create(b, loc, index(0), index(kTiles), index(1),
+                                 ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kTile = loop.getInductionVar();
+    Value stage = arith::RemUIOp::create(b, loc, kTile, index(stages));
+    // A stage's mbarrier completes one phase per fill: fill n of a stage
+    // (K tile n * stages + stage) is phase n, waited on with parity n % 2.
+    Value round = arith::DivUIOp::create(b, loc, kTile, index(stages));
+    Value parity = arith::TruncIOp::create(
+        b, loc, b.getI1Type(),
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
+                                           index(10000000), stage);
+    MemRefType aTile = sharedTile({tiling.tileM, tiling.tileK}, shape.elementType);
+    MemRefType bTile = sharedTile({tiling.tileK, tiling.tileN}, shape.elementType);
+    Value aView = view(mul(stage, index(aStageBytes)), aTile);
+    Value bView = view(add(index(stages * aStageBytes),
+                           mul(stage, index(bStageBytes))),
+                       bTile);
+    Value aDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        b, loc, nvgpu::WarpgroupMatrixDescriptorType::get(ctx, aTile), aView,
+        lhsDescriptorMap);
+    Value bDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        b, loc, nvgpu::WarpgroupMatrixDescriptorType::get(ctx, bTile), bView,
+        rhsDescriptorMap);
+    // B is K x N with N innermost: wgmma's "transposed" B. The op waits for
+    // all but this wgmma group, so the previous K tile's group is done
+    // (in this warp: wait_group is per warp, hence the CTA barrier before
+    // the previous stage is refilled).
+    Value next = nvgpu::WarpgroupMmaOp::create(
+        b, loc, accumulatorType, aDescriptor, bDescriptor,
+        /*waitGroup=*/IntegerAttr(), /*transposeA=*/UnitAttr(),
+        /*transposeB=*/b.getUnitAttr(), loop.getRegionIterArg(0));
+    gpu::BarrierOp::create(b, loc);
+    Value ahead = add(kTile, index(stages - 1));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          ahead, index(kTiles));
+    loadStage(arith::RemUIOp::create(b, loc, ahead, index(stages)), ahead,
+              arith::AndIOp::create(b, loc, primary, inRange));
+    scf::YieldOp::create(b, loc, next);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+  // Every warp is done reading the ring before it holds the accumulator.
+  gpu::BarrierOp::create(b, loc);
+  return loop.getResult(0);
+}
+
+LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
+  MemRefType cTileType =
+      sharedTile({tiling.tileM, tiling.tileN}, b.getF32Type());
+  Value cTile = view(index(0), cTileType);
+  nvgpu::WarpgroupMmaStoreOp::create(b, loc, accumulator, cTile);
+  gpu::BarrierOp::create(b, loc);
+
+  // Runs of `width` adjacent output elements per thread; N is a multiple of
+  // the width, so a run is entirely inside the output or entirely outside.
+  int64_t width = std::min(getVectorWidth(k.fusion, shape.n), tiling.tileN);
+  int64_t runsPerRow = tiling.tileN / width;
+  int64_t runs = tiling.tileM * runsPerRow;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  auto loop = scf::ForOp::create(b, loc, thread, index(runs), index(128));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value run = loop.getInductionVar();
+  Value localRow = arith::DivUIOp::create(b, loc, run, index(runsPerRow));
+  Value localColumn = mul(arith::RemUIOp::create(b, loc, run, index(runsPerRow)),
+                          index(width));
+  Value row = add(tileRow, localRow), column = add(tileColumn, localColumn);
+  Value inside = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                            index(shape.m)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
+                            index(shape.n)));
+  auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
+  b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+
+  ElementEmitter emitter = k.makeEmitter();
+  SmallVector<Value> columns;
+  for (int64_t e = 0; e < width; ++e)
+    columns.push_back(e == 0 ? column : add(column, index(e)));
+  emitter.vectorStart.width = width;
+  emitter.vectorStart.addRun(column, columns);
+  Type resultElement = tensorType(matmul.getResult()).getElementType();
+  emitter.matmulHook = [&](ArrayRef<Value> coords) -> FailureOr<Value> {
+    Value r = arith::SubIOp::create(b, loc, coords[coords.size() - 2], tileRow);
+    Value c = arith::SubIOp::create(b, loc, coords.back(), tileColumn);
+    Value sum = memref::LoadOp::create(b, loc, cTile, ValueRange{r, c});
+    // The matmul's value is its sum rounded to its element type.
+    return roundToElementType(b, loc, sum, resultElement);
+  };
+  ValueRange yielded =
+      cast<YieldOp>(k.fusion.getBody().front().getTerminator()).getValues();
+  for (Value c : columns) {
+    SmallVector<Value> coords(batchCoords);
+    coords.append({row, c});
+    for (auto [value, buffer] : llvm::zip(yielded, k.results)) {
+      FailureOr<Value> element = emitter.emit(value, coords);
+      if (failed(element))
+        return failure();
+      k.store(*element, buffer, coords, tensorType(value).getElementType(),
+              &emitter);
+    }
+  }
+  hoistLoads(ifInside.getThenRegion().front());
+  return success();
+}
+
+FailureOr<LaunchShape> TensorCoreKernel::build() {
+  aStageBytes = tiling.tileM * tiling.tileK * shape.elementBytes();
+  bStageBytes = tiling.tileK * tiling.tileN * shape.elementBytes();
+  kTiles = (shape.k + tiling.tileK - 1) / tiling.tileK;
+  kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({128, 1, 1}));
+
+  // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
+  // type); the casts vanish in the lowering. wgmma descriptors take the
+  // swizzle from a two-dimensional map type, even for batched loads.
+  Block &entry = kernel.getBody().front();
+  int64_t boxColumns = kSwizzleBytes / shape.elementBytes();
+  auto cast = [&](Value pointer, MemRefType box) -> Value {
+    return UnrealizedConversionCastOp::create(b, loc, tensorMapType(box),
+                                              pointer)
+        .getResult(0);
+  };
+  lhsMap = cast(entry.getArgument(0), loadBox(tiling.tileM, tiling.tileK));
+  rhsMap = cast(entry.getArgument(1), loadBox(tiling.tileK, boxColumns));
+  lhsDescriptorMap = shape.batched()
+                         ? cast(entry.getArgument(0),
+                                sharedTile({tiling.tileM, tiling.tileK},
+                                           shape.elementType))
+                         : lhsMap;
+  rhsDescriptorMap = shape.batched()
+                         ? cast(entry.getArgument(1),
+                                sharedTile({tiling.tileK, boxColumns},
+                                           shape.elementType))
+                         : rhsMap;
+
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                                  index(0));
+  tileRow = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+                index(tiling.tileM));
+  tileColumn = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
+                   index(tiling.tileN));
+  if (shape.batched()) {
+    Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    batchCoords = k.idx.delinearize(batch, shape.batch);
+    lhsBatch = k.idx.linearize(
+        k.idx.broadcastSource(batchCoords, shape.lhsBatch), shape.lhsBatch);
+    rhsBatch = k.idx.linearize(
+        k.idx.broadcastSource(batchCoords, shape.rhsBatch), shape.rhsBatch);
+  }
+
+  setUpSharedMemory();
+  nvgpu::TmaPrefetchOp::create(b, loc, lhsMap, primary);
+  nvgpu::TmaPrefetchOp::create(b, loc, rhsMap, primary);
+  Value accumulator = mainLoop();
+  if (failed(epilogue(accumulator)))
+    return failure();
+  gpu::ReturnOp::create(b, loc);
+
+  LaunchShape launch;
+  launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
+                 (shape.n + tiling.tileN - 1) / tiling.tileN,
+                 MatmulShape::count(shape.batch)};
+  launch.block = {128, 1, 1};
+  launch.sharedBytes = tiling.getSharedBytes(shape.elementBytes());
+  return launch;
+}
+
+FailureOr<LaunchShape>
+mlir::fk::buildTensorCoreMatmulKernel(FusionOp fusion,
+                                      const TensorCoreTiling &tiling,
+                                      gpu::GPUFuncOp kernel,
+                                      gpu::GPUModuleOp kernels) {
+  return TensorCoreKernel(fusion, tiling, kernel, kernels).build();
+}

@@ -1,0 +1,123 @@
+//===- Tiling.cpp - fk-tile: each fusion's kernel and its tiles -----------===//
+
+#include "Codegen/Tiling.h"
+#include "Codegen/KernelEmission.h"
+#include "Codegen/Passes.h"
+#include "Codegen/TensorCoreMatmul.h"
+
+namespace mlir::fk {
+#define GEN_PASS_DEF_FKTILE
+#include "Codegen/Passes.h.inc"
+} // namespace mlir::fk
+
+using namespace mlir;
+using namespace mlir::fk;
+
+int64_t mlir::fk::getRowKernelThreads(int64_t runs, int64_t width) {
+  constexpr int64_t kElementsPerThread = 8;
+  int64_t runsPerThread = std::max<int64_t>(1, kElementsPerThread / width);
+  return std::clamp<int64_t>(
+      (llvm::divideCeil(runs, runsPerThread) + 31) / 32 * 32, 32, 1024);
+}
+
+/// Whether one warpgroup can compute an M x N tile in K steps of `k`:
+/// wgmma takes 64-row slices and N up to 256, TMA boxes of B are 64
+/// columns, a K step is one 128-byte swizzled row of 16-bit elements, and
+/// the f32 accumulator (M * N / 128 registers per thread) must leave room
+/// for addressing and the epilogue.
+static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
+  if (tile.size() != 3)
+    return "expects three tile sizes M,N,K";
+  int64_t m = tile[0], n = tile[1], k = tile[2];
+  if (m != 64 && m != 128)
+    return "tile M must be 64 or 128 (one warpgroup, 64-row wgmma)";
+  if (n < 64 || n > 256 || n % 64)
+    return "tile N must be 64, 128, 192 or 256 (64-column TMA boxes)";
+  if (k != 64)
+    return "tile K must be 64 (one 128-byte swizzled row)";
+  if (m * n / 128 > 128)
+    return "the accumulator tile needs more than 128 registers per thread";
+  return "";
+}
+
+FailureOr<TilingAttr> mlir::fk::chooseTiling(FusionOp fusion,
+                                             const TargetDescription &target,
+                                             ArrayRef<int64_t> matmulTile,
+                                             std::string *whyNotTensorCores) {
+  MLIRContext *ctx = fusion.getContext();
+  auto elements = [&](int64_t width) {
+    return TilingAttr::get(ctx, KernelStrategy::Elements, {width}, kBlockSize);
+  };
+  switch (fusion.getKind()) {
+  case FusionKind::Loop: {
+    ArrayRef<int64_t> shape = tensorType(fusion.getResult(0)).getShape();
+    return elements(shape.empty() ? 1 : getVectorWidth(fusion, shape.back()));
+  }
+  case FusionKind::Reduction: {
+    std::optional<RowSpace> rows = getFusionRowSpace(fusion);
+    if (!rows)
+      return elements(1);
+    ArrayRef<int64_t> rowShape =
+        ArrayRef(rows->shape).drop_front(rows->leadingRank);
+    int64_t length = rows->rowLength();
+    int64_t width =
+        rowShape.size() == 1 ? getVectorWidth(fusion, length) : 1;
+    return TilingAttr::get(ctx, KernelStrategy::Rows, {width},
+                           getRowKernelThreads(length / width, width));
+  }
+  case FusionKind::Matmul: {
+    std::string why = target.hasWarpgroupMma
+                          ? whyNotTensorCoreMatmul(fusion)
+                          : "wgmma needs target sm_90a, not " + target.chip;
+    if (!why.empty()) {
+      if (whyNotTensorCores)
+        *whyNotTensorCores = why;
+      return elements(1);
+    }
+    SmallVector<int64_t> tile = {128, 128, 64};
+    if (!matmulTile.empty()) {
+      std::string bad = checkTensorCoreTile(matmulTile);
+      if (!bad.empty())
+        return fusion.emitError() << "fk-tile: matmul-tile: " << bad;
+      tile.assign(matmulTile.begin(), matmulTile.end());
+    }
+    return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
+  }
+  }
+  llvm_unreachable("unknown fusion kind");
+}
+
+TilingAttr mlir::fk::getTiling(FusionOp fusion) {
+  if (auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName))
+    return tiling;
+  return *chooseTiling(fusion, *getTargetDescription("sm_90"));
+}
+
+namespace {
+struct TilePass : fk::impl::FkTileBase<TilePass> {
+  using FkTileBase::FkTileBase;
+
+  void runOnOperation() override {
+    std::optional<TargetDescription> target = getTargetDescription(chip);
+    if (!target) {
+      getOperation().emitError() << "fk-tile: unknown chip '" << chip << "'";
+      return signalPassFailure();
+    }
+    WalkResult walk = getOperation().walk([&](FusionOp fusion) {
+      std::string why;
+      FailureOr<TilingAttr> tiling =
+          chooseTiling(fusion, *target, matmulTile, &why);
+      if (failed(tiling))
+        return WalkResult::interrupt();
+      fusion->setAttr(kTilingAttrName, *tiling);
+      if (explain && !why.empty())
+        fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
+                               "tensor cores: "
+                            << why;
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,46 @@
+//===- Tiling.h - how a fusion's kernel divides its work -------*- C++ -*-===//
+//
+// The heuristics of fk-tile and fk-promote, which the kernel builders also
+// use for fusions that come without a tiling (IR given to fk-lower-to-gpu
+// directly).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_CODEGEN_TILING_H
+#define FKC_CODEGEN_TILING_H
+
+#include "Codegen/TargetDescription.h"
+#include "fk/IR/FkOps.h"
+
+#include <string>
+
+namespace mlir::fk {
+
+inline constexpr llvm::StringLiteral kTilingAttrName = "fk.tiling";
+inline constexpr llvm::StringLiteral kPromotionAttrName = "fk.promotion";
+
+/// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K)
+/// replaces the tensor-core tile when not empty. When a matmul stays off
+/// the tensor cores, `whyNotTensorCores` (if given) says why.
+FailureOr<TilingAttr> chooseTiling(FusionOp fusion,
+                                   const TargetDescription &target,
+                                   ArrayRef<int64_t> matmulTile = {},
+                                   std::string *whyNotTensorCores = nullptr);
+
+/// The promotion fk-promote gives a fusion tiled as `tiling`, or null when
+/// nothing is worth promoting; `stages` (if not 0) fixes the ring depth.
+FailureOr<PromotionAttr> choosePromotion(FusionOp fusion, TilingAttr tiling,
+                                         const TargetDescription &target,
+                                         int64_t stages = 0);
+
+/// The tiling of `fusion`: its fk.tiling, else the heuristic's for a
+/// target without tensor cores.
+TilingAttr getTiling(FusionOp fusion);
+
+/// Threads of a row kernel whose rows hold `runs` runs of adjacent elements
+/// of `width` elements each: about 8 elements per thread, whole warps.
+int64_t getRowKernelThreads(int64_t runs, int64_t width);
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_TILING_H
