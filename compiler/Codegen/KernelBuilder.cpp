@@ -254,11 +254,11 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
   return k.launchShape(getWorkItemCount(k.fusion));
 }
 
+/// One thread per output element: the dot product accumulates in the
+/// compute type (f32 for narrow floats); operands may be computed by the
+/// fusion (prologue) and results by its epilogue.
 static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
-  if (k.fusion.getNumResults() != 1)
-    return k.fusion.emitOpError()
-           << "matmul fusions with several results are not supported yet";
-  auto matmul = cast<MatmulOp>(k.fusion.getRoot());
+  MatmulOp matmul = k.fusion.getMatmul();
   auto resultType = tensorType(matmul.getResult());
   ArrayRef<int64_t> lhsShape = tensorType(matmul.getLhs()).getShape(),
                     rhsShape = tensorType(matmul.getRhs()).getShape();
@@ -269,40 +269,47 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     SmallVector<Value> coords = k.idx.delinearize(i, resultType.getShape());
-    ArrayRef<Value> batch = ArrayRef(coords).drop_back(2);
-    Value row = coords[coords.size() - 2], column = coords.back();
-    SmallVector<Value> lhsCoords =
-        k.idx.broadcastSource(batch, lhsShape.drop_back(2));
-    SmallVector<Value> rhsCoords =
-        k.idx.broadcastSource(batch, rhsShape.drop_back(2));
-
-    Value init = buildScalarConstant(b, loc, elementType, 0.0);
-    auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
-                                   k.idx.constant(depth), k.idx.constant(1),
-                                   ValueRange{init});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value p = loop.getInductionVar();
-      SmallVector<Value> lhsAt(lhsCoords), rhsAt(rhsCoords);
-      lhsAt.append({row, p});
-      rhsAt.append({p, column});
-      ElementEmitter emitter = k.makeEmitter();
-      FailureOr<Value> x = emitter.emit(matmul.getLhs(), lhsAt);
-      FailureOr<Value> y = emitter.emit(matmul.getRhs(), rhsAt);
-      if (failed(x) || failed(y))
+    ElementEmitter epilogue = k.makeEmitter();
+    epilogue.matmulHook = [&](ArrayRef<Value> at) -> FailureOr<Value> {
+      ArrayRef<Value> batch = at.drop_back(2);
+      Value row = at[at.size() - 2], column = at.back();
+      SmallVector<Value> lhsCoords =
+          k.idx.broadcastSource(batch, lhsShape.drop_back(2));
+      SmallVector<Value> rhsCoords =
+          k.idx.broadcastSource(batch, rhsShape.drop_back(2));
+      Value init = buildScalarConstant(b, loc, elementType, 0.0);
+      auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
+                                     k.idx.constant(depth), k.idx.constant(1),
+                                     ValueRange{init});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value p = loop.getInductionVar();
+        SmallVector<Value> lhsAt(lhsCoords), rhsAt(rhsCoords);
+        lhsAt.append({row, p});
+        rhsAt.append({p, column});
+        ElementEmitter emitter = k.makeEmitter();
+        FailureOr<Value> x = emitter.emit(matmul.getLhs(), lhsAt);
+        FailureOr<Value> y = emitter.emit(matmul.getRhs(), rhsAt);
+        if (failed(x) || failed(y))
+          return failure();
+        Value acc = loop.getRegionIterArg(0), sum;
+        if (isa<FloatType>(elementType))
+          sum = arith::AddFOp::create(b, loc, acc,
+                                      arith::MulFOp::create(b, loc, *x, *y));
+        else
+          sum = arith::AddIOp::create(b, loc, acc,
+                                      arith::MulIOp::create(b, loc, *x, *y));
+        scf::YieldOp::create(b, loc, sum);
+      }
+      return roundToElementType(b, loc, loop.getResult(0), elementType);
+    };
+    for (auto [value, buffer] : llvm::zip(yieldedValues(k.fusion), k.results)) {
+      FailureOr<Value> element = epilogue.emit(value, coords);
+      if (failed(element))
         return failure();
-      Value acc = loop.getRegionIterArg(0), sum;
-      if (isa<FloatType>(elementType))
-        sum = arith::AddFOp::create(b, loc, acc,
-                                    arith::MulFOp::create(b, loc, *x, *y));
-      else
-        sum = arith::AddIOp::create(b, loc, acc,
-                                    arith::MulIOp::create(b, loc, *x, *y));
-      scf::YieldOp::create(b, loc, sum);
+      k.store(*element, buffer, coords, tensorType(value).getElementType());
     }
-    Value value = roundToElementType(b, loc, loop.getResult(0), elementType);
-    k.store(value, k.results[0], coords, elementType);
     return success();
   });
   if (failed(built))

@@ -10,8 +10,10 @@
 // The cost model counts bytes of device memory: a value computed by one
 // kernel and used by another is written once and read once; fused, it stays
 // in registers. Vetoes:
-//  - a matmul keeps its own kernel, and so does what feeds it (its
-//    prologue and epilogue fuse with the tensor-core kernels);
+//  - a matmul joins its consumer kernel only as the start of an elementwise
+//    epilogue (bias, activation, residual, scaling, casts) of its shape;
+//    what computes its operands stays out (the tensor-core kernel reads
+//    operands from device memory through TMA), and a kernel has one matmul;
 //  - a value used by several kernels is not recomputed in each, unless it
 //    is pure index arithmetic (broadcast, reshape, transpose, iota) or a
 //    cast, which cost no arithmetic worth saving;
@@ -220,18 +222,54 @@ private:
 };
 } // namespace
 
+/// The first op of `members` that uses `matmul`'s value, directly or through
+/// other members, other than elementwise at the matmul's shape: an epilogue
+/// must compute every result element from the matmul's element at the same
+/// coordinates.
+static Operation *findNonElementwiseUse(Operation *matmul,
+                                        const llvm::SetVector<Operation *> &members) {
+  ArrayRef<int64_t> shape = tensorType(matmul->getResult(0)).getShape();
+  SmallVector<Operation *> worklist(matmul->getUsers());
+  DenseSet<Operation *> seen;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!members.contains(op) || !seen.insert(op).second)
+      continue;
+    if (!op->hasTrait<OpTrait::Elementwise>() ||
+        tensorType(op->getResult(0)).getShape() != shape)
+      return op;
+    worklist.append(op->getUsers().begin(), op->getUsers().end());
+  }
+  return nullptr;
+}
+
 static bool isCheapToDuplicate(Operation *op) {
   return isa<BroadcastOp, ReshapeOp, TransposeOp, IotaOp, CastOp>(op);
 }
 
 std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
                                     bool returned) {
-  if (isa<MatmulOp>(producer))
-    return "a matmul keeps its own kernel";
-  if (group.hasMatmul)
-    return "its consumer is a matmul, whose prologue fuses with the "
-           "tensor-core kernels";
   Operation *root = group.root;
+  if (isa<MatmulOp>(producer)) {
+    if (group.hasMatmul)
+      return "the consumer kernel has a matmul already";
+    if (group.hasReduction)
+      return "the consumer kernel reduces; a matmul's epilogue is elementwise";
+    if (tensorType(producer->getResult(0)).getShape() !=
+        tensorType(root->getResult(0)).getShape())
+      return "the consumer kernel's result is not of the matmul's shape";
+    if (Operation *user = findNonElementwiseUse(producer, group.ops))
+      return llvm::formatv("its use by {0} is not elementwise (an epilogue "
+                           "runs at the matmul's output elements)",
+                           describeOp(user))
+          .str();
+  } else if (group.hasMatmul &&
+             llvm::any_of(producer->getUsers(), [&](Operation *user) {
+               return isa<MatmulOp>(user) && group.ops.contains(user);
+             })) {
+    return "it is an operand of the consumer kernel's matmul, which the "
+           "tensor-core kernel reads from device memory (TMA)";
+  }
   if (isReduction(producer)) {
     std::optional<RowSpace> space = getRowSpace(producer);
     if (!space)
@@ -279,6 +317,7 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
 
 void FusionPlanner::join(Operation *producer, Group &group, bool returned) {
   group.ops.insert(producer);
+  group.hasMatmul |= isa<MatmulOp>(producer);
   groupsOf[producer].push_back(&group);
   if (isReduction(producer) && !group.rows)
     group.rows = getRowSpace(producer);
