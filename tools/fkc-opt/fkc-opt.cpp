@@ -30,8 +30,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::fk::FkDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::DLTIDialect,
-                  mlir::gpu::GPUDialect,
+                  mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                  mlir::NVVM::NVVMDialect, mlir::nvgpu::NVGPUDialect,
                   mlir::scf::SCFDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "fkc optimizer driver\n", registry));
