@@ -357,16 +357,36 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
     columns.push_back(e == 0 ? column : add(column, index(e)));
   emitter.vectorStart.width = width;
   emitter.vectorStart.addRun(column, columns);
+  // The run's sums, read together (adjacent loads LLVM merges into vector
+  // loads), before any epilogue arithmetic.
+  DenseMap<Value, Value> sums;
+  for (auto [e, c] : llvm::enumerate(columns))
+    sums[c] = memref::LoadOp::create(
+        b, loc, cTile,
+        ValueRange{localRow, e == 0 ? localColumn
+                                    : add(localColumn, index(e))});
   Type resultElement = tensorType(matmul.getResult()).getElementType();
   emitter.matmulHook = [&](ArrayRef<Value> coords) -> FailureOr<Value> {
-    Value r = arith::SubIOp::create(b, loc, coords[coords.size() - 2], tileRow);
-    Value c = arith::SubIOp::create(b, loc, coords.back(), tileColumn);
-    Value sum = memref::LoadOp::create(b, loc, cTile, ValueRange{r, c});
+    // The epilogue is elementwise (fk-fuse makes it so): it reads the
+    // matmul at the run's own coordinates.
+    auto it = sums.find(coords.back());
+    if (coords[coords.size() - 2] != row || it == sums.end())
+      return k.fusion.emitOpError()
+             << "reads its matmul away from the output element";
     // The matmul's value is its sum rounded to its element type.
-    return roundToElementType(b, loc, sum, resultElement);
+    return roundToElementType(b, loc, it->second, resultElement);
   };
   ValueRange yielded =
       cast<YieldOp>(k.fusion.getBody().front().getTerminator()).getValues();
+  // Every element of the run first, then the stores: math functions may
+  // become branches, and LLVM merges a run's stores into one vector store
+  // only when they share a basic block.
+  struct Pending {
+    Value element, buffer;
+    SmallVector<Value> coords;
+    Type elementType;
+  };
+  SmallVector<Pending> stores;
   for (Value c : columns) {
     SmallVector<Value> coords(batchCoords);
     coords.append({row, c});
@@ -374,10 +394,13 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
       FailureOr<Value> element = emitter.emit(value, coords);
       if (failed(element))
         return failure();
-      k.store(*element, buffer, coords, tensorType(value).getElementType(),
-              &emitter);
+      stores.push_back({*element, buffer, coords,
+                        tensorType(value).getElementType()});
     }
   }
+  for (Pending &store : stores)
+    k.store(store.element, store.buffer, store.coords, store.elementType,
+            &emitter);
   hoistLoads(ifInside.getThenRegion().front());
   return success();
 }
