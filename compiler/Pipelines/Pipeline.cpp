@@ -83,10 +83,14 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
   switch (stage) {
   case Stage::Graph:
     return;
-  case Stage::Canonical:
+  case Stage::Canonical: {
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createCSEPass());
+    FkRecognizeAttentionOptions recognize;
+    recognize.explain = options.explainFusion;
+    pm.addNestedPass<func::FuncOp>(createFkRecognizeAttention(recognize));
     return;
+  }
   case Stage::Primitive:
     pm.addNestedPass<func::FuncOp>(createFkDecomposeCompositeOps());
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());

@@ -437,7 +437,9 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
       constants;
     - `reduction`: its root is a reduction whose operand is computed by loop
       ops of the body;
-    - `matmul`: its root is a matmul.
+    - `matmul`: one matmul, with loop ops computing its operands
+      (prologue) and elementwise ops of its shape consuming it (epilogue);
+      every result has the matmul's shape.
 
     ```mlir
     %r = fk.fusion loop (%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> {

@@ -27,6 +27,32 @@ def FkDecomposeCompositeOps : Pass<"fk-decompose", "func::FuncOp"> {
   let dependentDialects = ["::mlir::fk::FkDialect"];
 }
 
+def FkRecognizeAttention : Pass<"fk-recognize-attention", "func::FuncOp"> {
+  let summary = "Finds attention written as plain ops and makes it one "
+                "fk.attention";
+  let description = [{
+    Matches `softmax(scale * Q @ K^T + mask) @ V` on canonicalized IR:
+    the softmax as `fk.softmax` over the last axis or spelled out
+    (`exp(s - max(s)) / sum(...)`, with or without the max), float casts
+    anywhere around it; the scale as `mul` or `div` by a scalar constant on
+    the scores, on Q or on K; K transposed in the graph or passed
+    transposed; an additive mask that does not depend on Q, K or V; a causal
+    mask `select(j <= i + Nk - Nq, s, fill)` of iotas with fill `-inf` or at
+    most -1e4; leading (batch, head) dims, with K and V broadcast over heads
+    (grouped-query attention). The result computes what the matched ops
+    compute, with f16/bf16 intermediates kept in f32 (a difference within
+    f16 rounding) and NaN scores under a causal mask giving NaN where the
+    select would have hidden them. `explain` remarks on each recognition
+    and, once a softmax is found, on each near miss with the condition that
+    failed.
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "remark on each attention recognized or nearly recognized">,
+  ];
+  let dependentDialects = ["::mlir::fk::FkDialect"];
+}
+
 def FkFormFusions : Pass<"fk-form-fusions", "func::FuncOp"> {
   let summary = "Wraps every computing op in a fusion of its own";
   let description = [{
