@@ -141,7 +141,7 @@ static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k,
   });
   if (failed(built))
     return failure();
-  return k.launchShape(items);
+  return k.launchShape(items, tiling.getThreads());
 }
 
 namespace {

@@ -303,13 +303,12 @@ public:
     return result;
   }
 
-  /// A launch of kBlockSize-thread blocks covering `count` work items.
-  LaunchShape launchShape(int64_t count) const {
+  /// A launch of `threads`-thread blocks covering `count` work items.
+  LaunchShape launchShape(int64_t count, int64_t threads = kBlockSize) const {
     LaunchShape shape;
-    shape.block[0] = kBlockSize;
-    shape.grid[0] =
-        std::max<int64_t>(1, std::min(kMaxBlocks, (count + kBlockSize - 1) /
-                                                      kBlockSize));
+    shape.block[0] = threads;
+    shape.grid[0] = std::max<int64_t>(
+        1, std::min(kMaxBlocks, (count + threads - 1) / threads));
     return shape;
   }
 

@@ -127,13 +127,11 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
 
   // Tensor-core kernels also take the tensor maps of their operands.
   TilingAttr tiling = getTiling(fusion);
+  auto promotion = fusion->getAttrOfType<PromotionAttr>(kPromotionAttrName);
+  if (failed(checkTiling(fusion, tiling, promotion, /*needPromotion=*/true)))
+    return failure();
   std::optional<TensorCoreTiling> tensorCore;
   if (tiling.getStrategy() == KernelStrategy::TensorCore) {
-    auto promotion = fusion->getAttrOfType<PromotionAttr>(kPromotionAttrName);
-    if (!promotion)
-      return fusion.emitOpError()
-             << "is tiled for tensor cores but has no fk.promotion (run "
-                "fk-promote)";
     ArrayRef<int64_t> tile = tiling.getTile();
     tensorCore = TensorCoreTiling{tile[0], tile[1], tile[2],
                                   promotion.getStages()};

@@ -9,9 +9,8 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
   let summary = "Chooses each fusion's kernel and how it divides its work";
   let description = [{
     Sets `fk.tiling` (#fk.tiling) on every `fk.fusion` from a description
-    of the target (compute capability, SM count, shared memory per block,
-    registers; compiler/Codegen/TargetDescription.h) and a heuristic per
-    fusion kind:
+    of the target (compiler/Codegen/TargetDescription.h; here, whether it
+    has wgmma) and a heuristic per fusion kind:
 
     - loop fusions: `elements`, each thread computing runs of 16 bytes of
       the narrowest element (vector accesses), 256 threads per block;
@@ -46,8 +45,9 @@ def FkPromote : Pass<"fk-promote", "func::FuncOp"> {
     wgmma reads without bank conflicts), with one mbarrier per stage. The
     ring is as deep as fits while two blocks share an SM (so that one
     block's epilogue overlaps another's main loop), at least 2 stages and
-    at most one per K step plus one; it must also hold the f32 accumulator
-    tile, which the epilogue stages through it. `elements` and `rows`
+    at most one per K step plus one (a larger `stages` is cut to that); it
+    must also hold the f32 accumulator tile, which the epilogue stages
+    through it. `elements` and `rows`
     kernels read each input element once and keep rows in registers:
     nothing to promote.
   }];

@@ -1,6 +1,7 @@
 //===- Promotion.cpp - fk-promote: shared operand tiles in shared memory --===//
 
 #include "Codegen/Passes.h"
+#include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
 
 namespace mlir::fk {
@@ -11,37 +12,47 @@ namespace mlir::fk {
 using namespace mlir;
 using namespace mlir::fk;
 
-/// Bytes of shared memory each block's ring is aligned within.
-static constexpr int64_t kRingAlignment = 1024;
+StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
+                                   const TargetDescription &target) {
+  MatmulOp matmul = fusion.getMatmul();
+  ArrayRef<int64_t> tile = tiling.getTile();
+  auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
+  TensorCoreTiling one{tile[0], tile[1], tile[2], /*stages=*/1};
+  int64_t elementBytes = lhsType.getElementTypeBitWidth() / 8;
+  int64_t stageBytes = one.getSharedBytes(elementBytes) - kRingAlignment;
+  int64_t kSteps = llvm::divideCeil(lhsType.getShape().back(), tile[2]);
+  StageRange range;
+  range.stageBytes = stageBytes;
+  // The epilogue stages the f32 accumulator tile through the ring.
+  range.least = std::max<int64_t>(
+      2, llvm::divideCeil(tile[0] * tile[1] * 4, stageBytes));
+  range.most = (target.sharedMemoryPerBlock - kRingAlignment) / stageBytes;
+  // More stages than K steps + 1 are never filled.
+  range.useful = std::max(range.least, kSteps + 1);
+  return range;
+}
 
 FailureOr<PromotionAttr>
 mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
                           const TargetDescription &target, int64_t stages) {
   if (tiling.getStrategy() != KernelStrategy::TensorCore)
     return PromotionAttr();
-  MatmulOp matmul = fusion.getMatmul();
-  ArrayRef<int64_t> tile = tiling.getTile();
-  int64_t m = tile[0], n = tile[1], k = tile[2];
-  int64_t elementBytes =
-      cast<RankedTensorType>(matmul.getLhs().getType()).getElementTypeBitWidth() / 8;
-  int64_t stageBytes = (m + n) * k * elementBytes;
-  int64_t depth = cast<RankedTensorType>(matmul.getLhs().getType()).getShape().back();
-  int64_t kSteps = (depth + k - 1) / k;
-  // The epilogue stages the f32 accumulator tile through the ring.
-  int64_t minStages = std::max<int64_t>(2, llvm::divideCeil(m * n * 4, stageBytes));
-  int64_t fitsAlone = (target.sharedMemoryPerBlock - kRingAlignment) / stageBytes;
+  StageRange range = getStageRange(fusion, tiling, target);
   if (stages == 0) {
     // Two blocks per SM, each with its ring and the static mbarriers (which
-    // ptxas rounds up to 1 KiB); more stages than K steps are never filled.
-    int64_t fitsTwo =
-        (target.sharedMemoryPerSm / 2 - 2 * kRingAlignment) / stageBytes;
-    stages = std::clamp<int64_t>(fitsTwo, minStages, std::max(minStages, kSteps + 1));
+    // ptxas rounds up to 1 KiB).
+    int64_t fitsTwo = (target.sharedMemoryPerSm / 2 - 2 * kRingAlignment) /
+                      range.stageBytes;
+    stages = std::clamp<int64_t>(fitsTwo, range.least, range.useful);
   }
-  if (stages < minStages || stages > fitsAlone)
+  stages = std::min(stages, range.useful);
+  if (stages < range.least || stages > range.most)
     return fusion.emitError()
-           << "fk-promote: " << stages << " stages of " << stageBytes
-           << " bytes do not fit: a " << m << "x" << n << " tile needs "
-           << minStages << " to " << fitsAlone << " on " << target.chip;
+           << "fk-promote: " << stages << " stages of " << range.stageBytes
+           << " bytes do not fit: a " << tiling.getTile()[0] << "x"
+           << tiling.getTile()[1] << " tile needs " << range.least << " to "
+           << range.most << " on " << target.chip;
+  MatmulOp matmul = fusion.getMatmul();
   auto inputIndex = [&](Value operand) {
     return static_cast<int64_t>(cast<BlockArgument>(operand).getArgNumber());
   };
@@ -68,6 +79,8 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
                               "fk-tile first)";
         return WalkResult::interrupt();
       }
+      if (failed(checkTiling(fusion, tiling)))
+        return WalkResult::interrupt();
       FailureOr<PromotionAttr> promotion =
           choosePromotion(fusion, tiling, *target, stages);
       if (failed(promotion))

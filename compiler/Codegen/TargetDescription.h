@@ -2,8 +2,10 @@
 //
 // The facts about a target architecture that tile sizes and shared-memory
 // promotion depend on. The table holds the flagship part of each
-// architecture (SM counts differ between parts of one architecture); the
-// fk-tile and fk-promote options override any field.
+// architecture (SM counts differ between parts of one architecture). Today
+// the heuristics read the shared memory per block and per SM and whether
+// the target has wgmma; the SM count and register budget are recorded for
+// grid sizing and register-aware tiles to come.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +29,10 @@ struct TargetDescription {
   int64_t sharedMemoryPerBlock = 0;
   int64_t sharedMemoryPerSm = 0;
   int64_t registersPerThread = 255;
-  /// Hopper's warpgroup MMA (wgmma) and TMA: only the sm_90a target, whose
-  /// PTX runs on sm_90 parts alone, may use them.
+  /// Hopper's warpgroup MMA (wgmma): only the sm_90a target, whose PTX runs
+  /// on sm_90 parts alone, may use it.
   bool hasWarpgroupMma = false;
+  /// The tensor memory accelerator (cp.async.bulk.tensor): sm_90 and later.
   bool hasTma = false;
 };
 

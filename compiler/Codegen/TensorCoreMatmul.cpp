@@ -204,7 +204,7 @@ void TensorCoreKernel::setUpSharedMemory() {
     memref::GlobalOp::create(mb, loc, kDynamicSharedName,
                              /*sym_visibility=*/StringAttr(), declared,
                              /*initial_value=*/Attribute(), /*constant=*/false,
-                             mb.getI64IntegerAttr(1024));
+                             mb.getI64IntegerAttr(kRingAlignment));
   }
   Value global =
       memref::GetGlobalOp::create(b, loc, declared, kDynamicSharedName);
@@ -215,10 +215,12 @@ void TensorCoreKernel::setUpSharedMemory() {
   // declared alignment is not relied on, the base is rounded up here.
   Value address =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, ring);
-  Value misalignment = arith::RemUIOp::create(b, loc, address, index(1024));
+  Value misalignment =
+      arith::RemUIOp::create(b, loc, address, index(kRingAlignment));
   base = arith::RemUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, index(1024), misalignment),
-      index(1024));
+      b, loc,
+      arith::SubIOp::create(b, loc, index(kRingAlignment), misalignment),
+      index(kRingAlignment));
 
   barriers = nvgpu::MBarrierCreateOp::create(
       b, loc,
@@ -228,6 +230,9 @@ void TensorCoreKernel::setUpSharedMemory() {
   for (int64_t s = 0; s < tiling.stages; ++s)
     nvgpu::MBarrierInitOp::create(b, loc, barriers, index(1), index(s),
                                   primary);
+  // The initialized mbarriers must be visible to the TMA unit (the async
+  // proxy) before any copy signals them, and to every thread.
+  NVVM::FenceMbarrierInitOp::create(b, loc);
   gpu::BarrierOp::create(b, loc);
 }
 
@@ -263,11 +268,10 @@ void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
 
 Value TensorCoreKernel::mainLoop() {
   int64_t stages = tiling.stages;
-  for (int64_t s = 0; s + 1 < stages; ++s) {
-    Value inRange = arith::ConstantIntOp::create(b, loc, s < kTiles, 1);
-    loadStage(index(s), index(s),
-              arith::AndIOp::create(b, loc, primary, inRange));
-  }
+  // K steps beyond the last are never loaded (a constant-false predicate
+  // would print as an invalid `@0` in the PTX).
+  for (int64_t s = 0; s + 1 < stages && s < kTiles; ++s)
+    loadStage(index(s), index(s), primary);
   auto accumulatorType = nvgpu::WarpgroupAccumulatorType::get(
       ctx, VectorType::get({tiling.tileM, tiling.tileN}, b.getF32Type()));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc,
@@ -330,7 +334,7 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
 
   // Runs of `width` adjacent output elements per thread; N is a multiple of
   // the width, so a run is entirely inside the output or entirely outside.
-  int64_t width = std::min(getVectorWidth(k.fusion, shape.n), tiling.tileN);
+  int64_t width = getVectorWidth(k.fusion, shape.n);
   int64_t runsPerRow = tiling.tileN / width;
   int64_t runs = tiling.tileM * runsPerRow;
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);

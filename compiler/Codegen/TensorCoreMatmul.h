@@ -22,6 +22,10 @@
 
 namespace mlir::fk {
 
+/// The alignment of the shared-memory ring's base, which 128-byte-swizzled
+/// tiles and wgmma descriptors need.
+inline constexpr int64_t kRingAlignment = 1024;
+
 /// The tile one block of the tensor-core kernel computes and the depth of
 /// its shared-memory ring (see fk-tile and fk-promote).
 struct TensorCoreTiling {
@@ -32,7 +36,7 @@ struct TensorCoreTiling {
   /// Dynamic shared memory: the ring, plus 1 KiB to align its base to the
   /// 1024 bytes 128-byte-swizzled tiles need.
   int64_t getSharedBytes(int64_t elementBytes) const {
-    return stages * (tileM + tileN) * tileK * elementBytes + 1024;
+    return stages * (tileM + tileN) * tileK * elementBytes + kRingAlignment;
   }
 };
 

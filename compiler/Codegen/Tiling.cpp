@@ -37,6 +37,11 @@ static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
     return "tile K must be 64 (one 128-byte swizzled row)";
   if (m * n / 128 > 128)
     return "the accumulator tile needs more than 128 registers per thread";
+  // MLIR 22 stores the second 64-row half of a 128-row accumulator 32 rows
+  // down unless N is 128 (nvgpu.warpgroup.mma.store; llvm-project#154581).
+  if (m == 128 && n != 128)
+    return "a 128-row tile must be 128 wide (MLIR 22 stores other 128-row "
+           "accumulators wrongly)";
   return "";
 }
 
@@ -85,6 +90,68 @@ FailureOr<TilingAttr> mlir::fk::chooseTiling(FusionOp fusion,
   }
   }
   llvm_unreachable("unknown fusion kind");
+}
+
+LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
+                                   PromotionAttr promotion,
+                                   bool needPromotion) {
+  auto error = [&]() {
+    return fusion.emitOpError() << "has an unusable " << tiling << ": ";
+  };
+  ArrayRef<int64_t> tile = tiling.getTile();
+  if (tile.empty() || llvm::any_of(tile, [](int64_t t) { return t < 1; }))
+    return error() << "tile sizes must be positive";
+  int64_t threads = tiling.getThreads();
+  if (threads < 32 || threads > 1024 || threads % 32)
+    return error() << "threads must be whole warps, 32 to 1024";
+  switch (tiling.getStrategy()) {
+  case KernelStrategy::Elements:
+    if (tile.size() != 1)
+      return error() << "an elements kernel takes one tile size";
+    if (fusion.getKind() != FusionKind::Loop && tile[0] != 1)
+      return error() << "only loop kernels take runs of several elements";
+    break;
+  case KernelStrategy::Rows:
+    if (tile.size() != 1)
+      return error() << "a rows kernel takes one tile size";
+    if (fusion.getKind() != FusionKind::Reduction || !getFusionRowSpace(fusion))
+      return error() << "the fusion does not reduce rows";
+    break;
+  case KernelStrategy::TensorCore: {
+    if (fusion.getKind() != FusionKind::Matmul)
+      return error() << "only matmul fusions run on tensor cores";
+    std::string why = whyNotTensorCoreMatmul(fusion);
+    if (why.empty())
+      why = checkTensorCoreTile(tile);
+    if (why.empty() && threads != 128)
+      why = "a tensor-core kernel is one warpgroup, 128 threads";
+    if (!why.empty())
+      return error() << why;
+    if (!promotion) {
+      if (needPromotion)
+        return fusion.emitOpError() << "is tiled for tensor cores but has no "
+                                       "fk.promotion (run fk-promote)";
+      break;
+    }
+    MatmulOp matmul = fusion.getMatmul();
+    SmallVector<int64_t> operands = {
+        cast<BlockArgument>(matmul.getLhs()).getArgNumber(),
+        cast<BlockArgument>(matmul.getRhs()).getArgNumber()};
+    StageRange range =
+        getStageRange(fusion, tiling, *getTargetDescription("sm_90a"));
+    if (promotion.getOperands() != ArrayRef<int64_t>(operands) ||
+        promotion.getCopy() != CopyEngine::Tma ||
+        promotion.getSwizzle() != 128 || promotion.getStages() < range.least ||
+        promotion.getStages() > range.most)
+      return fusion.emitOpError()
+             << "has an unusable " << promotion << ": the tensor-core kernel "
+             << "reads operands " << operands[0] << " and " << operands[1]
+             << " by TMA, 128-byte swizzled, in " << range.least << " to "
+             << range.most << " stages";
+    break;
+  }
+  }
+  return success();
 }
 
 TilingAttr mlir::fk::getTiling(FusionOp fusion) {

@@ -33,6 +33,23 @@ FailureOr<PromotionAttr> choosePromotion(FusionOp fusion, TilingAttr tiling,
                                          const TargetDescription &target,
                                          int64_t stages = 0);
 
+/// The depths a tensor-core fusion's shared-memory ring may have.
+struct StageRange {
+  int64_t stageBytes = 0;
+  /// At least `least` (double buffering, and room for the accumulator
+  /// tile), at most `most` (what a block may hold); beyond `useful` stages
+  /// are never filled.
+  int64_t least = 0, most = 0, useful = 0;
+};
+StageRange getStageRange(FusionOp fusion, TilingAttr tiling,
+                         const TargetDescription &target);
+
+/// Whether a kernel can be built for `fusion` as `tiling` and `promotion`
+/// say (they may come from IR written by hand); emits an error if not.
+LogicalResult checkTiling(FusionOp fusion, TilingAttr tiling,
+                          PromotionAttr promotion = {},
+                          bool needPromotion = false);
+
 /// The tiling of `fusion`: its fk.tiling, else the heuristic's for a
 /// target without tensor cores.
 TilingAttr getTiling(FusionOp fusion);

@@ -4,6 +4,8 @@
 // TILE-M: error: fk-tile: matmul-tile: tile M must be 64 or 128 (one warpgroup, 64-row wgmma)
 // RUN: not fkc-opt %s --fk-tile="chip=sm_90a matmul-tile=128,100,64" 2>&1 | FileCheck %s --check-prefix=TILE-N
 // TILE-N: error: fk-tile: matmul-tile: tile N must be 64, 128, 192 or 256 (64-column TMA boxes)
+// RUN: not fkc-opt %s --fk-tile="chip=sm_90a matmul-tile=128,64,64" 2>&1 | FileCheck %s --check-prefix=WIDTH
+// WIDTH: error: fk-tile: matmul-tile: a 128-row tile must be 128 wide (MLIR 22 stores other 128-row accumulators wrongly)
 // RUN: not fkc-opt %s --fk-tile="chip=sm_90a matmul-tile=128,256,64" 2>&1 | FileCheck %s --check-prefix=REGS
 // REGS: error: fk-tile: matmul-tile: the accumulator tile needs more than 128 registers per thread
 // RUN: not fkc-opt %s --fk-tile="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=CHIP
@@ -15,10 +17,10 @@
 // RUN: not fkc-opt %s --fk-tile=chip=sm_90a --fk-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=NOPROMOTION
 // NOPROMOTION: error: 'fk.fusion' op is tiled for tensor cores but has no fk.promotion (run fk-promote)
 
-func.func @gemm(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
-  %0 = fk.fusion matmul(%x, %w) : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
-  ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
-    %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+func.func @gemm(%x: tensor<128x2048xf16>, %w: tensor<2048x128xf16>) -> tensor<128x128xf16> {
+  %0 = fk.fusion matmul(%x, %w) : (tensor<128x2048xf16>, tensor<2048x128xf16>) -> tensor<128x128xf16> {
+  ^bb0(%a: tensor<128x2048xf16>, %b: tensor<2048x128xf16>):
+    %m = fk.matmul %a, %b : tensor<128x2048xf16>, tensor<2048x128xf16> -> tensor<128x128xf16>
     fk.yield %m : tensor<128x128xf16>
   }
   return %0 : tensor<128x128xf16>

@@ -119,10 +119,11 @@ def Fk_PromotionAttr : AttrDef<Fk_Dialect, "Promotion"> {
   let description = [{
     Set on a tiled `fk.fusion` by `fk-promote`. The fusion inputs at
     `operands` (indices into the fusion's inputs) are read tile by tile into
-    a ring of `stages` shared-memory buffers by `copy` (TMA on sm_90, or
-    cp.async), each buffer swizzled by `swizzle` bytes against bank
-    conflicts, so that every thread of the block reads them from shared
-    memory instead of device memory.
+    a ring of `stages` shared-memory buffers by `copy`, each buffer swizzled
+    by `swizzle` bytes against bank conflicts, so that every thread of the
+    block reads them from shared memory instead of device memory. The
+    tensor-core kernel (sm_90a) takes `copy = tma` and `swizzle = 128`;
+    `cp_async` names sm_80's copy for the mma.sync kernel, not built yet.
 
     ```mlir
     {fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 3, swizzle = 128>}

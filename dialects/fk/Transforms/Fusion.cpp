@@ -263,6 +263,8 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
                            "runs at the matmul's output elements)",
                            describeOp(user))
           .str();
+  } else if (group.hasMatmul && isReduction(producer)) {
+    return "the consumer kernel has a matmul, whose epilogue is elementwise";
   } else if (group.hasMatmul &&
              llvm::any_of(producer->getUsers(), [&](Operation *user) {
                return isa<MatmulOp>(user) && group.ops.contains(user);

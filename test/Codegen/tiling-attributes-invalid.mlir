@@ -1,0 +1,74 @@
+// Tilings and promotions written by hand are checked before a kernel is
+// built from them: a clear error, never a crash or a wrong kernel.
+// RUN: fkc-opt %s --split-input-file --fk-lower-to-gpu --verify-diagnostics
+
+func.func @tensor_core_loop(%x: tensor<64xf16>) -> tensor<64xf16> {
+  // expected-error @+1 {{'fk.fusion' op has an unusable #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>: only matmul fusions run on tensor cores}}
+  %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>} : (tensor<64xf16>) -> tensor<64xf16> {
+  ^bb0(%a: tensor<64xf16>):
+    %e = fk.exp %a : tensor<64xf16>
+    fk.yield %e : tensor<64xf16>
+  }
+  return %0 : tensor<64xf16>
+}
+
+// -----
+
+func.func @zero_run(%x: tensor<64xf16>) -> tensor<64xf16> {
+  // expected-error @+1 {{tile sizes must be positive}}
+  %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<elements, tile = [0], threads = 256>} : (tensor<64xf16>) -> tensor<64xf16> {
+  ^bb0(%a: tensor<64xf16>):
+    %e = fk.exp %a : tensor<64xf16>
+    fk.yield %e : tensor<64xf16>
+  }
+  return %0 : tensor<64xf16>
+}
+
+// -----
+
+func.func @odd_threads(%x: tensor<64xf16>) -> tensor<64xf16> {
+  // expected-error @+1 {{threads must be whole warps, 32 to 1024}}
+  %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<elements, tile = [8], threads = 100>} : (tensor<64xf16>) -> tensor<64xf16> {
+  ^bb0(%a: tensor<64xf16>):
+    %e = fk.exp %a : tensor<64xf16>
+    fk.yield %e : tensor<64xf16>
+  }
+  return %0 : tensor<64xf16>
+}
+
+// -----
+
+func.func @computed_operand(%x: tensor<128x64xf32>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+  // expected-error @+1 {{an operand is computed in the fusion (a prologue); tensor maps read only fusion inputs}}
+  %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>} : (tensor<128x64xf32>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+  ^bb0(%a: tensor<128x64xf32>, %b: tensor<64x128xf16>):
+    %c = fk.cast %a : tensor<128x64xf32> -> tensor<128x64xf16>
+    %m = fk.matmul %c, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+    fk.yield %m : tensor<128x128xf16>
+  }
+  return %0 : tensor<128x128xf16>
+}
+
+// -----
+
+func.func @wrong_operands(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+  // expected-error @+1 {{has an unusable #fk.promotion<operands = [0, 7], copy = tma, stages = 3, swizzle = 128>: the tensor-core kernel reads operands 0 and 1 by TMA, 128-byte swizzled, in 2 to 7 stages}}
+  %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 7], copy = tma, stages = 3, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+  ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+    %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+    fk.yield %m : tensor<128x128xf16>
+  }
+  return %0 : tensor<128x128xf16>
+}
+
+// -----
+
+func.func @one_stage(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+  // expected-error @+1 {{in 2 to 7 stages}}
+  %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = cp_async, stages = 1, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+  ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+    %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+    fk.yield %m : tensor<128x128xf16>
+  }
+  return %0 : tensor<128x128xf16>
+}
