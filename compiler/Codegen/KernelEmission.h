@@ -144,7 +144,9 @@ public:
                                                ArrayRef<Value> coords,
                                                const VectorStart &run) {
     SmallVector<Value> plain(coords);
-    if (coords.empty() || run.width == 1)
+    // Flat views are made once per kernel argument; other memrefs (dense
+    // constants' globals) are read element by element.
+    if (coords.empty() || run.width == 1 || !isa<BlockArgument>(memref))
       return {memref, plain};
     ArrayRef<int64_t> shape = cast<MemRefType>(memref.getType()).getShape();
     auto it = run.elements.find(coords.back());

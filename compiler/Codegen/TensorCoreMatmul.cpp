@@ -98,6 +98,9 @@ std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion) {
            "be multiples of 8)";
   if (MatmulShape::count(shape.batch) > 65535)
     return "more than 65535 batches";
+  // The grid's y walks column tiles of at least 64 (the narrowest tile).
+  if (llvm::divideCeil(shape.n, 64) > 65535)
+    return "more than 65535 column tiles";
   return "";
 }
 

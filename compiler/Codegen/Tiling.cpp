@@ -170,6 +170,13 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
       getOperation().emitError() << "fk-tile: unknown chip '" << chip << "'";
       return signalPassFailure();
     }
+    if (!matmulTile.empty()) {
+      std::string bad = checkTensorCoreTile(matmulTile);
+      if (!bad.empty()) {
+        getOperation().emitError() << "fk-tile: matmul-tile: " << bad;
+        return signalPassFailure();
+      }
+    }
     WalkResult walk = getOperation().walk([&](FusionOp fusion) {
       std::string why;
       FailureOr<TilingAttr> tiling =
