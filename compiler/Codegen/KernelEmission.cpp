@@ -61,13 +61,24 @@ FailureOr<Value> ElementEmitter::emitUncached(Value tensor,
       });
     auto memrefType =
         MemRefType::get(tensorType(tensor).getShape(), stored.getElementType());
-    // Created detached: inserting it into the symbol table then renames it
-    // if another constant took the name.
-    OpBuilder detached(b.getContext());
-    auto global = memref::GlobalOp::create(
-        detached, loc, "fk_constant", b.getStringAttr("private"), memrefType,
-        stored, /*constant=*/true, /*alignment=*/IntegerAttr());
-    SymbolTable(kernels).insert(global, kernels.getBody()->begin());
+    // One global per distinct constant of the module, however many
+    // elements or kernels read it.
+    memref::GlobalOp global;
+    for (auto existing : kernels.getOps<memref::GlobalOp>())
+      if (existing.getConstant() && existing.getType() == memrefType &&
+          existing.getInitialValueAttr() == stored) {
+        global = existing;
+        break;
+      }
+    if (!global) {
+      // Created detached: inserting it into the symbol table then renames
+      // it if another constant took the name.
+      OpBuilder detached(b.getContext());
+      global = memref::GlobalOp::create(
+          detached, loc, "fk_constant", b.getStringAttr("private"),
+          memrefType, stored, /*constant=*/true, /*alignment=*/IntegerAttr());
+      SymbolTable(kernels).insert(global, kernels.getBody()->begin());
+    }
     Value memref =
         memref::GetGlobalOp::create(b, loc, memrefType, global.getSymName());
     return load(memref, coords, elementType);
