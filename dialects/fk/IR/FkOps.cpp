@@ -272,5 +272,23 @@ LogicalResult TensorMapOp::verify() {
   int64_t swizzle = getSwizzle();
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitOpError() << "expects a swizzle of 0, 32, 64 or 128 bytes";
+  // The rules the runtime checks when it loads the artifact
+  // (docs/artifact.md), checked here so that a bad map never gets there.
+  auto type = cast<MemRefType>(getBuffer().getType());
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  if (llvm::any_of(getDims(),
+                   [](int64_t d) { return d < 1 || d > (int64_t(1) << 32); }))
+    return emitOpError() << "expects dims in [1, 2^32]";
+  int64_t rowBytes = getBox()[0] * elementBytes;
+  if (rowBytes % 16 || (swizzle != 0 && rowBytes > swizzle))
+    return emitOpError() << "expects a box row of a multiple of 16 bytes, at "
+                            "most the swizzle";
+  int64_t reach = getDims()[0] * elementBytes;
+  for (auto [dim, stride] : llvm::zip(getDims().drop_front(), getStrides()))
+    reach += (dim - 1) * stride;
+  int64_t bufferBytes = type.getNumElements() * elementBytes;
+  if (reach > bufferBytes)
+    return emitOpError() << "addresses " << reach << " bytes of a buffer of "
+                         << bufferBytes;
   return success();
 }
