@@ -7,6 +7,7 @@
 
 #include "Codegen/NvvmLowering.h"
 #include "Codegen/Passes.h"
+#include "Codegen/TargetDescription.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -37,14 +38,6 @@
 
 using namespace mlir;
 using namespace mlir::fk;
-
-llvm::ArrayRef<llvm::StringRef> mlir::fk::getSupportedChips() {
-  static const llvm::StringRef chips[] = {
-      "sm_70",  "sm_72",  "sm_75",  "sm_80",   "sm_86",   "sm_87",
-      "sm_89",  "sm_90",  "sm_90a", "sm_100",  "sm_100a", "sm_120",
-      "sm_120a"};
-  return chips;
-}
 
 bool mlir::fk::isSupportedChip(llvm::StringRef chip, std::string &message) {
   if (llvm::is_contained(getSupportedChips(), chip))

@@ -10,6 +10,8 @@
 #ifndef FKC_CODEGEN_NVVMLOWERING_H
 #define FKC_CODEGEN_NVVMLOWERING_H
 
+#include "Codegen/TargetDescription.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include <string>
@@ -27,9 +29,6 @@ struct TargetOptions {
   /// LLVM optimization level of the kernels (0-3).
   unsigned optLevel = 3;
 };
-
-/// The architectures fkc generates PTX for.
-llvm::ArrayRef<llvm::StringRef> getSupportedChips();
 
 /// Whether `chip` is supported; otherwise sets `message` to why not.
 bool isSupportedChip(llvm::StringRef chip, std::string &message);

@@ -67,11 +67,10 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
   using FkPromoteBase::FkPromoteBase;
 
   void runOnOperation() override {
-    std::optional<TargetDescription> target = getTargetDescription(chip);
-    if (!target) {
-      getOperation().emitError() << "fk-promote: unknown chip '" << chip << "'";
+    FailureOr<TargetDescription> target =
+        getTargetOrError(getOperation(), "fk-promote", chip);
+    if (failed(target))
       return signalPassFailure();
-    }
     WalkResult walk = getOperation().walk([&](FusionOp fusion) {
       auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName);
       if (!tiling) {

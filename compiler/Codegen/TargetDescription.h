@@ -12,6 +12,7 @@
 #ifndef FKC_CODEGEN_TARGETDESCRIPTION_H
 #define FKC_CODEGEN_TARGETDESCRIPTION_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -35,6 +36,9 @@ struct TargetDescription {
   /// The tensor memory accelerator (cp.async.bulk.tensor): sm_90 and later.
   bool hasTma = false;
 };
+
+/// The architectures fkc generates PTX for, oldest first.
+llvm::ArrayRef<llvm::StringRef> getSupportedChips();
 
 /// The description of `chip` (one of getSupportedChips()), or none.
 std::optional<TargetDescription> getTargetDescription(llvm::StringRef chip);

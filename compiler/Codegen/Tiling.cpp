@@ -154,6 +154,13 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
   return success();
 }
 
+FailureOr<TargetDescription>
+mlir::fk::getTargetOrError(Operation *op, StringRef pass, StringRef chip) {
+  if (std::optional<TargetDescription> target = getTargetDescription(chip))
+    return *target;
+  return op->emitError() << pass << ": unknown chip '" << chip << "'";
+}
+
 TilingAttr mlir::fk::getTiling(FusionOp fusion) {
   if (auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName))
     return tiling;
@@ -165,11 +172,10 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
   using FkTileBase::FkTileBase;
 
   void runOnOperation() override {
-    std::optional<TargetDescription> target = getTargetDescription(chip);
-    if (!target) {
-      getOperation().emitError() << "fk-tile: unknown chip '" << chip << "'";
+    FailureOr<TargetDescription> target =
+        getTargetOrError(getOperation(), "fk-tile", chip);
+    if (failed(target))
       return signalPassFailure();
-    }
     if (!matmulTile.empty()) {
       std::string bad = checkTensorCoreTile(matmulTile);
       if (!bad.empty()) {

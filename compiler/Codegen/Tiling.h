@@ -19,6 +19,10 @@ namespace mlir::fk {
 inline constexpr llvm::StringLiteral kTilingAttrName = "fk.tiling";
 inline constexpr llvm::StringLiteral kPromotionAttrName = "fk.promotion";
 
+/// The description of `chip` for pass `pass`, or an error at `op`.
+FailureOr<TargetDescription> getTargetOrError(Operation *op, StringRef pass,
+                                              StringRef chip);
+
 /// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K)
 /// replaces the tensor-core tile when not empty. When a matmul stays off
 /// the tensor cores, `whyNotTensorCores` (if given) says why.
