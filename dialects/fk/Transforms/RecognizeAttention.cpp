@@ -233,20 +233,25 @@ bool AttentionMatcher::matchCausal(SelectOp select, Value &rest) {
   return true;
 }
 
-/// Whether `v` is computed from any of `sources`.
-static bool dependsOn(Value v, ArrayRef<Value> sources) {
+/// Whether `v`, or any value it is computed from, passes `test`.
+static bool anyProducer(Value v, function_ref<bool(Value)> test) {
   SmallVector<Value> worklist = {v};
   DenseSet<Value> seen;
   while (!worklist.empty()) {
     Value next = worklist.pop_back_val();
     if (!seen.insert(next).second)
       continue;
-    if (llvm::is_contained(sources, next))
+    if (test(next))
       return true;
     if (Operation *op = next.getDefiningOp())
       worklist.append(op->operand_begin(), op->operand_end());
   }
   return false;
+}
+
+/// Whether `v` is computed from any of `sources`.
+static bool dependsOn(Value v, ArrayRef<Value> sources) {
+  return anyProducer(v, [&](Value x) { return llvm::is_contained(sources, x); });
 }
 
 LogicalResult AttentionMatcher::matchQueryKey(MatmulOp matmul,
@@ -338,20 +343,9 @@ LogicalResult AttentionMatcher::matchScores(Value scores, Attention &attention) 
       // The mask is the side not computed from a matmul.
       Value lhs = add.getLhs(), rhs = add.getRhs();
       auto reachesMatmul = [](Value v) {
-        SmallVector<Value> worklist = {v};
-        DenseSet<Value> seen;
-        while (!worklist.empty()) {
-          Value next = worklist.pop_back_val();
-          if (!seen.insert(next).second)
-            continue;
-          Operation *op = next.getDefiningOp();
-          if (!op)
-            continue;
-          if (isa<MatmulOp>(op))
-            return true;
-          worklist.append(op->operand_begin(), op->operand_end());
-        }
-        return false;
+        return anyProducer(v, [](Value x) {
+          return static_cast<bool>(x.getDefiningOp<MatmulOp>());
+        });
       };
       bool left = reachesMatmul(lhs), right = reachesMatmul(rhs);
       if (left == right) {
