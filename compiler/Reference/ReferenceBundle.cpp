@@ -10,7 +10,7 @@
 using namespace mlir;
 using namespace mlir::fk;
 
-static fkrt_dtype toDtype(Type elementType) {
+fkrt_dtype mlir::fk::getBundleDtype(Type elementType) {
   if (elementType.isF32())
     return FKRT_F32;
   if (elementType.isF16())
@@ -61,7 +61,7 @@ static fkrt::bundle::Tensor toBundleTensor(const RefTensor &tensor,
                                            std::string name) {
   fkrt::bundle::Tensor result;
   result.name = std::move(name);
-  result.dtype = toDtype(tensor.type.getElementType());
+  result.dtype = getBundleDtype(tensor.type.getElementType());
   result.shape.assign(tensor.type.getShape().begin(),
                       tensor.type.getShape().end());
   result.data.reserve(tensor.values.size() * fkrt::bundle::dtypeSize(result.dtype));

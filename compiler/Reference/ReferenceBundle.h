@@ -9,11 +9,15 @@
 #ifndef FKC_REFERENCE_REFERENCEBUNDLE_H
 #define FKC_REFERENCE_REFERENCEBUNDLE_H
 
+#include "fkrt/runtime.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
 
 namespace mlir::fk {
+
+/// The bundle dtype of a tensor element type of the language.
+fkrt_dtype getBundleDtype(Type elementType);
 
 /// Interprets every graph of `module` (fk IR on tensors) on the inputs of
 /// `seed` and writes inputs and outputs to the bundle at `path`. Emits an

@@ -6,8 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Reference/Interpreter.h"
+#include "Reference/ReferenceBundle.h"
 #include "fk/IR/FkScalarSemantics.h"
 
+#include "fkrt/bundle.hpp"
 #include "llvm/Support/Format.h"
 #include <cmath>
 #include <limits>
@@ -19,31 +21,10 @@ using namespace mlir::fk;
 // Random inputs
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// SplitMix64 (Steele, Lea and Flood, 2014): a fixed sequence of integers for
-/// a seed, where std:: distributions differ between standard libraries.
-class SplitMix64 {
-public:
-  explicit SplitMix64(uint64_t seed) : state(seed) {}
-
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-
-  /// Uniform in [0, 1): the top 53 bits, exact in a double.
-  double nextUnit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
-private:
-  uint64_t state;
-};
-} // namespace
-
 SmallVector<RefTensor> mlir::fk::makeRandomInputs(func::FuncOp fn,
                                                   uint64_t seed) {
-  SplitMix64 random(seed);
+  // The sequence fkc-run draws its seeded inputs from, too.
+  fkrt::bundle::SplitMix64 random(seed);
   SmallVector<RefTensor> inputs;
   for (Type type : fn.getArgumentTypes()) {
     auto tensorType = dyn_cast<RankedTensorType>(type);
@@ -54,14 +35,11 @@ SmallVector<RefTensor> mlir::fk::makeRandomInputs(func::FuncOp fn,
     Type elementType = tensorType.getElementType();
     RefTensor input{tensorType,
                     std::vector<double>(tensorType.getNumElements())};
+    fkrt_dtype dtype = getBundleDtype(elementType);
     for (double &value : input.values) {
-      if (elementType.isSignlessInteger(1))
-        value = static_cast<double>(random.next() >> 63);
-      else if (elementType.isInteger())
-        value =
-            static_cast<double>(static_cast<int64_t>(random.next() % 17) - 8);
-      else
-        value = roundToElementType(2 * random.nextUnit() - 1, elementType);
+      value = random.nextInput(dtype);
+      if (isa<FloatType>(elementType))
+        value = roundToElementType(value, elementType);
     }
     inputs.push_back(std::move(input));
   }

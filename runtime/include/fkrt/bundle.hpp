@@ -61,6 +61,40 @@ struct Bundle {
   const Graph *find(const std::string &name) const;
 };
 
+/// The seeded random inputs that `fkc --interpret/--reference --seed N` and
+/// `fkc-run --seed N` share, value for value: one sequence over the inputs in
+/// order. SplitMix64 (Steele, Lea and Flood, 2014) gives the same integers
+/// for a seed on every platform, where std:: distributions differ between
+/// standard libraries.
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+  /// Uniform in [0, 1): the top 53 bits, exact in a double.
+  double nextUnit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+  /// The next input element of `dtype`: floats uniform in [-1, 1) (for the
+  /// caller to round to the dtype), i32 in [-8, 8], i1 0 or 1 with equal
+  /// odds.
+  double nextInput(fkrt_dtype dtype) {
+    if (dtype == FKRT_I1)
+      return static_cast<double>(next() >> 63);
+    if (dtype == FKRT_I32)
+      return static_cast<double>(static_cast<int64_t>(next() % 17) - 8);
+    return 2 * nextUnit() - 1;
+  }
+
+private:
+  uint64_t state;
+};
+
 /// The size of one element of `dtype` in bytes, 0 if it is not a dtype.
 size_t dtypeSize(fkrt_dtype dtype);
 
