@@ -45,7 +45,7 @@ static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
   return "";
 }
 
-FailureOr<TilingAttr> mlir::fk::chooseTiling(FusionOp fusion,
+TilingAttr mlir::fk::chooseTiling(FusionOp fusion,
                                              const TargetDescription &target,
                                              ArrayRef<int64_t> matmulTile,
                                              std::string *whyNotTensorCores) {
@@ -80,12 +80,8 @@ FailureOr<TilingAttr> mlir::fk::chooseTiling(FusionOp fusion,
       return elements(1);
     }
     SmallVector<int64_t> tile = {128, 128, 64};
-    if (!matmulTile.empty()) {
-      std::string bad = checkTensorCoreTile(matmulTile);
-      if (!bad.empty())
-        return fusion.emitError() << "fk-tile: matmul-tile: " << bad;
+    if (!matmulTile.empty())
       tile.assign(matmulTile.begin(), matmulTile.end());
-    }
     return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
   }
   }
@@ -164,7 +160,7 @@ mlir::fk::getTargetOrError(Operation *op, StringRef pass, StringRef chip) {
 TilingAttr mlir::fk::getTiling(FusionOp fusion) {
   if (auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName))
     return tiling;
-  return *chooseTiling(fusion, *getTargetDescription("sm_90"));
+  return chooseTiling(fusion, *getTargetDescription("sm_90"));
 }
 
 namespace {
@@ -183,21 +179,15 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         return signalPassFailure();
       }
     }
-    WalkResult walk = getOperation().walk([&](FusionOp fusion) {
+    getOperation().walk([&](FusionOp fusion) {
       std::string why;
-      FailureOr<TilingAttr> tiling =
-          chooseTiling(fusion, *target, matmulTile, &why);
-      if (failed(tiling))
-        return WalkResult::interrupt();
-      fusion->setAttr(kTilingAttrName, *tiling);
+      fusion->setAttr(kTilingAttrName,
+                      chooseTiling(fusion, *target, matmulTile, &why));
       if (explain && !why.empty())
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
-      return WalkResult::advance();
     });
-    if (walk.wasInterrupted())
-      signalPassFailure();
   }
 };
 } // namespace

@@ -23,10 +23,11 @@ inline constexpr llvm::StringLiteral kPromotionAttrName = "fk.promotion";
 FailureOr<TargetDescription> getTargetOrError(Operation *op, StringRef pass,
                                               StringRef chip);
 
-/// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K)
-/// replaces the tensor-core tile when not empty. When a matmul stays off
+/// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K),
+/// which fk-tile checks once for the whole function, replaces the
+/// tensor-core tile when not empty. When a matmul stays off
 /// the tensor cores, `whyNotTensorCores` (if given) says why.
-FailureOr<TilingAttr> chooseTiling(FusionOp fusion,
+TilingAttr chooseTiling(FusionOp fusion,
                                    const TargetDescription &target,
                                    ArrayRef<int64_t> matmulTile = {},
                                    std::string *whyNotTensorCores = nullptr);
