@@ -212,36 +212,38 @@ fkrt_status fkrt_device_free(int device, void *pointer) {
   });
 }
 
-fkrt_status fkrt_device_copy_to_device(int device, void *dst, const void *src,
-                                       size_t bytes) {
+/// A checked copy of `bytes` from `src` to `dst` by `copy` (a driver call
+/// named `call`), for the C API function `function`.
+template <typename Copy>
+static fkrt_status copyBytes(const char *function, const char *call,
+                             int device, void *dst, const void *src,
+                             size_t bytes, Copy copy) {
   return guarded([&]() -> fkrt_status {
-    const char *function = "fkrt_device_copy_to_device";
     if (checkCopy(function, device, dst, src, bytes) != FKRT_SUCCESS)
       return FKRT_ERROR_INVALID_ARGUMENT;
     return inDevice(function, device, [&](const cu::Driver &d) {
       if (!bytes)
         return FKRT_SUCCESS;
-      cu::Result r = d.memcpyHtoD(devicePtr(dst), src, bytes);
-      return r == cu::kSuccess ? FKRT_SUCCESS
-                               : cudaFail(function, d, "cuMemcpyHtoD", r);
+      cu::Result r = copy(d);
+      return r == cu::kSuccess ? FKRT_SUCCESS : cudaFail(function, d, call, r);
     });
   });
 }
 
+fkrt_status fkrt_device_copy_to_device(int device, void *dst, const void *src,
+                                       size_t bytes) {
+  return copyBytes("fkrt_device_copy_to_device", "cuMemcpyHtoD", device, dst,
+                   src, bytes, [&](const cu::Driver &d) {
+                     return d.memcpyHtoD(devicePtr(dst), src, bytes);
+                   });
+}
+
 fkrt_status fkrt_device_copy_to_host(int device, void *dst, const void *src,
                                      size_t bytes) {
-  return guarded([&]() -> fkrt_status {
-    const char *function = "fkrt_device_copy_to_host";
-    if (checkCopy(function, device, dst, src, bytes) != FKRT_SUCCESS)
-      return FKRT_ERROR_INVALID_ARGUMENT;
-    return inDevice(function, device, [&](const cu::Driver &d) {
-      if (!bytes)
-        return FKRT_SUCCESS;
-      cu::Result r = d.memcpyDtoH(dst, devicePtr(src), bytes);
-      return r == cu::kSuccess ? FKRT_SUCCESS
-                               : cudaFail(function, d, "cuMemcpyDtoH", r);
-    });
-  });
+  return copyBytes("fkrt_device_copy_to_host", "cuMemcpyDtoH", device, dst,
+                   src, bytes, [&](const cu::Driver &d) {
+                     return d.memcpyDtoH(dst, devicePtr(src), bytes);
+                   });
 }
 
 fkrt_status fkrt_device_fill(int device, void *pointer, uint8_t value,
