@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -214,10 +215,10 @@ fkrt_status fkrt_device_free(int device, void *pointer) {
 
 /// A checked copy of `bytes` from `src` to `dst` by `copy` (a driver call
 /// named `call`), for the C API function `function`.
-template <typename Copy>
-static fkrt_status copyBytes(const char *function, const char *call,
-                             int device, void *dst, const void *src,
-                             size_t bytes, Copy copy) {
+static fkrt_status
+copyBytes(const char *function, const char *call, int device, void *dst,
+          const void *src, size_t bytes,
+          const std::function<cu::Result(const cu::Driver &)> &copy) {
   return guarded([&]() -> fkrt_status {
     if (checkCopy(function, device, dst, src, bytes) != FKRT_SUCCESS)
       return FKRT_ERROR_INVALID_ARGUMENT;
