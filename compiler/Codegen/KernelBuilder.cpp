@@ -595,10 +595,10 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
 }
 
 FailureOr<LaunchShape> mlir::fk::buildFusionKernel(FusionOp fusion,
+                                                   TilingAttr tiling,
                                                    gpu::GPUFuncOp kernel,
                                                    gpu::GPUModuleOp kernels) {
   KernelContext k(fusion, kernel, kernels);
-  TilingAttr tiling = getTiling(fusion);
   switch (fusion.getKind()) {
   case FusionKind::Loop:
     return buildLoopKernel(k, tiling);

@@ -31,10 +31,11 @@ struct LaunchShape {
 };
 
 /// Fills the empty body of `kernel` (whose arguments are the memrefs of the
-/// inputs then the results of `fusion`) with the code of `fusion` and returns
+/// inputs then the results of `fusion`) with the code of `fusion`, divided
+/// as `tiling` (an `elements` or `rows` strategy) says, and returns
 /// how to launch it. Dense constants of the fusion become globals of
 /// `kernels`. Emits an error at the fusion on what it cannot build.
-FailureOr<LaunchShape> buildFusionKernel(FusionOp fusion,
+FailureOr<LaunchShape> buildFusionKernel(FusionOp fusion, TilingAttr tiling,
                                          gpu::GPUFuncOp kernel,
                                          gpu::GPUModuleOp kernels);
 

@@ -156,7 +156,7 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   FailureOr<LaunchShape> shape =
       tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore, kernel,
                                                kernels)
-                 : buildFusionKernel(fusion, kernel, kernels);
+                 : buildFusionKernel(fusion, tiling, kernel, kernels);
   if (failed(shape))
     return failure();
 
