@@ -270,7 +270,7 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
     Location loc = k.loc;
     SmallVector<Value> coords = k.idx.delinearize(i, resultType.getShape());
     ElementEmitter epilogue = k.makeEmitter();
-    epilogue.matmulHook = [&](ArrayRef<Value> at) -> FailureOr<Value> {
+    epilogue.contractionHook = [&](ArrayRef<Value> at) -> FailureOr<Value> {
       ArrayRef<Value> batch = at.drop_back(2);
       Value row = at[at.size() - 2], column = at.back();
       SmallVector<Value> lhsCoords =

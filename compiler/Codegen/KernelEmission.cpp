@@ -85,8 +85,8 @@ FailureOr<Value> ElementEmitter::emitUncached(Value tensor,
   }
   if (auto iota = dyn_cast<IotaOp>(op))
     return emitIota(iota, coords);
-  if (matmulHook && isa<MatmulOp>(op))
-    return matmulHook(coords);
+  if (contractionHook && isa<MatmulOp, AttentionOp>(op))
+    return contractionHook(coords);
   if (reductionHook && isReduction(op))
     return reductionHook(op);
   if (auto broadcast = dyn_cast<BroadcastOp>(op))

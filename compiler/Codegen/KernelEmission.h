@@ -220,9 +220,10 @@ public:
   /// without it, reductions cannot be emitted element by element.
   std::function<FailureOr<Value>(Operation *)> reductionHook;
 
-  /// Computes the value of the fusion's matmul at `coords` (tensor-core
-  /// kernels, whose epilogue reads the accumulator tile).
-  std::function<FailureOr<Value>(ArrayRef<Value>)> matmulHook;
+  /// Computes the value of the fusion's matmul or attention at `coords`
+  /// (the matmul kernels and the flash kernel, whose epilogues read an
+  /// accumulator tile).
+  std::function<FailureOr<Value>(ArrayRef<Value>)> contractionHook;
 
   /// Loads element `coords` of `memref` (holding `elementType` elements)
   /// in compute type.

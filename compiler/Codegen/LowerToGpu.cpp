@@ -1,5 +1,6 @@
 //===- LowerToGpu.cpp - graphs of fusions to kernels and launches ---------===//
 
+#include "Codegen/FlashAttention.h"
 #include "Codegen/KernelBuilder.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
@@ -125,12 +126,24 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   for (Value result : fusion.getResults())
     arguments.push_back(buffers.lookup(result));
 
-  // Tensor-core kernels also take the tensor maps of their operands.
+  // Tensor-core and flash kernels also take the tensor maps of their
+  // operands.
   TilingAttr tiling = getTiling(fusion);
   auto promotion = fusion->getAttrOfType<PromotionAttr>(kPromotionAttrName);
   if (failed(checkTiling(fusion, tiling, promotion, /*needPromotion=*/true)))
     return failure();
   std::optional<TensorCoreTiling> tensorCore;
+  std::optional<FlashAttentionTiling> flash;
+  if (tiling.getStrategy() == KernelStrategy::Flash) {
+    flash = FlashAttentionTiling::get(tiling, promotion.getStages());
+    ArrayRef<int64_t> operands = promotion.getOperands();
+    auto buffer = [&](int64_t i) {
+      return buffers.lookup(fusion.getInputs()[operands[i]]);
+    };
+    SmallVector<Value, 3> maps = buildAttentionTensorMaps(
+        b, fusion, *flash, buffer(0), buffer(1), buffer(2));
+    arguments.insert(arguments.begin(), maps.begin(), maps.end());
+  }
   if (tiling.getStrategy() == KernelStrategy::TensorCore) {
     ArrayRef<int64_t> tile = tiling.getTile();
     tensorCore = TensorCoreTiling{tile[0], tile[1], tile[2],
@@ -156,6 +169,7 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   FailureOr<LaunchShape> shape =
       tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore, kernel,
                                                kernels)
+      : flash    ? buildFlashAttentionKernel(fusion, *flash, kernel, kernels)
                  : buildFusionKernel(fusion, tiling, kernel, kernels);
   if (failed(shape))
     return failure();
@@ -208,7 +222,9 @@ struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
         // layout says; its index casts would not reconcile with 32-bit ones.
         if (auto fusion = dyn_cast<FusionOp>(op))
           smallBuffers &= getTiling(fusion).getStrategy() !=
-                          KernelStrategy::TensorCore;
+                              KernelStrategy::TensorCore &&
+                          getTiling(fusion).getStrategy() !=
+                              KernelStrategy::Flash;
         for (Type type : op->getResultTypes())
           if (auto tensor = dyn_cast<RankedTensorType>(type))
             smallBuffers &= tensor.getNumElements() <= kMaxSmallBufferElements;

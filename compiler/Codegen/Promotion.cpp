@@ -1,5 +1,6 @@
 //===- Promotion.cpp - fk-promote: shared operand tiles in shared memory --===//
 
+#include "Codegen/FlashAttention.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
@@ -12,8 +13,33 @@ namespace mlir::fk {
 using namespace mlir;
 using namespace mlir::fk;
 
+/// The flash kernel's ring holds a K and a V block per stage, after the Q
+/// tile; the epilogue stages the f32 output tile through all of it.
+static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
+                                     const TargetDescription &target) {
+  FlashAttentionTiling flash = FlashAttentionTiling::get(tiling, 1);
+  auto queryType =
+      cast<RankedTensorType>(fusion.getAttention().getQuery().getType());
+  int64_t elementBytes = queryType.getElementTypeBitWidth() / 8;
+  int64_t keys = cast<RankedTensorType>(fusion.getAttention().getKey().getType())
+                     .getShape()
+                     .drop_back()
+                     .back();
+  StageRange range;
+  range.stageBytes = flash.getStageBytes(elementBytes);
+  range.least = 2;
+  range.most = (target.sharedMemoryPerBlock - kRingAlignment -
+                flash.getQueryBytes(elementBytes)) /
+               range.stageBytes;
+  range.useful =
+      std::max<int64_t>(range.least, llvm::divideCeil(keys, flash.keyBlock));
+  return range;
+}
+
 StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
                                    const TargetDescription &target) {
+  if (tiling.getStrategy() == KernelStrategy::Flash)
+    return getFlashStageRange(fusion, tiling, target);
   MatmulOp matmul = fusion.getMatmul();
   ArrayRef<int64_t> tile = tiling.getTile();
   auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
@@ -35,10 +61,15 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
 FailureOr<PromotionAttr>
 mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
                           const TargetDescription &target, int64_t stages) {
-  if (tiling.getStrategy() != KernelStrategy::TensorCore)
+  bool flash = tiling.getStrategy() == KernelStrategy::Flash;
+  if (tiling.getStrategy() != KernelStrategy::TensorCore && !flash)
     return PromotionAttr();
   StageRange range = getStageRange(fusion, tiling, target);
-  if (stages == 0) {
+  if (stages == 0 && flash) {
+    // Double buffering, as FlashAttention-3: one block fills while the
+    // other is read; deeper rings cost blocks per SM.
+    stages = range.least;
+  } else if (stages == 0) {
     // Two blocks per SM, each with its ring and the static mbarriers (which
     // ptxas rounds up to 1 KiB).
     int64_t fitsTwo = (target.sharedMemoryPerSm / 2 - 2 * kRingAlignment) /
@@ -52,14 +83,9 @@ mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
            << " bytes do not fit: a " << tiling.getTile()[0] << "x"
            << tiling.getTile()[1] << " tile needs " << range.least << " to "
            << range.most << " on " << target.chip;
-  MatmulOp matmul = fusion.getMatmul();
-  auto inputIndex = [&](Value operand) {
-    return static_cast<int64_t>(cast<BlockArgument>(operand).getArgNumber());
-  };
-  return PromotionAttr::get(
-      fusion.getContext(),
-      {inputIndex(matmul.getLhs()), inputIndex(matmul.getRhs())},
-      CopyEngine::Tma, stages, /*swizzle=*/128);
+  return PromotionAttr::get(fusion.getContext(), getPromotedOperands(fusion),
+                            CopyEngine::Tma,
+                            stages, /*swizzle=*/128);
 }
 
 namespace {

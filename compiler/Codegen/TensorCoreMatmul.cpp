@@ -22,6 +22,8 @@
 
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/KernelEmission.h"
+#include "Codegen/SharedMemory.h"
+#include "Codegen/TileEpilogue.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -30,17 +32,6 @@
 
 using namespace mlir;
 using namespace mlir::fk;
-
-/// The shared-memory swizzle of every operand tile: wgmma reads 128-byte
-/// swizzled tiles without bank conflicts, and a tile row (the innermost box
-/// extent) is then exactly 128 bytes.
-static constexpr int64_t kSwizzleBytes = 128;
-
-/// The global the kernels' dynamic shared memory is addressed through. An
-/// external zero-size global becomes `.extern .shared .align 1024 .b8 x[]`;
-/// `gpu.dynamic_shared_memory` would become a one-byte variable that ptxas
-/// may place among the static mbarriers.
-static constexpr StringLiteral kDynamicSharedName = "fk_dynamic_shared";
 
 /// Row tiles per group of the block order (see TensorCoreKernel::build):
 /// on an H200, 16 beat 1, 8 and 32 at 8192^3 (1.58 against 1.69, 1.73 and
@@ -153,16 +144,7 @@ private:
   Value mul(Value x, Value y) { return k.idx.mul(x, y); }
 
   MemRefType sharedTile(ArrayRef<int64_t> dims, Type element) {
-    return MemRefType::get(dims, element, MemRefLayoutAttrInterface(),
-                           gpu::AddressSpaceAttr::get(
-                               ctx, gpu::AddressSpace::Workgroup));
-  }
-  Type tensorMapType(MemRefType box) {
-    return nvgpu::TensorMapDescriptorType::get(
-        ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-        nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
-        nvgpu::TensorMapOOBKind::OOB_ZERO,
-        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+    return getSharedMemRefType(ctx, dims, element);
   }
   /// The box a TMA load of an operand brings: rank 3 when batched.
   MemRefType loadBox(int64_t rows, int64_t columns) {
@@ -172,8 +154,7 @@ private:
   }
   /// A view of the ring's bytes at `offset` (from the aligned base).
   Value view(Value offset, MemRefType type) {
-    return memref::ViewOp::create(b, loc, type, ring, add(base, offset),
-                                  ValueRange{});
+    return shared.view(b, loc, offset, type);
   }
 
   void setUpSharedMemory();
@@ -191,7 +172,8 @@ private:
   gpu::GPUFuncOp kernel;
 
   int64_t aStageBytes = 0, bStageBytes = 0, kTiles = 0;
-  Value primary, ring, base, barriers;
+  DynamicSharedMemory shared;
+  Value primary, barriers;
   Value lhsMap, rhsMap, lhsDescriptorMap, rhsDescriptorMap;
   Value tileRow, tileColumn, lhsBatch, rhsBatch;
   SmallVector<Value> batchCoords;
@@ -199,32 +181,8 @@ private:
 } // namespace
 
 void TensorCoreKernel::setUpSharedMemory() {
-  int64_t sharedBytes = tiling.getSharedBytes(shape.elementBytes());
-  auto i8 = IntegerType::get(ctx, 8);
-  auto declared = sharedTile({0}, i8);
-  if (!SymbolTable::lookupSymbolIn(k.kernels, kDynamicSharedName)) {
-    OpBuilder mb = OpBuilder::atBlockBegin(k.kernels.getBody());
-    memref::GlobalOp::create(mb, loc, kDynamicSharedName,
-                             /*sym_visibility=*/StringAttr(), declared,
-                             /*initial_value=*/Attribute(), /*constant=*/false,
-                             mb.getI64IntegerAttr(kRingAlignment));
-  }
-  Value global =
-      memref::GetGlobalOp::create(b, loc, declared, kDynamicSharedName);
-  ring = memref::ReinterpretCastOp::create(
-      b, loc, sharedTile({sharedBytes}, i8), global, /*offset=*/0,
-      ArrayRef<int64_t>{sharedBytes}, ArrayRef<int64_t>{1});
-  // Swizzled tiles and wgmma descriptors want 1024-byte aligned stages; the
-  // declared alignment is not relied on, the base is rounded up here.
-  Value address =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, ring);
-  Value misalignment =
-      arith::RemUIOp::create(b, loc, address, index(kRingAlignment));
-  base = arith::RemUIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, index(kRingAlignment), misalignment),
-      index(kRingAlignment));
-
+  shared = DynamicSharedMemory::create(
+      b, loc, k.kernels, tiling.getSharedBytes(shape.elementBytes()));
   barriers = nvgpu::MBarrierCreateOp::create(
       b, loc,
       nvgpu::MBarrierGroupType::get(
@@ -334,82 +292,16 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
   Value cTile = view(index(0), cTileType);
   nvgpu::WarpgroupMmaStoreOp::create(b, loc, accumulator, cTile);
   gpu::BarrierOp::create(b, loc);
-
-  // Runs of `width` adjacent output elements per thread; N is a multiple of
-  // the width, so a run is entirely inside the output or entirely outside.
-  int64_t width = getVectorWidth(k.fusion, shape.n);
-  int64_t runsPerRow = tiling.tileN / width;
-  int64_t runs = tiling.tileM * runsPerRow;
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  auto loop = scf::ForOp::create(b, loc, thread, index(runs), index(128));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value run = loop.getInductionVar();
-  Value localRow = arith::DivUIOp::create(b, loc, run, index(runsPerRow));
-  Value localColumn = mul(arith::RemUIOp::create(b, loc, run, index(runsPerRow)),
-                          index(width));
-  Value row = add(tileRow, localRow), column = add(tileColumn, localColumn);
-  Value inside = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
-                            index(shape.m)),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
-                            index(shape.n)));
-  auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
-  b.setInsertionPointToStart(&ifInside.getThenRegion().front());
-
-  ElementEmitter emitter = k.makeEmitter();
-  SmallVector<Value> columns;
-  for (int64_t e = 0; e < width; ++e)
-    columns.push_back(e == 0 ? column : add(column, index(e)));
-  emitter.vectorStart.width = width;
-  emitter.vectorStart.addRun(column, columns);
-  // The run's sums, read together (adjacent loads LLVM merges into vector
-  // loads), before any epilogue arithmetic.
-  DenseMap<Value, Value> sums;
-  for (auto [e, c] : llvm::enumerate(columns))
-    sums[c] = memref::LoadOp::create(
-        b, loc, cTile,
-        ValueRange{localRow, e == 0 ? localColumn
-                                    : add(localColumn, index(e))});
-  Type resultElement = tensorType(matmul.getResult()).getElementType();
-  emitter.matmulHook = [&](ArrayRef<Value> coords) -> FailureOr<Value> {
-    // The epilogue is elementwise (fk-fuse makes it so): it reads the
-    // matmul at the run's own coordinates.
-    auto it = sums.find(coords.back());
-    if (coords[coords.size() - 2] != row || it == sums.end())
-      return k.fusion.emitOpError()
-             << "reads its matmul away from the output element";
-    // The matmul's value is its sum rounded to its element type.
-    return roundToElementType(b, loc, it->second, resultElement);
-  };
-  ValueRange yielded =
-      cast<YieldOp>(k.fusion.getBody().front().getTerminator()).getValues();
-  // Every element of the run first, then the stores: math functions may
-  // become branches, and LLVM merges a run's stores into one vector store
-  // only when they share a basic block.
-  struct Pending {
-    Value element, buffer;
-    SmallVector<Value> coords;
-    Type elementType;
-  };
-  SmallVector<Pending> stores;
-  for (Value c : columns) {
-    SmallVector<Value> coords(batchCoords);
-    coords.append({row, c});
-    for (auto [value, buffer] : llvm::zip(yielded, k.results)) {
-      FailureOr<Value> element = emitter.emit(value, coords);
-      if (failed(element))
-        return failure();
-      stores.push_back({*element, buffer, coords,
-                        tensorType(value).getElementType()});
-    }
-  }
-  for (Pending &store : stores)
-    k.store(store.element, store.buffer, store.coords, store.elementType,
-            &emitter);
-  hoistLoads(ifInside.getThenRegion().front());
-  return success();
+  ResultTile tile;
+  tile.anchor = matmul;
+  tile.tile = cTile;
+  tile.rows = tiling.tileM;
+  tile.columns = tiling.tileN;
+  tile.firstRow = tileRow;
+  tile.firstColumn = tileColumn;
+  tile.batchCoords = batchCoords;
+  tile.threads = 128;
+  return emitTileEpilogue(k, tile);
 }
 
 FailureOr<LaunchShape> TensorCoreKernel::build() {
@@ -424,7 +316,7 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   Block &entry = kernel.getBody().front();
   int64_t boxColumns = kSwizzleBytes / shape.elementBytes();
   auto cast = [&](Value pointer, MemRefType box) -> Value {
-    return UnrealizedConversionCastOp::create(b, loc, tensorMapType(box),
+    return UnrealizedConversionCastOp::create(b, loc, getSwizzledTensorMapType(box),
                                               pointer)
         .getResult(0);
   };

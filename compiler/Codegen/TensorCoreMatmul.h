@@ -17,14 +17,11 @@
 #define FKC_CODEGEN_TENSORCOREMATMUL_H
 
 #include "Codegen/KernelBuilder.h"
+#include "Codegen/SharedMemory.h"
 
 #include <string>
 
 namespace mlir::fk {
-
-/// The alignment of the shared-memory ring's base, which 128-byte-swizzled
-/// tiles and wgmma descriptors need.
-inline constexpr int64_t kRingAlignment = 1024;
 
 /// The tile one block of the tensor-core kernel computes and the depth of
 /// its shared-memory ring (see fk-tile and fk-promote).

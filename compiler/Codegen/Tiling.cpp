@@ -4,6 +4,7 @@
 #include "Codegen/KernelEmission.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
+#include "fk/Transforms/FlashAttention.h"
 
 namespace mlir::fk {
 #define GEN_PASS_DEF_FKTILE
@@ -84,8 +85,35 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion,
       tile.assign(matmulTile.begin(), matmulTile.end());
     return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
   }
+  case FusionKind::Attention: {
+    // Two consumer warpgroups share each K/V block; blocks of 128 keys.
+    int64_t headDim =
+        tensorType(fusion.getAttention().getQuery()).getShape().back();
+    int64_t warpgroups = 2;
+    return TilingAttr::get(ctx, KernelStrategy::Flash,
+                           {warpgroups * kFlashRowsPerWarpgroup, 128, headDim},
+                           warpgroups * 128);
+  }
   }
   llvm_unreachable("unknown fusion kind");
+}
+
+/// Whether the flash kernel can take `tile` = [query rows, key block, head
+/// dim] for `attention`: a warpgroup per 64 query rows (at most two), key
+/// blocks that one wgmma spans (N = 64 or 128) and that TMA boxes hold.
+static std::string checkFlashTile(AttentionOp attention, ArrayRef<int64_t> tile,
+                                  int64_t threads) {
+  if (tile.size() != 3)
+    return "expects three tile sizes: query rows, key block, head dim";
+  if (tile[0] != 64 && tile[0] != 128)
+    return "query rows must be 64 or 128 (a warpgroup per 64 rows)";
+  if (tile[1] != 64 && tile[1] != 128)
+    return "the key block must be 64 or 128";
+  if (tile[2] != tensorType(attention.getQuery()).getShape().back())
+    return "the third tile size must be the head dim";
+  if (threads != tile[0] / kFlashRowsPerWarpgroup * 128)
+    return "threads must be 128 per 64 query rows (one warpgroup each)";
+  return "";
 }
 
 LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
@@ -100,6 +128,15 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
   int64_t threads = tiling.getThreads();
   if (threads < 32 || threads > 1024 || threads % 32)
     return error() << "threads must be whole warps, 32 to 1024";
+  switch (tiling.getStrategy()) {
+  case KernelStrategy::Elements:
+  case KernelStrategy::Rows:
+    if (fusion.getKind() == FusionKind::Attention)
+      return error() << "an attention fusion runs on the flash kernel only";
+    break;
+  default:
+    break;
+  }
   switch (tiling.getStrategy()) {
   case KernelStrategy::Elements:
     if (tile.size() != 1)
@@ -129,25 +166,55 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
                                        "fk.promotion (run fk-promote)";
       break;
     }
-    MatmulOp matmul = fusion.getMatmul();
-    SmallVector<int64_t> operands = {
-        cast<BlockArgument>(matmul.getLhs()).getArgNumber(),
-        cast<BlockArgument>(matmul.getRhs()).getArgNumber()};
-    StageRange range =
-        getStageRange(fusion, tiling, *getTargetDescription("sm_90a"));
-    if (promotion.getOperands() != ArrayRef<int64_t>(operands) ||
-        promotion.getCopy() != CopyEngine::Tma ||
-        promotion.getSwizzle() != 128 || promotion.getStages() < range.least ||
-        promotion.getStages() > range.most)
-      return fusion.emitOpError()
-             << "has an unusable " << promotion << ": the tensor-core kernel "
-             << "reads operands " << operands[0] << " and " << operands[1]
-             << " by TMA, 128-byte swizzled, in " << range.least << " to "
-             << range.most << " stages";
-    break;
+    return checkPromotion(fusion, tiling, promotion);
+  }
+  case KernelStrategy::Flash: {
+    if (fusion.getKind() != FusionKind::Attention)
+      return error() << "only attention fusions run the flash kernel";
+    std::string why = whyNotFlashAttention(fusion.getAttention());
+    if (why.empty())
+      why = checkFlashTile(fusion.getAttention(), tile, threads);
+    if (!why.empty())
+      return error() << why;
+    if (!promotion) {
+      if (needPromotion)
+        return fusion.emitOpError() << "is tiled for the flash kernel but has "
+                                       "no fk.promotion (run fk-promote)";
+      break;
+    }
+    return checkPromotion(fusion, tiling, promotion);
   }
   }
   return success();
+}
+
+SmallVector<int64_t> mlir::fk::getPromotedOperands(FusionOp fusion) {
+  Operation *anchor = fusion.getMatmul();
+  if (!anchor)
+    anchor = fusion.getAttention();
+  SmallVector<int64_t> operands;
+  for (Value operand : anchor->getOperands())
+    operands.push_back(cast<BlockArgument>(operand).getArgNumber());
+  return operands;
+}
+
+LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
+                                       PromotionAttr promotion) {
+  SmallVector<int64_t> operands = getPromotedOperands(fusion);
+  StageRange range =
+      getStageRange(fusion, tiling, *getTargetDescription("sm_90a"));
+  if (promotion.getOperands() == ArrayRef<int64_t>(operands) &&
+      promotion.getCopy() == CopyEngine::Tma && promotion.getSwizzle() == 128 &&
+      promotion.getStages() >= range.least &&
+      promotion.getStages() <= range.most)
+    return success();
+  InFlightDiagnostic diag = fusion.emitOpError()
+                            << "has an unusable " << promotion << ": the "
+                            << (fusion.getMatmul() ? "tensor-core" : "flash")
+                            << " kernel reads operands [";
+  llvm::interleaveComma(operands, diag);
+  return diag << "] by TMA, 128-byte swizzled, in " << range.least << " to "
+              << range.most << " stages";
 }
 
 FailureOr<TargetDescription>
@@ -179,7 +246,16 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         return signalPassFailure();
       }
     }
-    getOperation().walk([&](FusionOp fusion) {
+    WalkResult walk = getOperation().walk([&](FusionOp fusion) {
+      if (fusion.getKind() == FusionKind::Attention &&
+          !target->hasWarpgroupMma) {
+        fusion.emitError() << "fk-tile: the flash-attention kernel needs "
+                              "wgmma (sm_90a), not "
+                           << target->chip
+                           << "; fk-decompose decomposes attention for "
+                              "other targets";
+        return WalkResult::interrupt();
+      }
       std::string why;
       fusion->setAttr(kTilingAttrName,
                       chooseTiling(fusion, *target, matmulTile, &why));
@@ -187,7 +263,10 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace

@@ -55,6 +55,15 @@ LogicalResult checkTiling(FusionOp fusion, TilingAttr tiling,
                           PromotionAttr promotion = {},
                           bool needPromotion = false);
 
+/// The fusion inputs a tensor-core or flash kernel reads by TMA: the
+/// operands of its matmul or attention.
+SmallVector<int64_t> getPromotedOperands(FusionOp fusion);
+
+/// Whether `promotion` is what the tensor-core or flash kernel of `fusion`
+/// tiled as `tiling` takes; emits an error if not.
+LogicalResult checkPromotion(FusionOp fusion, TilingAttr tiling,
+                             PromotionAttr promotion);
+
 /// The tiling of `fusion`: its fk.tiling, else the heuristic's for a
 /// target without tensor cores.
 TilingAttr getTiling(FusionOp fusion);

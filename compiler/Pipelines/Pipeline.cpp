@@ -3,6 +3,7 @@
 #include "Pipelines/Pipeline.h"
 
 #include "Codegen/Passes.h"
+#include "Codegen/TargetDescription.h"
 #include "fk/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/Passes.h"
@@ -91,11 +92,17 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
     pm.addNestedPass<func::FuncOp>(createFkRecognizeAttention(recognize));
     return;
   }
-  case Stage::Primitive:
-    pm.addNestedPass<func::FuncOp>(createFkDecomposeCompositeOps());
+  case Stage::Primitive: {
+    FkDecomposeCompositeOpsOptions decompose;
+    std::optional<TargetDescription> target =
+        getTargetDescription(options.target.chip);
+    decompose.keepAttention = target && target->hasWarpgroupMma;
+    decompose.explain = options.explainFusion;
+    pm.addNestedPass<func::FuncOp>(createFkDecomposeCompositeOps(decompose));
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createCSEPass());
     return;
+  }
   case Stage::Fused:
     if (options.fusion) {
       FkFuseOptions fuse;

@@ -52,7 +52,7 @@ func.func @computed_operand(%x: tensor<128x64xf32>, %w: tensor<64x128xf16>) -> t
 // -----
 
 func.func @wrong_operands(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
-  // expected-error @+1 {{has an unusable #fk.promotion<operands = [0, 7], copy = tma, stages = 3, swizzle = 128>: the tensor-core kernel reads operands 0 and 1 by TMA, 128-byte swizzled, in 2 to 7 stages}}
+  // expected-error @+1 {{has an unusable #fk.promotion<operands = [0, 7], copy = tma, stages = 3, swizzle = 128>: the tensor-core kernel reads operands [0, 1] by TMA, 128-byte swizzled, in 2 to 7 stages}}
   %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 7], copy = tma, stages = 3, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
   ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
     %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>

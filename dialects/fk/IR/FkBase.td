@@ -59,7 +59,8 @@ def Fk_FusionKind : I32EnumAttr<"FusionKind",
     "how the kernel of a fusion walks its iteration space", [
       I32EnumAttrCase<"Loop", 0, "loop">,
       I32EnumAttrCase<"Reduction", 1, "reduction">,
-      I32EnumAttrCase<"Matmul", 2, "matmul">]> {
+      I32EnumAttrCase<"Matmul", 2, "matmul">,
+      I32EnumAttrCase<"Attention", 3, "attention">]> {
   let cppNamespace = "::mlir::fk";
   let genSpecializedAttr = 0;
 }
@@ -75,7 +76,8 @@ def Fk_KernelStrategy : I32EnumAttr<"KernelStrategy",
     "which kernel computes a fusion", [
       I32EnumAttrCase<"Elements", 0, "elements">,
       I32EnumAttrCase<"Rows", 1, "rows">,
-      I32EnumAttrCase<"TensorCore", 2, "tensor_core">]> {
+      I32EnumAttrCase<"TensorCore", 2, "tensor_core">,
+      I32EnumAttrCase<"Flash", 3, "flash">]> {
   let cppNamespace = "::mlir::fk";
   let genSpecializedAttr = 0;
 }
@@ -92,8 +94,10 @@ def Fk_TilingAttr : AttrDef<Fk_Dialect, "Tiling"> {
     `elements` (each thread computes runs of `tile[0]` adjacent result
     elements in a grid-stride loop), `rows` (one block per row, the row in
     registers, `tile[0]` adjacent elements per access) or `tensor_core`
-    (one block per output tile of `tile = [M, N, K-step]`, wgmma). `threads`
-    is the block size.
+    (one block per output tile of `tile = [M, N, K-step]`, wgmma) or `flash`
+    (attention: one block per `tile = [query rows, key block, head dim]`
+    of one batch, a warpgroup per 64 query rows, looping over key blocks
+    with an online softmax). `threads` is the block size.
 
     ```mlir
     fk.fusion matmul (...) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>}
@@ -123,6 +127,8 @@ def Fk_PromotionAttr : AttrDef<Fk_Dialect, "Promotion"> {
     by `swizzle` bytes against bank conflicts, so that every thread of the
     block reads them from shared memory instead of device memory. The
     tensor-core kernel (sm_90a) takes `copy = tma` and `swizzle = 128`;
+    the flash-attention kernel promotes Q (read once) and K and V (its ring
+    of `stages` key blocks);
     `cp_async` names sm_80's copy for the mma.sync kernel, not built yet.
 
     ```mlir

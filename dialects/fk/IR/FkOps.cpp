@@ -192,6 +192,15 @@ Operation *FusionOp::getRoot() {
   return yield.getValues().front().getDefiningOp();
 }
 
+AttentionOp FusionOp::getAttention() {
+  if (getKind() != FusionKind::Attention)
+    return nullptr;
+  for (Operation &op : getBody().front())
+    if (auto attention = dyn_cast<AttentionOp>(op))
+      return attention;
+  return nullptr;
+}
+
 MatmulOp FusionOp::getMatmul() {
   if (getKind() != FusionKind::Matmul)
     return nullptr;
@@ -219,8 +228,9 @@ LogicalResult FusionOp::verify() {
   // loop ops and at least one reduction. Matmul: one matmul with loop ops
   // before it (prologue) and after it (epilogue), every result of the
   // matmul's shape (the kernel writes each result at the matmul's output
-  // coordinates).
-  int64_t reductions = 0, matmuls = 0;
+  // coordinates). Attention: the same with one attention reading fusion
+  // inputs directly.
+  int64_t reductions = 0, matmuls = 0, attentions = 0;
   for (Operation &op : body.without_terminator()) {
     if (isLoopOp(&op))
       continue;
@@ -228,8 +238,10 @@ LogicalResult FusionOp::verify() {
         isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op);
     reductions += isReduction;
     matmuls += isa<MatmulOp>(op);
+    attentions += isa<AttentionOp>(op);
     bool allowed = (getKind() == FusionKind::Reduction && isReduction) ||
-                   (getKind() == FusionKind::Matmul && isa<MatmulOp>(op));
+                   (getKind() == FusionKind::Matmul && isa<MatmulOp>(op)) ||
+                   (getKind() == FusionKind::Attention && isa<AttentionOp>(op));
     if (!allowed)
       return emitOpError() << "of kind '" << stringifyFusionKind(getKind())
                            << "' cannot hold '" << op.getName() << "'";
@@ -246,6 +258,24 @@ LogicalResult FusionOp::verify() {
       if (cast<RankedTensorType>(type).getShape() != shape)
         return emitOpError() << "of kind 'matmul' must yield results of its "
                                 "matmul's shape";
+  }
+  if (getKind() == FusionKind::Attention) {
+    if (attentions != 1)
+      return emitOpError() << "of kind 'attention' needs exactly one "
+                              "attention, not "
+                           << attentions;
+    AttentionOp attention = getAttention();
+    for (Value operand : attention->getOperands())
+      if (!isa<BlockArgument>(operand))
+        return emitOpError() << "of kind 'attention' must pass fusion inputs "
+                                "to its attention (the kernel reads them "
+                                "from device memory)";
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(attention.getType()).getShape();
+    for (Type type : getResultTypes())
+      if (cast<RankedTensorType>(type).getShape() != shape)
+        return emitOpError() << "of kind 'attention' must yield results of "
+                                "its attention's shape";
   }
   return success();
 }

@@ -439,7 +439,10 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
       ops of the body;
     - `matmul`: one matmul, with loop ops computing its operands
       (prologue) and elementwise ops of its shape consuming it (epilogue);
-      every result has the matmul's shape.
+      every result has the matmul's shape;
+    - `attention`: one `fk.attention` whose operands are fusion inputs,
+      and elementwise ops of its shape consuming it (epilogue); every result
+      has the attention's shape.
 
     ```mlir
     %r = fk.fusion loop (%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> {
@@ -463,6 +466,8 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
     Operation *getRoot();
     /// The matmul of a fusion of kind matmul, else null.
     MatmulOp getMatmul();
+    /// The attention of a fusion of kind attention, else null.
+    AttentionOp getAttention();
   }];
 }
 

@@ -2,14 +2,16 @@
 //
 // softmax, layernorm, rmsnorm and attention become the reductions, matmuls
 // and elementwise ops of their definitions, so that the kernel builders only
-// know three shapes of work (loop, reduction, matmul). f16/bf16 composites
-// compute in f32 inside, as their reference semantics do.
+// know three shapes of work (loop, reduction, matmul); an attention the
+// flash kernel computes may stay whole. f16/bf16 composites compute in f32
+// inside, as their reference semantics do.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkScalarSemantics.h"
 #include "fk/IR/FkTypeInference.h"
+#include "fk/Transforms/FlashAttention.h"
 #include "fk/Transforms/Passes.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -206,9 +208,20 @@ static Value decompose(AttentionOp op) {
 namespace {
 struct DecomposeCompositeOpsPass
     : fk::impl::FkDecomposeCompositeOpsBase<DecomposeCompositeOpsPass> {
+  using FkDecomposeCompositeOpsBase::FkDecomposeCompositeOpsBase;
+
   void runOnOperation() override {
     SmallVector<Operation *> composites;
     getOperation().walk([&](Operation *op) {
+      if (auto attention = dyn_cast<AttentionOp>(op); attention && keepAttention) {
+        std::string why = whyNotFlashAttention(attention);
+        if (why.empty())
+          return;
+        if (explain)
+          op->emitRemark() << "attention decomposed into its naive kernels, "
+                              "not the flash kernel: "
+                           << why;
+      }
       if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp>(op))
         composites.push_back(op);
     });

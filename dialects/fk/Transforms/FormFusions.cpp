@@ -35,6 +35,8 @@ static bool isSplatConstantValue(Value value) {
 static FusionKind kindOf(Operation *op) {
   if (isa<MatmulOp>(op))
     return FusionKind::Matmul;
+  if (isa<AttentionOp>(op))
+    return FusionKind::Attention;
   if (isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op))
     return FusionKind::Reduction;
   return FusionKind::Loop;

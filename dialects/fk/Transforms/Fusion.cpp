@@ -10,10 +10,11 @@
 // The cost model counts bytes of device memory: a value computed by one
 // kernel and used by another is written once and read once; fused, it stays
 // in registers. Vetoes:
-//  - a matmul joins its consumer kernel only as the start of an elementwise
-//    epilogue (bias, activation, residual, scaling, casts) of its shape;
-//    what computes its operands stays out (the tensor-core kernel reads
-//    operands from device memory through TMA), and a kernel has one matmul;
+//  - a matmul or an attention joins its consumer kernel only as the start
+//    of an elementwise epilogue (bias, activation, residual, scaling,
+//    casts) of its shape; what computes its operands stays out (the
+//    tensor-core and flash kernels read operands from device memory through
+//    TMA), and a kernel has one matmul or attention;
 //  - a value used by several kernels is not recomputed in each, unless it
 //    is pure index arithmetic (broadcast, reshape, transpose, iota) or a
 //    cast, which cost no arithmetic worth saving;
@@ -192,8 +193,15 @@ struct Group {
   /// The row space of its reductions, if any.
   std::optional<RowSpace> rows;
   bool hasReduction = false;
-  bool hasMatmul = false;
+  /// Its matmul or attention, if any (the tensor-core or flash kernel).
+  Operation *contraction = nullptr;
 };
+
+/// The ops that a kernel is built around and that take only an elementwise
+/// epilogue: matmul and attention.
+static bool isContraction(Operation *op) {
+  return isa<MatmulOp, AttentionOp>(op);
+}
 
 class FusionPlanner {
 public:
@@ -250,27 +258,39 @@ static bool isCheapToDuplicate(Operation *op) {
 std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
                                     bool returned) {
   Operation *root = group.root;
-  if (isa<MatmulOp>(producer)) {
-    if (group.hasMatmul)
-      return "the consumer kernel has a matmul already";
+  if (isContraction(producer)) {
+    StringRef name = producer->getName().stripDialect();
+    if (group.contraction)
+      return llvm::formatv("the consumer kernel has a {0} already",
+                           group.contraction->getName().stripDialect())
+          .str();
     if (group.hasReduction)
-      return "the consumer kernel reduces; a matmul's epilogue is elementwise";
+      return llvm::formatv("the consumer kernel reduces; a {0}'s epilogue "
+                           "is elementwise",
+                           name)
+          .str();
     if (tensorType(producer->getResult(0)).getShape() !=
         tensorType(root->getResult(0)).getShape())
-      return "the consumer kernel's result is not of the matmul's shape";
+      return llvm::formatv("the consumer kernel's result is not of the "
+                           "{0}'s shape",
+                           name)
+          .str();
     if (Operation *user = findNonElementwiseUse(producer, group.ops))
       return llvm::formatv("its use by {0} is not elementwise (an epilogue "
-                           "runs at the matmul's output elements)",
-                           describeOp(user))
+                           "runs at the {1}'s output elements)",
+                           describeOp(user), name)
           .str();
-  } else if (group.hasMatmul && isReduction(producer)) {
-    return "the consumer kernel has a matmul, whose epilogue is elementwise";
-  } else if (group.hasMatmul &&
-             llvm::any_of(producer->getUsers(), [&](Operation *user) {
-               return isa<MatmulOp>(user) && group.ops.contains(user);
-             })) {
-    return "it is an operand of the consumer kernel's matmul, which the "
-           "tensor-core kernel reads from device memory (TMA)";
+  } else if (group.contraction && isReduction(producer)) {
+    return llvm::formatv("the consumer kernel has a {0}, whose epilogue is "
+                         "elementwise",
+                         group.contraction->getName().stripDialect())
+        .str();
+  } else if (group.contraction &&
+             llvm::is_contained(producer->getUsers(), group.contraction)) {
+    return llvm::formatv("it is an operand of the consumer kernel's {0}, "
+                         "which the kernel reads from device memory (TMA)",
+                         group.contraction->getName().stripDialect())
+        .str();
   }
   if (isReduction(producer)) {
     std::optional<RowSpace> space = getRowSpace(producer);
@@ -319,7 +339,8 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
 
 void FusionPlanner::join(Operation *producer, Group &group, bool returned) {
   group.ops.insert(producer);
-  group.hasMatmul |= isa<MatmulOp>(producer);
+  if (isContraction(producer))
+    group.contraction = producer;
   groupsOf[producer].push_back(&group);
   if (isReduction(producer) && !group.rows)
     group.rows = getRowSpace(producer);
@@ -339,7 +360,8 @@ void FusionPlanner::offer(Operation *producer) {
     auto group = std::make_unique<Group>();
     group->root = producer;
     group->ops.insert(producer);
-    group->hasMatmul = isa<MatmulOp>(producer);
+    if (isContraction(producer))
+      group->contraction = producer;
     group->hasReduction = isReduction(producer);
     // A row kernel (which reduces the rows and computes around them) only
     // takes rows that fit on chip.
@@ -417,9 +439,12 @@ void FusionPlanner::materialize() {
     SmallVector<Value> results = {group->root->getResult(0)};
     for (Operation *extra : group->extraOutputs)
       results.push_back(extra->getResult(0));
-    FusionKind kind = group->hasMatmul      ? FusionKind::Matmul
-                      : group->hasReduction ? FusionKind::Reduction
-                                            : FusionKind::Loop;
+    FusionKind kind = FusionKind::Loop;
+    if (group->contraction)
+      kind = isa<MatmulOp>(group->contraction) ? FusionKind::Matmul
+                                               : FusionKind::Attention;
+    else if (group->hasReduction)
+      kind = FusionKind::Reduction;
     b.setInsertionPoint(group->root);
     FusionOp fusion = buildFusion(b, group->root->getLoc(), kind, ops, results);
     for (auto [value, replacement] : llvm::zip(results, fusion.getResults()))

@@ -23,7 +23,18 @@ def FkDecomposeCompositeOps : Pass<"fk-decompose", "func::FuncOp"> {
 
     Reduced values are reshaped to keep the reduced axes (as size 1) and
     broadcast back.
+
+    With `keep-attention` (targets with wgmma), an attention that the
+    flash-attention kernel computes stays whole (see
+    `whyNotFlashAttention`: f16/bf16, head dim 64 or 128, no additive mask
+    input); `explain` remarks on each attention decomposed all the same.
   }];
+  let options = [
+    Option<"keepAttention", "keep-attention", "bool", /*default=*/"false",
+           "keep the attention ops the flash-attention kernel computes">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "remark on each attention decomposed though kept were asked">,
+  ];
   let dependentDialects = ["::mlir::fk::FkDialect"];
 }
 

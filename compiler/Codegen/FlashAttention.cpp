@@ -1,0 +1,639 @@
+//===- FlashAttention.cpp - attention fusions as one online-softmax kernel ===//
+//
+// The block's threads: warpgroup g (128 threads) owns query rows
+// [64 g, 64 g + 64) of the block's tile. Thread 0 issues every TMA copy:
+// Q once, then K and V blocks into a ring of `stages` slots, each slot on
+// its mbarrier. Per key block every warpgroup
+//
+//   1. waits for the slot, computes S = Q K^T with wgmma (Q and K are
+//      K-major 128-byte swizzled tiles, the head dim the reduction axis);
+//   2. masks S where the block crosses the causal diagonal or the end of
+//      the keys, updates the running max m and sum l of its rows and turns
+//      S into P in registers;
+//   3. rescales O and adds P V with wgmma, P taken from registers (the f32
+//      accumulator layout of S is the 16-bit A-operand layout of P), V an
+//      MN-major 128-byte swizzled tile;
+//   4. joins a block barrier, after which thread 0 refills the slot with the
+//      block `stages` ahead.
+//
+// Registers: wgmma's m64nN f32 accumulator gives thread t of a warpgroup
+// N / 2 values; value i sits at row 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2)
+// % 2) and column 8 (i / 4) + 2 (t % 4) + i % 2 of the warpgroup's 64 rows.
+// So each thread holds parts of two rows; row max and sum reduce over the
+// four threads of a quad with shuffles.
+//
+// The wgmma groups are inline PTX (fence, the instructions, commit, wait)
+// as one asm statement each: nvgpu.warpgroup.mma has no register-A form,
+// and one statement keeps the compiler from moving accumulator reads or
+// writes across the fence and the wait.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Codegen/FlashAttention.h"
+#include "Codegen/KernelEmission.h"
+#include "Codegen/TileEpilogue.h"
+#include "fk/Transforms/FlashAttention.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fk;
+
+namespace {
+/// The shapes of an attention whose operands are fusion inputs.
+struct AttentionShape {
+  int64_t queries, keys, headDim;
+  /// Batch dims of the result and of each operand.
+  SmallVector<int64_t> batch, queryBatch, keyBatch, valueBatch;
+  Type elementType;
+  double scale;
+  bool causal;
+
+  explicit AttentionShape(AttentionOp attention) {
+    auto shape = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getShape();
+    };
+    ArrayRef<int64_t> q = shape(attention.getQuery()),
+                      k = shape(attention.getKey()),
+                      v = shape(attention.getValue()),
+                      result = shape(attention.getResult());
+    queries = q[q.size() - 2];
+    keys = k[k.size() - 2];
+    headDim = q.back();
+    batch.assign(result.begin(), result.end() - 2);
+    queryBatch.assign(q.begin(), q.end() - 2);
+    keyBatch.assign(k.begin(), k.end() - 2);
+    valueBatch.assign(v.begin(), v.end() - 2);
+    elementType = tensorType(attention.getQuery()).getElementType();
+    scale = attention.getScale().convertToDouble();
+    causal = attention.getCausal();
+  }
+  int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
+  static int64_t count(ArrayRef<int64_t> dims) {
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n *= d;
+    return n;
+  }
+};
+
+/// Columns of 16-bit elements in one 128-byte swizzled row.
+constexpr int64_t kBoxColumns = 64;
+} // namespace
+
+SmallVector<Value, 3>
+mlir::fk::buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
+                                   const FlashAttentionTiling &tiling,
+                                   Value query, Value key, Value value) {
+  AttentionShape shape(fusion.getAttention());
+  int64_t bytes = shape.elementBytes();
+  auto pointer = LLVM::LLVMPointerType::get(b.getContext());
+  Location loc = fusion.getLoc();
+  // [batch, rows, head dim] with the batch dims flattened: a box never
+  // crosses into another batch, and rows past the end arrive as zeros.
+  auto map = [&](Value buffer, int64_t rows, ArrayRef<int64_t> batch,
+                 int64_t boxRows) -> Value {
+    return TensorMapOp::create(
+        b, loc, pointer, buffer,
+        SmallVector<int64_t>{shape.headDim, rows, AttentionShape::count(batch)},
+        SmallVector<int64_t>{shape.headDim * bytes,
+                             rows * shape.headDim * bytes},
+        SmallVector<int64_t>{kBoxColumns, boxRows, 1}, kSwizzleBytes);
+  };
+  return {map(query, shape.queries, shape.queryBatch, tiling.queryRows),
+          map(key, shape.keys, shape.keyBatch, tiling.keyBlock),
+          map(value, shape.keys, shape.valueBatch, tiling.keyBlock)};
+}
+
+namespace {
+/// Builds the kernel body; see the file comment.
+class FlashKernel {
+public:
+  FlashKernel(FusionOp fusion, const FlashAttentionTiling &tiling,
+              gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels)
+      : k(fusion, kernel, kernels, /*firstBuffer=*/3), tiling(tiling),
+        attention(fusion.getAttention()), shape(attention), b(k.b),
+        loc(k.loc), ctx(fusion.getContext()), kernel(kernel) {}
+
+  FailureOr<LaunchShape> build();
+
+private:
+  Value index(int64_t v) { return k.idx.constant(v); }
+  Value add(Value x, Value y) { return k.idx.add(x, y); }
+  Value mul(Value x, Value y) { return k.idx.mul(x, y); }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value i64(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  MemRefType loadBox(int64_t rows) {
+    return getSharedMemRefType(ctx, {1, rows, kBoxColumns}, shape.elementType);
+  }
+
+  int64_t chunks() const { return shape.headDim / kBoxColumns; }
+  int64_t stageOffset(int64_t part) const {
+    return queryBytes + part * tiling.keyBlock * shape.headDim * elementBytes;
+  }
+  void setUp();
+  void loadQuery();
+  void loadKeyValue(Value stage, Value block, Value predicate);
+  Value descriptor(Value offset, int64_t leadingBytes);
+  SmallVector<Value> scores(Value stage);
+  SmallVector<Value> mask(ArrayRef<Value> s, Value block);
+  SmallVector<Value> accumulate(ArrayRef<Value> o, ArrayRef<Value> p,
+                                Value stage);
+  Value quadReduce(Value v, bool max);
+  Value exp2(Value x);
+  Value rowOf(int64_t i) const { return i / 2 % 2 ? row1 : row0; }
+  SmallVector<Value> wgmma(StringRef operandA, int64_t n, ArrayRef<Value> acc,
+                           ArrayRef<Value> aOperands, ArrayRef<Value> bDescs,
+                           bool transposeB);
+  LogicalResult epilogue(ArrayRef<Value> o);
+
+  KernelContext k;
+  const FlashAttentionTiling &tiling;
+  AttentionOp attention;
+  AttentionShape shape;
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  gpu::GPUFuncOp kernel;
+
+  int64_t elementBytes = 0, queryBytes = 0, stageBytes = 0, keyBlocks = 0;
+  DynamicSharedMemory shared;
+  Value primary, barriers, queryMap, keyMap, valueMap;
+  Value firstQuery, queryBatch, keyBatch, valueBatch;
+  SmallVector<Value> batchCoords;
+  /// The thread's place: warpgroup, lane in the quad (t % 4) as index, and
+  /// the block-local query rows of its accumulator values.
+  Value warpgroup, quadLane, row0, row1;
+  /// The i64 descriptor bits that do not depend on the address.
+  Value sharedAddress;
+};
+} // namespace
+
+void FlashKernel::setUp() {
+  shared = DynamicSharedMemory::create(b, loc, k.kernels,
+                                       tiling.getSharedBytes(elementBytes));
+  sharedAddress = add(shared.address, shared.base);
+  // Barrier 0: Q; barrier 1 + s: ring slot s.
+  barriers = nvgpu::MBarrierCreateOp::create(
+      b, loc,
+      nvgpu::MBarrierGroupType::get(
+          ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
+          tiling.stages + 1));
+  for (int64_t s = 0; s <= tiling.stages; ++s)
+    nvgpu::MBarrierInitOp::create(b, loc, barriers, index(1), index(s),
+                                  primary);
+  // The initialized mbarriers must be visible to the TMA unit (the async
+  // proxy) before any copy signals them, and to every thread.
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+}
+
+void FlashKernel::loadQuery() {
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers, index(queryBytes),
+                                          index(0), primary);
+  for (int64_t c = 0; c < chunks(); ++c) {
+    Value tile = shared.view(b, loc, index(c * tiling.queryRows * kSwizzleBytes),
+                             loadBox(tiling.queryRows));
+    nvgpu::TmaAsyncLoadOp::create(
+        b, loc, tile, barriers, queryMap,
+        ValueRange{index(c * kBoxColumns), firstQuery, queryBatch}, index(0),
+        Value(), primary);
+  }
+}
+
+void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
+  Value barrier = add(stage, index(1));
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers, index(stageBytes),
+                                          barrier, predicate);
+  Value firstKey = mul(block, index(tiling.keyBlock));
+  Value slot = mul(stage, index(stageBytes));
+  for (auto [part, map, batch] :
+       {std::tuple{0, keyMap, keyBatch}, std::tuple{1, valueMap, valueBatch}})
+    for (int64_t c = 0; c < chunks(); ++c) {
+      Value offset =
+          add(slot, index(stageOffset(part) +
+                          c * tiling.keyBlock * kSwizzleBytes));
+      nvgpu::TmaAsyncLoadOp::create(
+          b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock)),
+          barriers, map, ValueRange{index(c * kBoxColumns), firstKey, batch},
+          barrier, Value(), predicate);
+    }
+}
+
+/// A wgmma matrix descriptor of the 128-byte swizzled tile at `offset`
+/// (from the aligned base): rows of 128 bytes, 8-row groups 1024 bytes
+/// apart, `leadingBytes` between 64-column chunks (MN-major operands).
+Value FlashKernel::descriptor(Value offset, int64_t leadingBytes) {
+  Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                               add(sharedAddress, offset));
+  Value start = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, address, i64(4)), i64(0x3FFF));
+  int64_t fixed = ((leadingBytes >> 4) << 16) | ((int64_t(1024) >> 4) << 32) |
+                  (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, i64(fixed));
+}
+
+SmallVector<Value> FlashKernel::wgmma(StringRef operandA, int64_t n,
+                                      ArrayRef<Value> acc,
+                                      ArrayRef<Value> aOperands,
+                                      ArrayRef<Value> bDescs, bool transposeB) {
+  // One asm statement: fence, one wgmma per K step of 16, commit, wait.
+  // Operands: the n/2 accumulators (outputs, tied to the inputs when
+  // accumulating), then A (a descriptor or four registers per step), then
+  // B's descriptor per step.
+  int64_t values = n / 2, steps = bDescs.size();
+  std::string type = shape.elementType.isF16() ? "f16" : "bf16";
+  bool registersA = operandA == "r";
+  int64_t aPerStep = registersA ? 4 : 1;
+  std::string text = "wgmma.fence.sync.aligned;\n";
+  int64_t firstA = values + (acc.empty() ? 0 : values);
+  int64_t firstB = firstA + aPerStep * steps;
+  auto operand = [](int64_t i) { return "$" + std::to_string(i); };
+  std::string d;
+  for (int64_t i = 0; i < values; ++i)
+    d += (i ? ", " : "") + operand(i);
+  for (int64_t s = 0; s < steps; ++s) {
+    std::string a = operand(firstA + aPerStep * s);
+    if (registersA)
+      a = "{" + a + ", " + operand(firstA + 4 * s + 1) + ", " +
+          operand(firstA + 4 * s + 2) + ", " + operand(firstA + 4 * s + 3) +
+          "}";
+    // scale-d 0 on the first step without an accumulator: D = A B.
+    std::string scaleD = (!acc.empty() || s > 0) ? "1" : "0";
+    std::string transpose = transposeB ? "1" : "0";
+    // Register A takes no transpose flag of its own.
+    std::string flags = scaleD + ", 1, 1, " +
+                        (registersA ? transpose : "0, " + transpose);
+    text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+            "k16.f32." + type + "." + type + " {" + d + "}, " + a + ", " +
+            operand(firstB + s) + ", " + flags + ";\n";
+  }
+  text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;";
+
+  SmallVector<std::string> constraints;
+  for (int64_t i = 0; i < values; ++i)
+    constraints.push_back("=f");
+  for (int64_t i = 0; i < (int64_t)acc.size(); ++i)
+    constraints.push_back(std::to_string(i));
+  for (int64_t i = 0; i < aPerStep * steps; ++i)
+    constraints.push_back(registersA ? "r" : "l");
+  for (int64_t i = 0; i < steps; ++i)
+    constraints.push_back("l");
+  SmallVector<Value> operands(acc.begin(), acc.end());
+  operands.append(aOperands.begin(), aOperands.end());
+  operands.append(bDescs.begin(), bDescs.end());
+  SmallVector<Type> fields(values, b.getF32Type());
+  auto result = LLVM::InlineAsmOp::create(
+      b, loc, LLVM::LLVMStructType::getLiteral(ctx, fields), operands,
+      b.getStringAttr(text), b.getStringAttr(llvm::join(constraints, ",")),
+      /*has_side_effects=*/b.getUnitAttr(), /*is_align_stack=*/UnitAttr(),
+      LLVM::TailCallKindAttr(), /*asm_dialect=*/LLVM::AsmDialectAttr(),
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < values; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, result.getResult(0), i));
+  return out;
+}
+
+SmallVector<Value> FlashKernel::scores(Value stage) {
+  // K steps of 16 along the head dim: 4 per 128-byte row (32 bytes each),
+  // then the next 64-column chunk.
+  Value queryTile = mul(warpgroup, index(64 * kSwizzleBytes));
+  Value keyTile = add(mul(stage, index(stageBytes)), index(stageOffset(0)));
+  SmallVector<Value> aDescs, bDescs;
+  for (int64_t step = 0; step < shape.headDim / 16; ++step) {
+    int64_t c = step / 4, within = step % 4 * 32;
+    aDescs.push_back(descriptor(
+        add(queryTile, index(c * tiling.queryRows * kSwizzleBytes + within)),
+        /*leadingBytes=*/16));
+    bDescs.push_back(descriptor(
+        add(keyTile, index(c * tiling.keyBlock * kSwizzleBytes + within)),
+        /*leadingBytes=*/16));
+  }
+  return wgmma("l", tiling.keyBlock, {}, aDescs, bDescs, /*transposeB=*/false);
+}
+
+SmallVector<Value> FlashKernel::mask(ArrayRef<Value> s, Value block) {
+  // Key j is hidden from query i when j >= Nk, or (causal) j > i + Nk - Nq.
+  Value firstKey = mul(block, index(tiling.keyBlock));
+  Value minusInf = f32(-std::numeric_limits<double>::infinity());
+  Value twiceQuad = mul(quadLane, index(2));
+  SmallVector<Value> masked;
+  for (auto [i, value] : llvm::enumerate(s)) {
+    Value key = add(firstKey,
+                    add(twiceQuad, index(8 * (int64_t(i) / 4) + int64_t(i) % 2)));
+    Value hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, key,
+                                         index(shape.keys));
+    if (shape.causal) {
+      Value last = add(add(firstQuery, rowOf(i)),
+                       index(shape.keys - shape.queries));
+      hidden = arith::OrIOp::create(
+          b, loc, hidden,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, last));
+    }
+    masked.push_back(arith::SelectOp::create(b, loc, hidden, minusInf, value));
+  }
+  return masked;
+}
+
+SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
+                                           ArrayRef<Value> p, Value stage) {
+  // P's A fragments: K step t (16 keys) is S values 8t .. 8t+7, packed in
+  // pairs.
+  std::string convert = shape.elementType.isF16()
+                            ? "cvt.rn.f16x2.f32 $0, $2, $1;"
+                            : "cvt.rn.bf16x2.f32 $0, $2, $1;";
+  SmallVector<Value> aRegisters;
+  for (size_t i = 0; i < p.size(); i += 2)
+    // The first value goes to the low half.
+    aRegisters.push_back(
+        LLVM::InlineAsmOp::create(
+            b, loc, b.getI32Type(), ValueRange{p[i], p[i + 1]},
+            b.getStringAttr(convert), b.getStringAttr("=r,f,f"),
+            /*has_side_effects=*/UnitAttr(), UnitAttr(),
+            LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
+            .getResult(0));
+  // V is K x N (keys x head dim) with N innermost: MN-major, 64-column
+  // chunks keyBlock rows apart; K steps of 16 rows of 128 bytes.
+  Value valueTile = add(mul(stage, index(stageBytes)), index(stageOffset(1)));
+  SmallVector<Value> bDescs;
+  for (int64_t step = 0; step < tiling.keyBlock / 16; ++step)
+    bDescs.push_back(
+        descriptor(add(valueTile, index(step * 16 * kSwizzleBytes)),
+                   /*leadingBytes=*/tiling.keyBlock * kSwizzleBytes));
+  return wgmma("r", shape.headDim, o, aRegisters, bDescs, /*transposeB=*/true);
+}
+
+Value FlashKernel::quadReduce(Value v, bool max) {
+  for (int64_t offset : {1, 2}) {
+    Value other = gpu::ShuffleOp::create(
+                      b, loc, v,
+                      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(offset)),
+                      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32)),
+                      gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    v = max ? arith::MaxNumFOp::create(b, loc, v, other).getResult()
+            : arith::AddFOp::create(b, loc, v, other).getResult();
+  }
+  return v;
+}
+
+Value FlashKernel::exp2(Value x) {
+  // The SFU's ex2 (2^-inf = 0); libdevice's exp2f adds range handling the
+  // online softmax does not need.
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getF32Type(), ValueRange{x},
+             b.getStringAttr("ex2.approx.ftz.f32 $0, $1;"),
+             b.getStringAttr("=f,f"), /*has_side_effects=*/UnitAttr(),
+             UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+             ArrayAttr())
+      .getResult(0);
+}
+
+LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {
+  // O goes to shared memory as f32 rows (over Q and the ring, which every
+  // thread is done with), then the fusion's epilogue reads runs of it.
+  gpu::BarrierOp::create(b, loc);
+  MemRefType tileType =
+      getSharedMemRefType(ctx, {tiling.queryRows, shape.headDim}, b.getF32Type());
+  Value tile = shared.view(b, loc, index(0), tileType);
+  Value twiceQuad = mul(quadLane, index(2));
+  for (auto [i, value] : llvm::enumerate(o)) {
+    Value column =
+        add(twiceQuad, index(8 * (int64_t(i) / 4) + int64_t(i) % 2));
+    memref::StoreOp::create(b, loc, value, tile,
+                            ValueRange{rowOf(i), column});
+  }
+  gpu::BarrierOp::create(b, loc);
+  ResultTile result;
+  result.anchor = attention;
+  result.tile = tile;
+  result.rows = tiling.queryRows;
+  result.columns = shape.headDim;
+  result.firstRow = firstQuery;
+  result.firstColumn = index(0);
+  result.batchCoords = batchCoords;
+  result.threads = tiling.getThreads();
+  return emitTileEpilogue(k, result);
+}
+
+FailureOr<LaunchShape> FlashKernel::build() {
+  elementBytes = shape.elementBytes();
+  queryBytes = tiling.getQueryBytes(elementBytes);
+  stageBytes = tiling.getStageBytes(elementBytes);
+  keyBlocks = llvm::divideCeil(shape.keys, tiling.keyBlock);
+  int64_t threads = tiling.getThreads();
+  int64_t queryBlocks = llvm::divideCeil(shape.queries, tiling.queryRows);
+  kernel.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+
+  // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
+  // type); the casts vanish in the lowering.
+  Block &entry = kernel.getBody().front();
+  auto cast = [&](Value pointer, int64_t rows) -> Value {
+    return UnrealizedConversionCastOp::create(
+               b, loc, getSwizzledTensorMapType(loadBox(rows)), pointer)
+        .getResult(0);
+  };
+  queryMap = cast(entry.getArgument(0), tiling.queryRows);
+  keyMap = cast(entry.getArgument(1), tiling.keyBlock);
+  valueMap = cast(entry.getArgument(2), tiling.keyBlock);
+
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                                  index(0));
+  warpgroup = arith::DivUIOp::create(b, loc, thread, index(128));
+  Value inGroup = arith::RemUIOp::create(b, loc, thread, index(128));
+  Value lane = arith::RemUIOp::create(b, loc, inGroup, index(32));
+  quadLane = arith::RemUIOp::create(b, loc, lane, index(4));
+  row0 = add(mul(warpgroup, index(64)),
+             add(mul(arith::DivUIOp::create(b, loc, inGroup, index(32)),
+                     index(16)),
+                 arith::DivUIOp::create(b, loc, lane, index(4))));
+  row1 = add(row0, index(8));
+
+  // Under a causal mask the last query blocks see the most keys: they start
+  // first, so that the short ones fill the end of the grid.
+  Value queryBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  if (shape.causal)
+    queryBlock =
+        arith::SubIOp::create(b, loc, index(queryBlocks - 1), queryBlock);
+  firstQuery = mul(queryBlock, index(tiling.queryRows));
+  Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  batchCoords = k.idx.delinearize(batch, shape.batch);
+  auto operandBatch = [&](ArrayRef<int64_t> dims) {
+    return k.idx.linearize(k.idx.broadcastSource(batchCoords, dims), dims);
+  };
+  queryBatch = operandBatch(shape.queryBatch);
+  keyBatch = operandBatch(shape.keyBatch);
+  valueBatch = operandBatch(shape.valueBatch);
+
+  // The key blocks this block reads: all, or under a causal mask those up
+  // to the last key its last query sees (none when every row is hidden).
+  Value blocks = index(keyBlocks);
+  if (shape.causal) {
+    Value seen = add(firstQuery, index(tiling.queryRows + shape.keys -
+                                       shape.queries));
+    seen = arith::MaxSIOp::create(b, loc, seen, index(0));
+    blocks = arith::MinSIOp::create(
+        b, loc, blocks,
+        arith::CeilDivSIOp::create(b, loc, seen, index(tiling.keyBlock)));
+  }
+
+  setUp();
+  for (Value map : {queryMap, keyMap, valueMap})
+    nvgpu::TmaPrefetchOp::create(b, loc, map, primary);
+  loadQuery();
+  for (int64_t s = 0; s < tiling.stages && s < keyBlocks; ++s) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          index(s), blocks);
+    loadKeyValue(index(s), index(s),
+                 arith::AndIOp::create(b, loc, primary, inRange));
+  }
+  Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
+                                         index(10000000), index(0));
+
+  // With a positive scale the max of the raw scores gives the max of the
+  // scaled ones, and scale * log2(e) folds into one FMA before exp2;
+  // otherwise the scores are scaled first.
+  double log2e = 1.0 / std::log(2.0);
+  bool foldScale = shape.scale > 0;
+  double factor = foldScale ? shape.scale * log2e : log2e;
+
+  Value minusInf = f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> init = {minusInf, minusInf, f32(0), f32(0)};
+  int64_t outputs = shape.headDim / 2;
+  init.append(outputs, f32(0));
+  auto loop = scf::ForOp::create(b, loc, index(0), blocks, index(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value block = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
+    // A slot's mbarrier completes one phase per fill: fill n of a slot is
+    // phase n, waited on with parity n % 2.
+    Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
+    Value parity = arith::TruncIOp::create(
+        b, loc, b.getI1Type(),
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
+                                           index(10000000), add(stage, index(1)));
+
+    SmallVector<Value> s = scores(stage);
+    if (!foldScale)
+      for (Value &v : s)
+        v = arith::MulFOp::create(b, loc, v, f32(shape.scale));
+    // Only blocks that cross the end of the keys or the causal diagonal
+    // hide any score.
+    Value lastKey = add(mul(block, index(tiling.keyBlock)),
+                        index(tiling.keyBlock - 1));
+    Value needsMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            lastKey, index(shape.keys));
+    if (shape.causal)
+      needsMask = arith::OrIOp::create(
+          b, loc, needsMask,
+          arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::sgt, lastKey,
+              add(firstQuery, index(shape.keys - shape.queries))));
+    SmallVector<Type> sTypes(s.size(), b.getF32Type());
+    auto ifMask = scf::IfOp::create(b, loc, sTypes, needsMask, true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&ifMask.getThenRegion().front());
+      scf::YieldOp::create(b, loc, mask(s, block));
+      b.setInsertionPointToStart(&ifMask.getElseRegion().front());
+      scf::YieldOp::create(b, loc, s);
+    }
+    s.assign(ifMask.getResults().begin(), ifMask.getResults().end());
+
+    // Per row r of the thread's two: the new max, the rescale of the old
+    // sum and output, P.
+    SmallVector<Value> newMax(2), scaledMax(2), alpha(2), sum(2);
+    for (int r = 0; r < 2; ++r) {
+      Value rowMax = minusInf;
+      for (size_t i = 0; i < s.size(); ++i)
+        if (int64_t(i) / 2 % 2 == r)
+          rowMax = arith::MaxNumFOp::create(b, loc, rowMax, s[i]);
+      rowMax = quadReduce(rowMax, /*max=*/true);
+      newMax[r] = arith::MaxNumFOp::create(b, loc, carried[r], rowMax);
+      // A row with every score so far hidden keeps max -inf; subtracting 0
+      // instead leaves its P at 0 rather than NaN (-inf - -inf).
+      Value hiddenRow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              newMax[r], minusInf);
+      Value usable = arith::SelectOp::create(b, loc, hiddenRow, f32(0), newMax[r]);
+      scaledMax[r] = arith::MulFOp::create(b, loc, usable, f32(factor));
+      alpha[r] = exp2(arith::SubFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, carried[r], f32(factor)),
+          scaledMax[r]));
+      sum[r] = f32(0);
+    }
+    SmallVector<Value> p;
+    Value negFactor = f32(factor);
+    for (auto [i, v] : llvm::enumerate(s)) {
+      int r = int64_t(i) / 2 % 2;
+      Value scaled = arith::SubFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, v, negFactor), scaledMax[r]);
+      p.push_back(exp2(scaled));
+      sum[r] = arith::AddFOp::create(b, loc, sum[r], p.back());
+    }
+    SmallVector<Value> next = {newMax[0], newMax[1]};
+    for (int r = 0; r < 2; ++r)
+      next.push_back(arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, carried[2 + r], alpha[r]),
+          sum[r]));
+    SmallVector<Value> o;
+    for (int64_t i = 0; i < outputs; ++i)
+      o.push_back(arith::MulFOp::create(b, loc, carried[4 + i],
+                                        alpha[i / 2 % 2]));
+    SmallVector<Value> updated = accumulate(o, p, stage);
+    next.append(updated.begin(), updated.end());
+
+    // Every warp is done with the slot: refill it with the block `stages`
+    // ahead.
+    gpu::BarrierOp::create(b, loc);
+    Value ahead = add(block, index(tiling.stages));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          ahead, blocks);
+    loadKeyValue(stage, ahead, arith::AndIOp::create(b, loc, primary, inRange));
+    scf::YieldOp::create(b, loc, next);
+  }
+
+  // O / l once per row; a row with nothing visible has l = 0 and gives NaN,
+  // as the unfused softmax (0 / 0) does.
+  SmallVector<Value> results(loop.getResults().begin(), loop.getResults().end());
+  SmallVector<Value> inverse(2);
+  for (int r = 0; r < 2; ++r)
+    inverse[r] = arith::DivFOp::create(b, loc, f32(1),
+                                       quadReduce(results[2 + r], /*max=*/false));
+  SmallVector<Value> o;
+  for (int64_t i = 0; i < outputs; ++i)
+    o.push_back(
+        arith::MulFOp::create(b, loc, results[4 + i], inverse[i / 2 % 2]));
+  if (failed(epilogue(o)))
+    return failure();
+  gpu::ReturnOp::create(b, loc);
+
+  LaunchShape launch;
+  launch.grid = {queryBlocks, AttentionShape::count(shape.batch), 1};
+  launch.block = {threads, 1, 1};
+  launch.sharedBytes = tiling.getSharedBytes(elementBytes);
+  return launch;
+}
+
+FailureOr<LaunchShape>
+mlir::fk::buildFlashAttentionKernel(FusionOp fusion,
+                                    const FlashAttentionTiling &tiling,
+                                    gpu::GPUFuncOp kernel,
+                                    gpu::GPUModuleOp kernels) {
+  return FlashKernel(fusion, tiling, kernel, kernels).build();
+}

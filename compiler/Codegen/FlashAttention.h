@@ -1,0 +1,70 @@
+//===- FlashAttention.h - attention fusions as one online-softmax kernel -*- C++ -*-===//
+//
+// The kernel of an `attention` fusion on sm_90a. Each block owns
+// `queryRows` query rows of one batch (a warpgroup per 64 rows) and walks
+// the key axis in blocks of `keyBlock` keys, never writing the scores to
+// device memory:
+//
+//   S = Q K^T            wgmma, Q and K from shared memory (TMA)
+//   m' = max(m, rowmax S)
+//   P = exp2(S * c - m' * c), c = scale * log2(e)
+//   l = l * exp2((m - m') * c) + rowsum P
+//   O = O * exp2((m - m') * c) + P V      wgmma, P from registers
+//
+// then O / l, the fusion's epilogue, and one store of each result element.
+// Key blocks that a causal mask hides entirely are never loaded; only
+// blocks that cross the diagonal or the end of the keys are masked.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_CODEGEN_FLASHATTENTION_H
+#define FKC_CODEGEN_FLASHATTENTION_H
+
+#include "Codegen/KernelBuilder.h"
+#include "Codegen/SharedMemory.h"
+
+namespace mlir::fk {
+
+/// The tile of one block of the flash kernel and its ring's depth (see
+/// fk-tile's `flash` strategy and fk-promote).
+struct FlashAttentionTiling {
+  int64_t queryRows = 128, keyBlock = 128, headDim = 128;
+  /// K/V blocks in flight: TMA fills the others while one is read.
+  int64_t stages = 2;
+
+  static FlashAttentionTiling get(TilingAttr tiling, int64_t stages) {
+    ArrayRef<int64_t> tile = tiling.getTile();
+    return {tile[0], tile[1], tile[2], stages};
+  }
+  int64_t getWarpgroups() const { return queryRows / 64; }
+  int64_t getThreads() const { return getWarpgroups() * 128; }
+  int64_t getQueryBytes(int64_t elementBytes) const {
+    return queryRows * headDim * elementBytes;
+  }
+  /// One K block and one V block.
+  int64_t getStageBytes(int64_t elementBytes) const {
+    return 2 * keyBlock * headDim * elementBytes;
+  }
+  /// Dynamic shared memory: Q, the ring, 1 KiB to align the base.
+  int64_t getSharedBytes(int64_t elementBytes) const {
+    return getQueryBytes(elementBytes) + stages * getStageBytes(elementBytes) +
+           kRingAlignment;
+  }
+};
+
+/// The tensor maps the kernel reads Q, K and V through, made in the host
+/// function at `b` for their buffers.
+SmallVector<Value, 3> buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
+                                               const FlashAttentionTiling &tiling,
+                                               Value query, Value key,
+                                               Value value);
+
+/// Fills `kernel`, whose arguments are the three tensor maps then the
+/// fusion's input and result buffers, and returns its launch.
+FailureOr<LaunchShape>
+buildFlashAttentionKernel(FusionOp fusion, const FlashAttentionTiling &tiling,
+                          gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels);
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_FLASHATTENTION_H

@@ -1,0 +1,95 @@
+//===- TileEpilogue.cpp - a fusion's epilogue on a tile in shared memory --===//
+
+#include "Codegen/TileEpilogue.h"
+#include "Codegen/ScalarLowering.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
+                                         const ResultTile &t) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto index = [&](int64_t v) { return k.idx.constant(v); };
+  Value anchorResult = t.anchor->getResult(0);
+  ArrayRef<int64_t> shape = tensorType(anchorResult).getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back();
+
+  // Runs of `width` adjacent output elements per thread; N is a multiple of
+  // the width, so a run is entirely inside the output or entirely outside.
+  int64_t width = getVectorWidth(k.fusion, n);
+  int64_t runsPerRow = t.columns / width;
+  int64_t runs = t.rows * runsPerRow;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  auto loop = scf::ForOp::create(b, loc, thread, index(runs), index(t.threads));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value run = loop.getInductionVar();
+  Value localRow = arith::DivUIOp::create(b, loc, run, index(runsPerRow));
+  Value localColumn =
+      k.idx.mul(arith::RemUIOp::create(b, loc, run, index(runsPerRow)),
+                index(width));
+  Value row = k.idx.add(t.firstRow, localRow),
+        column = k.idx.add(t.firstColumn, localColumn);
+  Value inside = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, index(m)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
+                            index(n)));
+  auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
+  b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+
+  ElementEmitter emitter = k.makeEmitter();
+  SmallVector<Value> columns;
+  for (int64_t e = 0; e < width; ++e)
+    columns.push_back(e == 0 ? column : k.idx.add(column, index(e)));
+  emitter.vectorStart.width = width;
+  emitter.vectorStart.addRun(column, columns);
+  // The run's values, read together (adjacent loads LLVM merges into vector
+  // loads), before any epilogue arithmetic.
+  DenseMap<Value, Value> sums;
+  for (auto [e, c] : llvm::enumerate(columns))
+    sums[c] = memref::LoadOp::create(
+        b, loc, t.tile,
+        ValueRange{localRow,
+                   e == 0 ? localColumn : k.idx.add(localColumn, index(e))});
+  Type resultElement = tensorType(anchorResult).getElementType();
+  emitter.contractionHook = [&](ArrayRef<Value> coords) -> FailureOr<Value> {
+    // The epilogue is elementwise (fk-fuse makes it so): it reads the
+    // anchor at the run's own coordinates.
+    auto it = sums.find(coords.back());
+    if (coords[coords.size() - 2] != row || it == sums.end())
+      return k.fusion.emitOpError()
+             << "reads its " << t.anchor->getName()
+             << " away from the output element";
+    // The anchor's value is its f32 value rounded to its element type.
+    return roundToElementType(b, loc, it->second, resultElement);
+  };
+  ValueRange yielded =
+      cast<YieldOp>(k.fusion.getBody().front().getTerminator()).getValues();
+  // Every element of the run first, then the stores: math functions may
+  // become branches, and LLVM merges a run's stores into one vector store
+  // only when they share a basic block.
+  struct Pending {
+    Value element, buffer;
+    SmallVector<Value> coords;
+    Type elementType;
+  };
+  SmallVector<Pending> stores;
+  for (Value c : columns) {
+    SmallVector<Value> coords(t.batchCoords);
+    coords.append({row, c});
+    for (auto [value, buffer] : llvm::zip(yielded, k.results)) {
+      FailureOr<Value> element = emitter.emit(value, coords);
+      if (failed(element))
+        return failure();
+      stores.push_back(
+          {*element, buffer, coords, tensorType(value).getElementType()});
+    }
+  }
+  for (Pending &store : stores)
+    k.store(store.element, store.buffer, store.coords, store.elementType,
+            &emitter);
+  hoistLoads(ifInside.getThenRegion().front());
+  return success();
+}

@@ -1,0 +1,43 @@
+//===- FlashAttention.cpp - which attentions stay whole -------------------===//
+
+#include "fk/Transforms/FlashAttention.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+std::string mlir::fk::whyNotFlashAttention(AttentionOp attention) {
+  auto type = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  RankedTensorType query = type(attention.getQuery()),
+                   key = type(attention.getKey()),
+                   value = type(attention.getValue()),
+                   result = type(attention.getResult());
+  Type element = query.getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return "the operands are not f16 or bf16 (wgmma reads 16-bit tiles)";
+  if (key.getElementType() != element || value.getElementType() != element ||
+      result.getElementType() != element)
+    return "query, key, value and result differ in element type";
+  for (Value operand : attention->getOperands())
+    if (operand.getDefiningOp<ConstantOp>())
+      return "an operand is a constant (the kernel reads its operands from "
+             "device memory)";
+  if (attention.getMask())
+    return "it has an additive mask input (the flash kernel takes causal "
+           "masks only)";
+  int64_t headDim = query.getShape().back();
+  if (headDim != 64 && headDim != 128)
+    return "the head dim is " + std::to_string(headDim) +
+           ", not 64 or 128 (one or two 128-byte swizzled rows)";
+  if (key.getShape().back() != headDim || value.getShape().back() != headDim)
+    return "the value head dim differs from the query's";
+  int64_t queries = query.getShape()[query.getRank() - 2];
+  int64_t keys = key.getShape()[key.getRank() - 2];
+  if (queries == 0 || keys == 0)
+    return "it has no queries or no keys";
+  int64_t batches = 1;
+  for (int64_t d : result.getShape().drop_back(2))
+    batches *= d;
+  if (batches > 65535)
+    return "more than 65535 batches (the grid's y)";
+  return "";
+}
