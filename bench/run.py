@@ -221,6 +221,19 @@ def _attention_flops(causal):
     return flops
 
 
+def _block_flops(p):
+    """The block's matmuls (2 * M * N * K each) and its causal attention
+    (4 * B * H * N^2 * D / 2)."""
+    b, n, d = p["x"].shape
+    tokens, inner = b * n, p["w_gate"].shape[1]
+    heads = d // TRANSFORMER_HEAD_DIM
+    matmuls = 2 * tokens * d * d * 4 + 2 * tokens * d * inner * 3
+    return matmuls + 4 * b * heads * n * n * TRANSFORMER_HEAD_DIM // 2
+
+
+TRANSFORMER_HEAD_DIM = 128
+
+
 def _cases():
     cases = []
     for dt in ("f32", "f16"):
@@ -256,6 +269,20 @@ def _cases():
                 flops=_attention_flops(causal),
                 description="softmax(q @ k^T / sqrt(%d)%s) @ v" % (
                     d, " + causal mask" if causal else "")))
+    cases.append(Case(
+        "transformer_block_f16", "transformer_block",
+        ["x", "norm1", "wq", "wk", "wv", "wo", "norm2", "w_gate", "w_up",
+         "w_down"], _like("x"), attrs={"eps": 1e-6},
+        init=dict({"norm1": (1.0, 0.1), "norm2": (1.0, 0.1),
+                   "w_down": (0.0, 1 / math.sqrt(5632))},
+                  **{w: (0.0, 1 / math.sqrt(2048))
+                     for w in ("wq", "wk", "wv", "wo", "w_gate", "w_up")}),
+        flops=_block_flops,
+        description="pre-norm decoder block: rmsnorm, QKV, causal attention "
+                    "(16 heads of 128), output projection, residual, rmsnorm, "
+                    "SwiGLU MLP, residual",
+        eager_is="PyTorch ops with F.scaled_dot_product_attention (its "
+                 "default backend) for the attention"))
     # GEMMs: b scaled by 1/sqrt(K), so that the results stay near N(0, 1)
     # whatever K is; eager is one cuBLAS call (torch.matmul).
     for n in (4096, 8192):
@@ -328,6 +355,20 @@ def _torch_family(case, torch, device):
             if drop is not None:
                 s = s.masked_fill(drop, float("-inf"))
             return (torch.softmax(s, dim=-1) @ v,)
+    elif fam == "transformer_block":
+        def fn(x, norm1, wq, wk, wv, wo, norm2, w_gate, w_up, w_down):
+            b, n, d = x.shape
+            heads = d // TRANSFORMER_HEAD_DIM
+
+            def split(t):
+                return t.reshape(b, n, heads, TRANSFORMER_HEAD_DIM) \
+                        .transpose(1, 2)
+            h = F.rms_norm(x, (d,), norm1, a["eps"])
+            o = F.scaled_dot_product_attention(split(h @ wq), split(h @ wk),
+                                               split(h @ wv), is_causal=True)
+            x1 = x + o.transpose(1, 2).reshape(b, n, d) @ wo
+            g = F.rms_norm(x1, (d,), norm2, a["eps"])
+            return (x1 + (F.silu(g @ w_gate) * (g @ w_up)) @ w_down,)
     else:
         raise ValueError("unknown family %s" % fam)
     return fn
@@ -399,6 +440,26 @@ def _jax_family(case, jax):
                 s = jnp.where(keep, s, -jnp.inf)
             p = jax.nn.softmax(up(s), axis=-1).astype(q.dtype)
             return (jnp.einsum("...qk,...kd->...qd", p, v),)
+    elif fam == "transformer_block":
+        def rmsnorm(t, gamma):
+            tf = up(t)
+            ms = jnp.square(tf).mean(axis=-1, keepdims=True)
+            return (tf * jax.lax.rsqrt(ms + a["eps"]) * up(gamma)) \
+                .astype(t.dtype)
+
+        def fn(x, norm1, wq, wk, wv, wo, norm2, w_gate, w_up, w_down):
+            b, n, d = x.shape
+            heads = d // TRANSFORMER_HEAD_DIM
+
+            def split(t):
+                return t.reshape(b, n, heads, TRANSFORMER_HEAD_DIM)
+            h = rmsnorm(x, norm1)
+            o = jax.nn.dot_product_attention(split(h @ wq), split(h @ wk),
+                                             split(h @ wv), is_causal=True)
+            x1 = x + o.reshape(b, n, d) @ wo
+            g = rmsnorm(x1, norm2)
+            gate = jax.nn.silu(up(g @ w_gate)).astype(x.dtype)
+            return (x1 + (gate * (g @ w_up)) @ w_down,)
     else:
         raise ValueError("unknown family %s" % fam)
     return fn

@@ -125,6 +125,11 @@ private:
   Value index(int64_t v) { return k.idx.constant(v); }
   Value add(Value x, Value y) { return k.idx.add(x, y); }
   Value mul(Value x, Value y) { return k.idx.mul(x, y); }
+  /// x + c for a c that may be negative (the index builder's additions
+  /// promise no unsigned wrap).
+  Value addSigned(Value x, int64_t c) {
+    return arith::AddIOp::create(b, loc, x, index(c));
+  }
   Value f32(double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   }
@@ -333,8 +338,8 @@ SmallVector<Value> FlashKernel::mask(ArrayRef<Value> s, Value block) {
     Value hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, key,
                                          index(shape.keys));
     if (shape.causal) {
-      Value last = add(add(firstQuery, rowOf(i)),
-                       index(shape.keys - shape.queries));
+      Value last = addSigned(add(firstQuery, rowOf(i)),
+                             shape.keys - shape.queries);
       hidden = arith::OrIOp::create(
           b, loc, hidden,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, last));
@@ -480,8 +485,8 @@ FailureOr<LaunchShape> FlashKernel::build() {
   // to the last key its last query sees (none when every row is hidden).
   Value blocks = index(keyBlocks);
   if (shape.causal) {
-    Value seen = add(firstQuery, index(tiling.queryRows + shape.keys -
-                                       shape.queries));
+    Value seen = addSigned(firstQuery, tiling.queryRows + shape.keys -
+                                           shape.queries);
     seen = arith::MaxSIOp::create(b, loc, seen, index(0));
     blocks = arith::MinSIOp::create(
         b, loc, blocks,
@@ -544,7 +549,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
           b, loc, needsMask,
           arith::CmpIOp::create(
               b, loc, arith::CmpIPredicate::sgt, lastKey,
-              add(firstQuery, index(shape.keys - shape.queries))));
+              addSigned(firstQuery, shape.keys - shape.queries)));
     SmallVector<Type> sTypes(s.size(), b.getF32Type());
     auto ifMask = scf::IfOp::create(b, loc, sTypes, needsMask, true);
     {

@@ -23,12 +23,17 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
       of 64 (a 128-byte swizzled row of f16); otherwise `elements`, one
       output element per thread. `explain` says why a matmul is not on
       tensor cores.
+    - attention fusions (sm_90a only; fk-decompose decomposes attention
+      for other targets): `flash`, two warpgroups of 64 query rows each
+      per block, key blocks of 128, the head dim whole.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "the target architecture (fkc --target)">,
     ListOption<"matmulTile", "matmul-tile", "int64_t",
                "the tensor-core tile M,N,K (default 128,128,64)">,
+    ListOption<"attentionTile", "attention-tile", "int64_t",
+               "the flash tile: query rows, key block (default 128,128)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "remark on each matmul kept off the tensor cores, and why">,
   ];

@@ -47,9 +47,10 @@ static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
 }
 
 TilingAttr mlir::fk::chooseTiling(FusionOp fusion,
-                                             const TargetDescription &target,
-                                             ArrayRef<int64_t> matmulTile,
-                                             std::string *whyNotTensorCores) {
+                                  const TargetDescription &target,
+                                  ArrayRef<int64_t> matmulTile,
+                                  std::string *whyNotTensorCores,
+                                  ArrayRef<int64_t> attentionTile) {
   MLIRContext *ctx = fusion.getContext();
   auto elements = [&](int64_t width) {
     return TilingAttr::get(ctx, KernelStrategy::Elements, {width}, kBlockSize);
@@ -86,13 +87,14 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion,
     return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
   }
   case FusionKind::Attention: {
-    // Two consumer warpgroups share each K/V block; blocks of 128 keys.
+    // Two warpgroups share each K/V block; blocks of 128 keys.
     int64_t headDim =
         tensorType(fusion.getAttention().getQuery()).getShape().back();
-    int64_t warpgroups = 2;
-    return TilingAttr::get(ctx, KernelStrategy::Flash,
-                           {warpgroups * kFlashRowsPerWarpgroup, 128, headDim},
-                           warpgroups * 128);
+    int64_t rows = 2 * kFlashRowsPerWarpgroup, keys = 128;
+    if (!attentionTile.empty())
+      rows = attentionTile[0], keys = attentionTile[1];
+    return TilingAttr::get(ctx, KernelStrategy::Flash, {rows, keys, headDim},
+                           rows / kFlashRowsPerWarpgroup * 128);
   }
   }
   llvm_unreachable("unknown fusion kind");
@@ -246,6 +248,14 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         return signalPassFailure();
       }
     }
+    if (!attentionTile.empty() &&
+        (attentionTile.size() != 2 ||
+         !llvm::is_contained({int64_t(64), int64_t(128)}, attentionTile[0]) ||
+         !llvm::is_contained({int64_t(64), int64_t(128)}, attentionTile[1]))) {
+      getOperation().emitError() << "fk-tile: attention-tile: expects query "
+                                    "rows and key block, each 64 or 128";
+      return signalPassFailure();
+    }
     WalkResult walk = getOperation().walk([&](FusionOp fusion) {
       if (fusion.getKind() == FusionKind::Attention &&
           !target->hasWarpgroupMma) {
@@ -257,8 +267,8 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         return WalkResult::interrupt();
       }
       std::string why;
-      fusion->setAttr(kTilingAttrName,
-                      chooseTiling(fusion, *target, matmulTile, &why));
+      fusion->setAttr(kTilingAttrName, chooseTiling(fusion, *target, matmulTile,
+                                                    &why, attentionTile));
       if (explain && !why.empty())
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "

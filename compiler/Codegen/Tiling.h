@@ -23,14 +23,15 @@ inline constexpr llvm::StringLiteral kPromotionAttrName = "fk.promotion";
 FailureOr<TargetDescription> getTargetOrError(Operation *op, StringRef pass,
                                               StringRef chip);
 
-/// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K),
-/// which fk-tile checks once for the whole function, replaces the
-/// tensor-core tile when not empty. When a matmul stays off
-/// the tensor cores, `whyNotTensorCores` (if given) says why.
-TilingAttr chooseTiling(FusionOp fusion,
-                                   const TargetDescription &target,
-                                   ArrayRef<int64_t> matmulTile = {},
-                                   std::string *whyNotTensorCores = nullptr);
+/// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K)
+/// and `attentionTile` (query rows, key block), which fk-tile checks once
+/// for the whole function, replace the heuristic's tiles when not empty.
+/// When a matmul stays off the tensor cores, `whyNotTensorCores` (if given)
+/// says why.
+TilingAttr chooseTiling(FusionOp fusion, const TargetDescription &target,
+                        ArrayRef<int64_t> matmulTile = {},
+                        std::string *whyNotTensorCores = nullptr,
+                        ArrayRef<int64_t> attentionTile = {});
 
 /// The promotion fk-promote gives a fusion tiled as `tiling`, or null when
 /// nothing is worth promoting; `stages` (if not 0) fixes the ring depth.

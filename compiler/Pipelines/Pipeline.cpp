@@ -116,6 +116,7 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
     FkTileOptions tile;
     tile.chip = options.target.chip;
     tile.matmulTile = options.matmulTile;
+    tile.attentionTile = options.attentionTile;
     tile.explain = options.explainFusion;
     pm.addNestedPass<func::FuncOp>(createFkTile(tile));
     return;

@@ -56,6 +56,9 @@ struct PipelineOptions {
   bool explainFusion = false;
   /// The tensor-core tile M,N,K (empty: the tiling heuristic's).
   SmallVector<int64_t> matmulTile;
+  /// The flash-attention tile: query rows, key block (empty: the
+  /// heuristic's).
+  SmallVector<int64_t> attentionTile;
   /// The depth of shared-memory rings (0: the promotion heuristic's).
   int64_t stages = 0;
 };

@@ -72,6 +72,11 @@ int main(int argc, char **argv) {
                  "tiling heuristic's, 128,128,64)")
       ->delimiter(',')
       ->expected(3);
+  app.add_option("--attention-tile", options.pipeline.attentionTile,
+                 "Flash-attention tile: query rows (64 or 128), key block "
+                 "(64 or 128) (default: 128,128)")
+      ->delimiter(',')
+      ->expected(2);
   app.add_option("--stages", options.pipeline.stages,
                  "Shared-memory stages of tensor-core kernels (default: as "
                  "many as fit with two blocks per SM)")
