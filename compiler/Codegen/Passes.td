@@ -25,7 +25,8 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
       tensor cores.
     - attention fusions (sm_90a only; fk-decompose decomposes attention
       for other targets): `flash`, two warpgroups of 64 query rows each
-      per block, key blocks of 128, the head dim whole.
+      per block, key blocks of 128 where two blocks fit on an SM (else 64),
+      the head dim whole.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
