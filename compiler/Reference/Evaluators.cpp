@@ -405,9 +405,79 @@ static Results evaluateRmsNorm(RmsNormOp op, ArrayRef<RefTensor> operands) {
   return single(std::move(result));
 }
 
+/// The flash kernel's tile of `op`, when it sits in a fusion tiled for it.
+static std::optional<TilingAttr> getFlashTiling(AttentionOp op) {
+  auto fusion = op->getParentOfType<FusionOp>();
+  if (!fusion)
+    return std::nullopt;
+  for (NamedAttribute attr : fusion->getAttrs())
+    if (auto tiling = dyn_cast<TilingAttr>(attr.getValue());
+        tiling && tiling.getStrategy() == KernelStrategy::Flash)
+      return tiling;
+  return std::nullopt;
+}
+
+/// One query row of attention in the online-softmax form of the flash
+/// kernel (compiler/Codegen/FlashAttention.cpp), with its arithmetic: key
+/// blocks of `keyBlock`, of which the first `blocks` are visited (under a
+/// causal mask, those up to the last key the row's query block sees); per
+/// block the running max m and sum l, rescaled by exp2((m - m') * c) with
+/// c = scale * log2(e); P rounded to the operands' element type for the
+/// P V product; one division at the end. `score(j)` is q . k_j,
+/// `visible(j)` whether key j is unmasked, `value(j, d)` element d of v_j.
+static void onlineSoftmaxRow(int64_t keys, int64_t blocks, int64_t keyBlock,
+                             double scale, Type operandType,
+                             function_ref<double(int64_t)> score,
+                             function_ref<bool(int64_t)> visible,
+                             function_ref<double(int64_t, int64_t)> value,
+                             MutableArrayRef<double> out) {
+  const double log2e = 1.0 / std::log(2.0);
+  // With a positive scale the max of the raw scores is taken and the scale
+  // folds into the exponent; otherwise the scores are scaled first.
+  bool fold = scale > 0;
+  double factor = fold ? scale * log2e : log2e;
+  double m = -kInfinity, l = 0;
+  std::fill(out.begin(), out.end(), 0.0);
+  std::vector<double> s(keyBlock);
+  for (int64_t block = 0; block < blocks; ++block) {
+    double blockMax = -kInfinity;
+    for (int64_t c = 0; c < keyBlock; ++c) {
+      int64_t j = block * keyBlock + c;
+      s[c] = -kInfinity;
+      if (j < keys && visible(j))
+        s[c] = fold ? score(j) : score(j) * scale;
+      blockMax = std::fmax(blockMax, s[c]);
+    }
+    double newMax = std::fmax(m, blockMax);
+    // A row with every score so far hidden subtracts 0, not -inf, so that
+    // its P is 0 rather than NaN.
+    double usable = newMax == -kInfinity ? 0 : newMax;
+    double alpha = std::exp2(m * factor - usable * factor);
+    l *= alpha;
+    for (double &o : out)
+      o *= alpha;
+    for (int64_t c = 0; c < keyBlock; ++c) {
+      int64_t j = block * keyBlock + c;
+      double p = std::exp2(s[c] * factor - usable * factor);
+      l += p;
+      if (p == 0 || j >= keys)
+        continue;
+      double rounded = roundToElementType(p, operandType);
+      for (size_t d = 0; d < out.size(); ++d)
+        out[d] += rounded * value(j, d);
+    }
+    m = newMax;
+  }
+  // A row that sees no key: 0 / 0, NaN, as the unfused softmax gives.
+  for (double &o : out)
+    o /= l;
+}
+
 /// softmax(scale * q @ k^T + mask) @ v for each batch and query. A masked
 /// score is -inf, so a query that sees no key gets NaN, as the unfused graph
-/// does (exp(-inf - -inf)).
+/// does (exp(-inf - -inf)). An attention tiled for the flash kernel is
+/// computed in the kernel's online-softmax form instead (onlineSoftmaxRow),
+/// so that `--verify-stages` compares that form with the unfused graph.
 static Results evaluateAttention(AttentionOp op, ArrayRef<RefTensor> operands) {
   const RefTensor &q = operands[0], &k = operands[1], &v = operands[2];
   const RefTensor *mask = operands.size() > 3 ? &operands[3] : nullptr;
@@ -444,6 +514,32 @@ static Results evaluateAttention(AttentionOp op, ArrayRef<RefTensor> operands) {
     if (mask)
       maskb = mask->values.data() +
               stridedOffset(b, batch, ArrayRef(maskStrides).drop_back(2));
+    if (std::optional<TilingAttr> flash = getFlashTiling(op)) {
+      int64_t rows = flash->getTile()[0], keyBlock = flash->getTile()[1];
+      int64_t keyBlocks = (nk + keyBlock - 1) / keyBlock;
+      std::vector<double> out(dv);
+      for (int64_t i = 0; i < nq; ++i) {
+        int64_t blocks = keyBlocks;
+        if (causal) {
+          int64_t seen = std::max<int64_t>(i / rows * rows + rows + nk - nq, 0);
+          blocks = std::min(blocks, (seen + keyBlock - 1) / keyBlock);
+        }
+        onlineSoftmaxRow(
+            nk, blocks, keyBlock, scale, q.type.getElementType(),
+            [&](int64_t j) {
+              double dot = 0;
+              for (int64_t c = 0; c < d; ++c)
+                dot += qb[i * d + c] * kb[j * d + c];
+              return dot;
+            },
+            [&](int64_t j) { return !causal || j <= i + nk - nq; },
+            [&](int64_t j, int64_t c) { return vb[j * dv + c]; }, out);
+        for (int64_t c = 0; c < dv; ++c)
+          result.values[(b * nq + i) * dv + c] =
+              roundToElementType(out[c], elementType);
+      }
+      continue;
+    }
     for (int64_t i = 0; i < nq; ++i) {
       double maxScore = -kInfinity;
       for (int64_t j = 0; j < nk; ++j) {
