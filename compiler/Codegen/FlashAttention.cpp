@@ -146,37 +146,18 @@ private:
   }
   void setUp();
   void loadQuery();
-  /// Loads block `block` of K (part 0) or V (part 1) into ring slot `slot`.
-  void loadKeyOrValue(int64_t part, Value slot, Value block, Value predicate);
-  void waitFor(int64_t part, Value block);
+  void loadKeyValue(Value stage, Value block, Value predicate);
   Value descriptor(Value offset, int64_t leadingBytes);
-  SmallVector<Value> scores(Value slot);
+  SmallVector<Value> scores(Value stage);
   SmallVector<Value> mask(ArrayRef<Value> s, Value block);
-  SmallVector<Value> accumulate(ArrayRef<Value> o, ArrayRef<Value> packedP,
-                                Value slot);
-  /// The online-softmax step of one key block: from its scores and the
-  /// running max and sum of the thread's two rows, the new max and sum, the
-  /// rescale of the old ones, and P.
-  struct SoftmaxStep {
-    SmallVector<Value> max, sum, alpha, p;
-  };
-  /// P as wgmma A fragments, packed just before the P V group: a register
-  /// that a running wgmma reads must not be written, and P of the next
-  /// block is computed while this block's P V runs.
-  SmallVector<Value> packFragments(ArrayRef<Value> p);
-  SoftmaxStep softmax(SmallVector<Value> s, Value block, ArrayRef<Value> max,
-                      ArrayRef<Value> sum);
-  double factor = 0;
-  bool foldScale = true;
+  SmallVector<Value> accumulate(ArrayRef<Value> o, ArrayRef<Value> p,
+                                Value stage);
   Value quadReduce(Value v, bool max);
   Value exp2(Value x);
   Value rowOf(int64_t i) const { return i / 2 % 2 ? row1 : row0; }
-  SmallVector<Value> issueWgmma(StringRef operandA, int64_t n,
-                                ArrayRef<Value> acc, ArrayRef<Value> aOperands,
-                                ArrayRef<Value> bDescs, bool transposeB);
-  SmallVector<Value> waitWgmma(int64_t pending, ArrayRef<Value> inFlight);
-  Value asmValue(Type type, StringRef text, StringRef constraints,
-                 ValueRange operands, bool sideEffects);
+  SmallVector<Value> wgmma(StringRef operandA, int64_t n, ArrayRef<Value> acc,
+                           ArrayRef<Value> aOperands, ArrayRef<Value> bDescs,
+                           bool transposeB);
   LogicalResult epilogue(ArrayRef<Value> o);
 
   KernelContext k;
@@ -188,8 +169,7 @@ private:
   MLIRContext *ctx;
   gpu::GPUFuncOp kernel;
 
-  int64_t elementBytes = 0, queryBytes = 0, stageBytes = 0, blockBytes = 0,
-          keyBlocks = 0;
+  int64_t elementBytes = 0, queryBytes = 0, stageBytes = 0, keyBlocks = 0;
   DynamicSharedMemory shared;
   Value primary, barriers, queryMap, keyMap, valueMap;
   Value firstQuery, queryBatch, keyBatch, valueBatch;
@@ -206,13 +186,13 @@ void FlashKernel::setUp() {
   shared = DynamicSharedMemory::create(b, loc, k.kernels,
                                        tiling.getSharedBytes(elementBytes));
   sharedAddress = add(shared.address, shared.base);
-  // Barrier 0: Q; 1 + s: K's ring slot s; 1 + stages + s: V's.
+  // Barrier 0: Q; barrier 1 + s: ring slot s.
   barriers = nvgpu::MBarrierCreateOp::create(
       b, loc,
       nvgpu::MBarrierGroupType::get(
           ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
-          2 * tiling.stages + 1));
-  for (int64_t s = 0; s <= 2 * tiling.stages; ++s)
+          tiling.stages + 1));
+  for (int64_t s = 0; s <= tiling.stages; ++s)
     nvgpu::MBarrierInitOp::create(b, loc, barriers, index(1), index(s),
                                   primary);
   // The initialized mbarriers must be visible to the TMA unit (the async
@@ -234,35 +214,23 @@ void FlashKernel::loadQuery() {
   }
 }
 
-void FlashKernel::loadKeyOrValue(int64_t part, Value slot, Value block,
-                                 Value predicate) {
-  Value barrier = add(slot, index(1 + part * tiling.stages));
-  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers, index(blockBytes),
+void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
+  Value barrier = add(stage, index(1));
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers, index(stageBytes),
                                           barrier, predicate);
   Value firstKey = mul(block, index(tiling.keyBlock));
-  Value base = add(mul(slot, index(stageBytes)), index(stageOffset(part)));
-  Value map = part == 0 ? keyMap : valueMap;
-  Value batch = part == 0 ? keyBatch : valueBatch;
-  for (int64_t c = 0; c < chunks(); ++c) {
-    Value offset = add(base, index(c * tiling.keyBlock * kSwizzleBytes));
-    nvgpu::TmaAsyncLoadOp::create(
-        b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock)),
-        barriers, map, ValueRange{index(c * kBoxColumns), firstKey, batch},
-        barrier, Value(), predicate);
-  }
-}
-
-void FlashKernel::waitFor(int64_t part, Value block) {
-  // A slot's mbarrier completes one phase per fill: fill n of a slot is
-  // phase n, waited on with parity n % 2.
-  Value slot = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
-  Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
-  Value parity = arith::TruncIOp::create(
-      b, loc, b.getI1Type(),
-      arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
-  nvgpu::MBarrierTryWaitParityOp::create(
-      b, loc, barriers, parity, index(10000000),
-      add(slot, index(1 + part * tiling.stages)));
+  Value slot = mul(stage, index(stageBytes));
+  for (auto [part, map, batch] :
+       {std::tuple{0, keyMap, keyBatch}, std::tuple{1, valueMap, valueBatch}})
+    for (int64_t c = 0; c < chunks(); ++c) {
+      Value offset =
+          add(slot, index(stageOffset(part) +
+                          c * tiling.keyBlock * kSwizzleBytes));
+      nvgpu::TmaAsyncLoadOp::create(
+          b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock)),
+          barriers, map, ValueRange{index(c * kBoxColumns), firstKey, batch},
+          barrier, Value(), predicate);
+    }
 }
 
 /// A wgmma matrix descriptor of the 128-byte swizzled tile at `offset`
@@ -278,47 +246,25 @@ Value FlashKernel::descriptor(Value offset, int64_t leadingBytes) {
   return arith::OrIOp::create(b, loc, start, i64(fixed));
 }
 
-Value FlashKernel::asmValue(Type type, StringRef text, StringRef constraints,
-                            ValueRange operands, bool sideEffects) {
-  auto op = LLVM::InlineAsmOp::create(
-      b, loc, type, operands, b.getStringAttr(text),
-      b.getStringAttr(constraints),
-      /*has_side_effects=*/sideEffects ? b.getUnitAttr() : UnitAttr(),
-      /*is_align_stack=*/UnitAttr(), LLVM::TailCallKindAttr(),
-      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
-  return type ? op.getResult(0) : Value();
-}
-
-/// Registers handed to an asm statement and back: `values` f32 outputs,
-/// each tied to the same input when `tied`.
-static std::string registerConstraints(int64_t values, bool tied) {
-  SmallVector<std::string> constraints(values, "=f");
-  if (tied)
-    for (int64_t i = 0; i < values; ++i)
-      constraints.push_back(std::to_string(i));
-  return llvm::join(constraints, ",");
-}
-
-SmallVector<Value> FlashKernel::issueWgmma(StringRef operandA, int64_t n,
-                                           ArrayRef<Value> acc,
-                                           ArrayRef<Value> aOperands,
-                                           ArrayRef<Value> bDescs,
-                                           bool transposeB) {
-  // One asm statement: fence, one wgmma per K step of 16, commit. Operands:
-  // the n/2 accumulators (outputs, tied to the inputs when accumulating),
-  // then A (a descriptor or four registers per step), then B's descriptor
-  // per step. The results are in flight until waitWgmma.
+SmallVector<Value> FlashKernel::wgmma(StringRef operandA, int64_t n,
+                                      ArrayRef<Value> acc,
+                                      ArrayRef<Value> aOperands,
+                                      ArrayRef<Value> bDescs, bool transposeB) {
+  // One asm statement: fence, one wgmma per K step of 16, commit, wait.
+  // Operands: the n/2 accumulators (outputs, tied to the inputs when
+  // accumulating), then A (a descriptor or four registers per step), then
+  // B's descriptor per step.
   int64_t values = n / 2, steps = bDescs.size();
   std::string type = shape.elementType.isF16() ? "f16" : "bf16";
   bool registersA = operandA == "r";
   int64_t aPerStep = registersA ? 4 : 1;
+  std::string text = "wgmma.fence.sync.aligned;\n";
   int64_t firstA = values + (acc.empty() ? 0 : values);
   int64_t firstB = firstA + aPerStep * steps;
   auto operand = [](int64_t i) { return "$" + std::to_string(i); };
   std::string d;
   for (int64_t i = 0; i < values; ++i)
     d += (i ? ", " : "") + operand(i);
-  std::string text = "wgmma.fence.sync.aligned;\n";
   for (int64_t s = 0; s < steps; ++s) {
     std::string a = operand(firstA + aPerStep * s);
     if (registersA)
@@ -335,46 +281,38 @@ SmallVector<Value> FlashKernel::issueWgmma(StringRef operandA, int64_t n,
             "k16.f32." + type + "." + type + " {" + d + "}, " + a + ", " +
             operand(firstB + s) + ", " + flags + ";\n";
   }
-  text += "wgmma.commit_group.sync.aligned;";
+  text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;";
 
-  std::string constraints = registerConstraints(values, !acc.empty());
+  SmallVector<std::string> constraints;
+  for (int64_t i = 0; i < values; ++i)
+    constraints.push_back("=f");
+  for (int64_t i = 0; i < (int64_t)acc.size(); ++i)
+    constraints.push_back(std::to_string(i));
   for (int64_t i = 0; i < aPerStep * steps; ++i)
-    constraints += registersA ? ",r" : ",l";
+    constraints.push_back(registersA ? "r" : "l");
   for (int64_t i = 0; i < steps; ++i)
-    constraints += ",l";
+    constraints.push_back("l");
   SmallVector<Value> operands(acc.begin(), acc.end());
   operands.append(aOperands.begin(), aOperands.end());
   operands.append(bDescs.begin(), bDescs.end());
   SmallVector<Type> fields(values, b.getF32Type());
-  Value result = asmValue(LLVM::LLVMStructType::getLiteral(ctx, fields), text,
-                          constraints, operands, /*sideEffects=*/true);
+  auto result = LLVM::InlineAsmOp::create(
+      b, loc, LLVM::LLVMStructType::getLiteral(ctx, fields), operands,
+      b.getStringAttr(text), b.getStringAttr(llvm::join(constraints, ",")),
+      /*has_side_effects=*/b.getUnitAttr(), /*is_align_stack=*/UnitAttr(),
+      LLVM::TailCallKindAttr(), /*asm_dialect=*/LLVM::AsmDialectAttr(),
+      /*operand_attrs=*/ArrayAttr());
   SmallVector<Value> out;
   for (int64_t i = 0; i < values; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, result.getResult(0), i));
   return out;
 }
 
-SmallVector<Value> FlashKernel::waitWgmma(int64_t pending,
-                                          ArrayRef<Value> inFlight) {
-  // The registers pass through the wait, so that nothing reads them before
-  // their wgmma group is complete.
-  SmallVector<Type> fields(inFlight.size(), b.getF32Type());
-  Value result = asmValue(
-      LLVM::LLVMStructType::getLiteral(ctx, fields),
-      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
-      registerConstraints(inFlight.size(), /*tied=*/true), inFlight,
-      /*sideEffects=*/true);
-  SmallVector<Value> out;
-  for (size_t i = 0; i < inFlight.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
-  return out;
-}
-
-SmallVector<Value> FlashKernel::scores(Value slot) {
+SmallVector<Value> FlashKernel::scores(Value stage) {
   // K steps of 16 along the head dim: 4 per 128-byte row (32 bytes each),
   // then the next 64-column chunk.
   Value queryTile = mul(warpgroup, index(64 * kSwizzleBytes));
-  Value keyTile = add(mul(slot, index(stageBytes)), index(stageOffset(0)));
+  Value keyTile = add(mul(stage, index(stageBytes)), index(stageOffset(0)));
   SmallVector<Value> aDescs, bDescs;
   for (int64_t step = 0; step < shape.headDim / 16; ++step) {
     int64_t c = step / 4, within = step % 4 * 32;
@@ -385,8 +323,7 @@ SmallVector<Value> FlashKernel::scores(Value slot) {
         add(keyTile, index(c * tiling.keyBlock * kSwizzleBytes + within)),
         /*leadingBytes=*/16));
   }
-  return issueWgmma("l", tiling.keyBlock, {}, aDescs, bDescs,
-                    /*transposeB=*/false);
+  return wgmma("l", tiling.keyBlock, {}, aDescs, bDescs, /*transposeB=*/false);
 }
 
 SmallVector<Value> FlashKernel::mask(ArrayRef<Value> s, Value block) {
@@ -413,100 +350,31 @@ SmallVector<Value> FlashKernel::mask(ArrayRef<Value> s, Value block) {
 }
 
 SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
-                                           ArrayRef<Value> packedP,
-                                           Value slot) {
+                                           ArrayRef<Value> p, Value stage) {
+  // P's A fragments: K step t (16 keys) is S values 8t .. 8t+7, packed in
+  // pairs.
+  std::string convert = shape.elementType.isF16()
+                            ? "cvt.rn.f16x2.f32 $0, $2, $1;"
+                            : "cvt.rn.bf16x2.f32 $0, $2, $1;";
+  SmallVector<Value> aRegisters;
+  for (size_t i = 0; i < p.size(); i += 2)
+    // The first value goes to the low half.
+    aRegisters.push_back(
+        LLVM::InlineAsmOp::create(
+            b, loc, b.getI32Type(), ValueRange{p[i], p[i + 1]},
+            b.getStringAttr(convert), b.getStringAttr("=r,f,f"),
+            /*has_side_effects=*/UnitAttr(), UnitAttr(),
+            LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
+            .getResult(0));
   // V is K x N (keys x head dim) with N innermost: MN-major, 64-column
   // chunks keyBlock rows apart; K steps of 16 rows of 128 bytes.
-  Value valueTile = add(mul(slot, index(stageBytes)), index(stageOffset(1)));
+  Value valueTile = add(mul(stage, index(stageBytes)), index(stageOffset(1)));
   SmallVector<Value> bDescs;
   for (int64_t step = 0; step < tiling.keyBlock / 16; ++step)
     bDescs.push_back(
         descriptor(add(valueTile, index(step * 16 * kSwizzleBytes)),
                    /*leadingBytes=*/tiling.keyBlock * kSwizzleBytes));
-  return issueWgmma("r", shape.headDim, o, packedP, bDescs,
-                    /*transposeB=*/true);
-}
-
-FlashKernel::SoftmaxStep FlashKernel::softmax(SmallVector<Value> s,
-                                               Value block,
-                                               ArrayRef<Value> max,
-                                               ArrayRef<Value> sum) {
-  Value minusInf = f32(-std::numeric_limits<double>::infinity());
-  if (!foldScale)
-    for (Value &v : s)
-      v = arith::MulFOp::create(b, loc, v, f32(shape.scale));
-  // Only blocks that cross the end of the keys or the causal diagonal hide
-  // any score.
-  Value lastKey =
-      add(mul(block, index(tiling.keyBlock)), index(tiling.keyBlock - 1));
-  Value needsMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                          lastKey, index(shape.keys));
-  if (shape.causal)
-    needsMask = arith::OrIOp::create(
-        b, loc, needsMask,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, lastKey,
-                              addSigned(firstQuery,
-                                        shape.keys - shape.queries)));
-  SmallVector<Type> types(s.size(), b.getF32Type());
-  auto ifMask = scf::IfOp::create(b, loc, types, needsMask, true);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(&ifMask.getThenRegion().front());
-    scf::YieldOp::create(b, loc, mask(s, block));
-    b.setInsertionPointToStart(&ifMask.getElseRegion().front());
-    scf::YieldOp::create(b, loc, s);
-  }
-  s.assign(ifMask.getResults().begin(), ifMask.getResults().end());
-
-  SoftmaxStep step;
-  SmallVector<Value> scaledMax(2), rowSum(2);
-  for (int r = 0; r < 2; ++r) {
-    Value rowMax = minusInf;
-    for (size_t i = 0; i < s.size(); ++i)
-      if (int64_t(i) / 2 % 2 == r)
-        rowMax = arith::MaxNumFOp::create(b, loc, rowMax, s[i]);
-    rowMax = quadReduce(rowMax, /*max=*/true);
-    step.max.push_back(arith::MaxNumFOp::create(b, loc, max[r], rowMax));
-    // A row with every score so far hidden keeps max -inf; subtracting 0
-    // instead leaves its P at 0 rather than NaN (-inf - -inf).
-    Value hiddenRow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            step.max[r], minusInf);
-    Value usable =
-        arith::SelectOp::create(b, loc, hiddenRow, f32(0), step.max[r]);
-    scaledMax[r] = arith::MulFOp::create(b, loc, usable, f32(factor));
-    step.alpha.push_back(exp2(arith::SubFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, max[r], f32(factor)),
-        scaledMax[r])));
-    rowSum[r] = f32(0);
-  }
-  SmallVector<Value> p;
-  for (auto [i, v] : llvm::enumerate(s)) {
-    int r = int64_t(i) / 2 % 2;
-    p.push_back(exp2(arith::SubFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, v, f32(factor)), scaledMax[r])));
-    rowSum[r] = arith::AddFOp::create(b, loc, rowSum[r], p.back());
-  }
-  // The thread's part of each row sum; the quad adds its parts at the end.
-  for (int r = 0; r < 2; ++r)
-    step.sum.push_back(arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, sum[r], step.alpha[r]),
-        rowSum[r]));
-  step.p = p;
-  return step;
-}
-
-SmallVector<Value> FlashKernel::packFragments(ArrayRef<Value> p) {
-  // P's A fragments: K step t (16 keys) is S values 8t .. 8t+7, packed in
-  // pairs, the first value in the low half.
-  std::string convert = shape.elementType.isF16()
-                            ? "cvt.rn.f16x2.f32 $0, $2, $1;"
-                            : "cvt.rn.bf16x2.f32 $0, $2, $1;";
-  SmallVector<Value> packed;
-  for (size_t i = 0; i < p.size(); i += 2)
-    packed.push_back(asmValue(b.getI32Type(), convert, "=r,f,f",
-                              ValueRange{p[i], p[i + 1]},
-                              /*sideEffects=*/false));
-  return packed;
+  return wgmma("r", shape.headDim, o, aRegisters, bDescs, /*transposeB=*/true);
 }
 
 Value FlashKernel::quadReduce(Value v, bool max) {
@@ -526,8 +394,13 @@ Value FlashKernel::quadReduce(Value v, bool max) {
 Value FlashKernel::exp2(Value x) {
   // The SFU's ex2 (2^-inf = 0); libdevice's exp2f adds range handling the
   // online softmax does not need.
-  return asmValue(b.getF32Type(), "ex2.approx.ftz.f32 $0, $1;", "=f,f", x,
-                  /*sideEffects=*/false);
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getF32Type(), ValueRange{x},
+             b.getStringAttr("ex2.approx.ftz.f32 $0, $1;"),
+             b.getStringAttr("=f,f"), /*has_side_effects=*/UnitAttr(),
+             UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+             ArrayAttr())
+      .getResult(0);
 }
 
 LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {
@@ -561,7 +434,6 @@ FailureOr<LaunchShape> FlashKernel::build() {
   elementBytes = shape.elementBytes();
   queryBytes = tiling.getQueryBytes(elementBytes);
   stageBytes = tiling.getStageBytes(elementBytes);
-  blockBytes = stageBytes / 2;
   keyBlocks = llvm::divideCeil(shape.keys, tiling.keyBlock);
   int64_t threads = tiling.getThreads();
   int64_t queryBlocks = llvm::divideCeil(shape.queries, tiling.queryRows);
@@ -625,14 +497,12 @@ FailureOr<LaunchShape> FlashKernel::build() {
   for (Value map : {queryMap, keyMap, valueMap})
     nvgpu::TmaPrefetchOp::create(b, loc, map, primary);
   loadQuery();
-  auto isBlock = [&](Value block) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, block,
-                                 blocks);
-  };
-  for (int64_t s = 0; s < tiling.stages && s < keyBlocks; ++s)
-    for (int64_t part : {0, 1})
-      loadKeyOrValue(part, index(s), index(s),
-                     arith::AndIOp::create(b, loc, primary, isBlock(index(s))));
+  for (int64_t s = 0; s < tiling.stages && s < keyBlocks; ++s) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          index(s), blocks);
+    loadKeyValue(index(s), index(s),
+                 arith::AndIOp::create(b, loc, primary, inRange));
+  }
   Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
                                          index(10000000), index(0));
@@ -641,38 +511,12 @@ FailureOr<LaunchShape> FlashKernel::build() {
   // scaled ones, and scale * log2(e) folds into one FMA before exp2;
   // otherwise the scores are scaled first.
   double log2e = 1.0 / std::log(2.0);
-  foldScale = shape.scale > 0;
-  factor = foldScale ? shape.scale * log2e : log2e;
+  bool foldScale = shape.scale > 0;
+  double factor = foldScale ? shape.scale * log2e : log2e;
+
   Value minusInf = f32(-std::numeric_limits<double>::infinity());
-  int64_t outputs = shape.headDim / 2, scoreValues = tiling.keyBlock / 2;
-
-  // Block 0's scores and softmax before the loop (nothing when the block
-  // reads no key block).
-  SmallVector<Type> stepTypes(6, b.getF32Type());
-  stepTypes.append(scoreValues, b.getF32Type());
-  auto first = scf::IfOp::create(b, loc, stepTypes, isBlock(index(0)),
-                                 /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&first.getThenRegion().front());
-    waitFor(/*part=*/0, index(0));
-    SoftmaxStep step = softmax(waitWgmma(0, scores(index(0))), index(0),
-                               {minusInf, minusInf}, {f32(0), f32(0)});
-    SmallVector<Value> yielded(step.max);
-    yielded.append(step.sum);
-    yielded.append(step.alpha);
-    yielded.append(step.p);
-    scf::YieldOp::create(b, loc, yielded);
-    b.setInsertionPointToStart(&first.getElseRegion().front());
-    SmallVector<Value> none = {minusInf, minusInf, f32(0), f32(0), f32(0),
-                               f32(0)};
-    none.append(scoreValues, f32(0));
-    scf::YieldOp::create(b, loc, none);
-  }
-
-  // Carried: max and sum of the thread's two rows, the rescale and P of the
-  // current block (its softmax is done), O (complete).
-  SmallVector<Value> init(first.getResults().begin(), first.getResults().end());
+  SmallVector<Value> init = {minusInf, minusInf, f32(0), f32(0)};
+  int64_t outputs = shape.headDim / 2;
   init.append(outputs, f32(0));
   auto loop = scf::ForOp::create(b, loc, index(0), blocks, index(1), init);
   {
@@ -680,65 +524,98 @@ FailureOr<LaunchShape> FlashKernel::build() {
     b.setInsertionPointToStart(loop.getBody());
     Value block = loop.getInductionVar();
     ValueRange carried = loop.getRegionIterArgs();
-    SmallVector<Value> max(carried.begin(), carried.begin() + 2),
-        sum(carried.begin() + 2, carried.begin() + 4),
-        alpha(carried.begin() + 4, carried.begin() + 6),
-        p(carried.begin() + 6, carried.begin() + 6 + scoreValues),
-        o(carried.begin() + 6 + scoreValues, carried.end());
-    Value next = add(block, index(1));
-    Value hasNext = isBlock(next);
-    Value slot = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
+    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
+    // A slot's mbarrier completes one phase per fill: fill n of a slot is
+    // phase n, waited on with parity n % 2.
+    Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
+    Value parity = arith::TruncIOp::create(
+        b, loc, b.getI1Type(),
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
+                                           index(10000000), add(stage, index(1)));
 
-    // 1. S of the next block starts. After the last block it is computed
-    // from a slot no copy is filling, and discarded: a wgmma under a branch
-    // would join the branches' results in copies of registers still being
-    // written, which ptxas answers by serializing every wgmma.
-    auto ifNext = scf::IfOp::create(b, loc, TypeRange(), hasNext,
-                                    /*withElseRegion=*/false);
+    SmallVector<Value> s = scores(stage);
+    if (!foldScale)
+      for (Value &v : s)
+        v = arith::MulFOp::create(b, loc, v, f32(shape.scale));
+    // Only blocks that cross the end of the keys or the causal diagonal
+    // hide any score.
+    Value lastKey = add(mul(block, index(tiling.keyBlock)),
+                        index(tiling.keyBlock - 1));
+    Value needsMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            lastKey, index(shape.keys));
+    if (shape.causal)
+      needsMask = arith::OrIOp::create(
+          b, loc, needsMask,
+          arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::sgt, lastKey,
+              addSigned(firstQuery, shape.keys - shape.queries)));
+    SmallVector<Type> sTypes(s.size(), b.getF32Type());
+    auto ifMask = scf::IfOp::create(b, loc, sTypes, needsMask, true);
     {
       OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(&ifNext.getThenRegion().front());
-      waitFor(/*part=*/0, next);
+      b.setInsertionPointToStart(&ifMask.getThenRegion().front());
+      scf::YieldOp::create(b, loc, mask(s, block));
+      b.setInsertionPointToStart(&ifMask.getElseRegion().front());
+      scf::YieldOp::create(b, loc, s);
     }
-    SmallVector<Value> nextScores =
-        scores(arith::RemUIOp::create(b, loc, next, index(tiling.stages)));
+    s.assign(ifMask.getResults().begin(), ifMask.getResults().end());
 
-    // 2. O = O * alpha + P V starts.
-    for (int64_t i = 0; i < outputs; ++i)
-      o[i] = arith::MulFOp::create(b, loc, o[i], alpha[i / 2 % 2]);
-    waitFor(/*part=*/1, block);
-    SmallVector<Value> running = accumulate(o, packFragments(p), slot);
-
-    // 3. While P V runs, the next block's softmax (its results are kept
-    // only if there is a next block).
-    SoftmaxStep step = softmax(waitWgmma(1, nextScores), next, max, sum);
+    // Per row r of the thread's two: the new max, the rescale of the old
+    // sum and output, P.
+    SmallVector<Value> newMax(2), scaledMax(2), alpha(2), sum(2);
     for (int r = 0; r < 2; ++r) {
-      step.max[r] = arith::SelectOp::create(b, loc, hasNext, step.max[r], max[r]);
-      step.sum[r] = arith::SelectOp::create(b, loc, hasNext, step.sum[r], sum[r]);
+      Value rowMax = minusInf;
+      for (size_t i = 0; i < s.size(); ++i)
+        if (int64_t(i) / 2 % 2 == r)
+          rowMax = arith::MaxNumFOp::create(b, loc, rowMax, s[i]);
+      rowMax = quadReduce(rowMax, /*max=*/true);
+      newMax[r] = arith::MaxNumFOp::create(b, loc, carried[r], rowMax);
+      // A row with every score so far hidden keeps max -inf; subtracting 0
+      // instead leaves its P at 0 rather than NaN (-inf - -inf).
+      Value hiddenRow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              newMax[r], minusInf);
+      Value usable = arith::SelectOp::create(b, loc, hiddenRow, f32(0), newMax[r]);
+      scaledMax[r] = arith::MulFOp::create(b, loc, usable, f32(factor));
+      alpha[r] = exp2(arith::SubFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, carried[r], f32(factor)),
+          scaledMax[r]));
+      sum[r] = f32(0);
     }
+    SmallVector<Value> p;
+    Value negFactor = f32(factor);
+    for (auto [i, v] : llvm::enumerate(s)) {
+      int r = int64_t(i) / 2 % 2;
+      Value scaled = arith::SubFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, v, negFactor), scaledMax[r]);
+      p.push_back(exp2(scaled));
+      sum[r] = arith::AddFOp::create(b, loc, sum[r], p.back());
+    }
+    SmallVector<Value> next = {newMax[0], newMax[1]};
+    for (int r = 0; r < 2; ++r)
+      next.push_back(arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, carried[2 + r], alpha[r]),
+          sum[r]));
+    SmallVector<Value> o;
+    for (int64_t i = 0; i < outputs; ++i)
+      o.push_back(arith::MulFOp::create(b, loc, carried[4 + i],
+                                        alpha[i / 2 % 2]));
+    SmallVector<Value> updated = accumulate(o, p, stage);
+    next.append(updated.begin(), updated.end());
 
-    // 4. P V is done: every warpgroup is done with this block's K and V,
-    // and thread 0 refills their slot with the block `stages` ahead.
-    o = waitWgmma(0, running);
+    // Every warp is done with the slot: refill it with the block `stages`
+    // ahead.
     gpu::BarrierOp::create(b, loc);
     Value ahead = add(block, index(tiling.stages));
-    Value refill = arith::AndIOp::create(b, loc, primary, isBlock(ahead));
-    for (int64_t part : {0, 1})
-      loadKeyOrValue(part, slot, ahead, refill);
-
-    SmallVector<Value> yielded(step.max);
-    yielded.append(step.sum);
-    yielded.append(step.alpha);
-    yielded.append(step.p);
-    yielded.append(o);
-    scf::YieldOp::create(b, loc, yielded);
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          ahead, blocks);
+    loadKeyValue(stage, ahead, arith::AndIOp::create(b, loc, primary, inRange));
+    scf::YieldOp::create(b, loc, next);
   }
-  SmallVector<Value> results(loop.getResults().begin(), loop.getResults().end());
-  // Results: max (2), sum (2), alpha (2), P, then O.
-  results.erase(results.begin() + 4, results.begin() + 6 + scoreValues);
 
   // O / l once per row; a row with nothing visible has l = 0 and gives NaN,
   // as the unfused softmax (0 / 0) does.
+  SmallVector<Value> results(loop.getResults().begin(), loop.getResults().end());
   SmallVector<Value> inverse(2);
   for (int r = 0; r < 2; ++r)
     inverse[r] = arith::DivFOp::create(b, loc, f32(1),
