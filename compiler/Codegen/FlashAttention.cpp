@@ -31,11 +31,13 @@
 
 #include "Codegen/FlashAttention.h"
 #include "Codegen/KernelEmission.h"
+#include "Codegen/TargetDescription.h"
 #include "Codegen/TileEpilogue.h"
 #include "fk/Transforms/FlashAttention.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
 #include <limits>
@@ -147,7 +149,8 @@ private:
   void setUp();
   void loadQuery();
   void loadKeyValue(Value stage, Value block, Value predicate);
-  Value descriptor(Value offset, int64_t leadingBytes);
+  Value tileStart(Value offset);
+  Value descriptor(Value start, int64_t bytes, int64_t leadingBytes);
   SmallVector<Value> scores(Value stage);
   SmallVector<Value> mask(ArrayRef<Value> s, Value block);
   SmallVector<Value> accumulate(ArrayRef<Value> o, ArrayRef<Value> p,
@@ -155,8 +158,16 @@ private:
   Value quadReduce(Value v, bool max);
   Value exp2(Value x);
   Value rowOf(int64_t i) const { return i / 2 % 2 ? row1 : row0; }
-  SmallVector<Value> wgmma(StringRef operandA, int64_t n, ArrayRef<Value> acc,
-                           ArrayRef<Value> aOperands, ArrayRef<Value> bDescs,
+  /// A wgmma operand: a matrix descriptor (of the first K step, with the
+  /// byte offset of each step's part of the tile) or, for A, four registers
+  /// per step.
+  struct WgmmaOperand {
+    Value descriptor;
+    SmallVector<int64_t> stepBytes;
+    SmallVector<Value> registers;
+  };
+  SmallVector<Value> wgmma(int64_t n, ArrayRef<Value> acc,
+                           const WgmmaOperand &a, const WgmmaOperand &b,
                            bool transposeB);
   LogicalResult epilogue(ArrayRef<Value> o);
 
@@ -233,44 +244,61 @@ void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
     }
 }
 
-/// A wgmma matrix descriptor of the 128-byte swizzled tile at `offset`
-/// (from the aligned base): rows of 128 bytes, 8-row groups 1024 bytes
-/// apart, `leadingBytes` between 64-column chunks (MN-major operands).
-Value FlashKernel::descriptor(Value offset, int64_t leadingBytes) {
+/// The start-address field of wgmma matrix descriptors of the tile at
+/// `offset` (from the aligned base): its shared address in 16-byte units.
+/// Shared addresses stay below 256 KiB, so the field (14 bits) never
+/// carries into the others and a descriptor of a later part of the tile is
+/// one addition away.
+Value FlashKernel::tileStart(Value offset) {
   Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
                                                add(sharedAddress, offset));
-  Value start = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, address, i64(4)), i64(0x3FFF));
-  int64_t fixed = ((leadingBytes >> 4) << 16) | ((int64_t(1024) >> 4) << 32) |
-                  (int64_t(1) << 62);
-  return arith::OrIOp::create(b, loc, start, i64(fixed));
+  return arith::ShRUIOp::create(b, loc, address, i64(4));
 }
 
-SmallVector<Value> FlashKernel::wgmma(StringRef operandA, int64_t n,
-                                      ArrayRef<Value> acc,
-                                      ArrayRef<Value> aOperands,
-                                      ArrayRef<Value> bDescs, bool transposeB) {
+/// A wgmma matrix descriptor of the 128-byte swizzled tile `bytes` past
+/// `start` (see tileStart): rows of 128 bytes, 8-row groups 1024 bytes
+/// apart, `leadingBytes` between 64-column chunks (MN-major operands).
+Value FlashKernel::descriptor(Value start, int64_t bytes,
+                              int64_t leadingBytes) {
+  int64_t fixed = ((leadingBytes >> 4) << 16) | ((int64_t(1024) >> 4) << 32) |
+                  (int64_t(1) << 62);
+  return arith::AddIOp::create(b, loc, start, i64(fixed + (bytes >> 4)));
+}
+
+SmallVector<Value> FlashKernel::wgmma(int64_t n, ArrayRef<Value> acc,
+                                      const WgmmaOperand &a,
+                                      const WgmmaOperand &bOperand,
+                                      bool transposeB) {
   // One asm statement: fence, one wgmma per K step of 16, commit, wait.
   // Operands: the n/2 accumulators (outputs, tied to the inputs when
-  // accumulating), then A (a descriptor or four registers per step), then
-  // B's descriptor per step.
-  int64_t values = n / 2, steps = bDescs.size();
+  // accumulating), then A (a descriptor, or four registers per step), then
+  // B's descriptor. A descriptor operand is that of the first step; the
+  // others are made in the statement, so that they hold no registers
+  // outside it.
+  int64_t values = n / 2, steps = bOperand.stepBytes.size();
   std::string type = shape.elementType.isF16() ? "f16" : "bf16";
-  bool registersA = operandA == "r";
-  int64_t aPerStep = registersA ? 4 : 1;
-  std::string text = "wgmma.fence.sync.aligned;\n";
+  bool registersA = a.descriptor == nullptr;
   int64_t firstA = values + (acc.empty() ? 0 : values);
-  int64_t firstB = firstA + aPerStep * steps;
+  int64_t firstB = firstA + (registersA ? 4 * steps : 1);
   auto operand = [](int64_t i) { return "$" + std::to_string(i); };
+  auto advance = [&](StringRef reg, int64_t base, int64_t bytes) {
+    return "add.s64 " + reg.str() + ", " + operand(base) + ", " +
+           std::to_string(bytes >> 4) + ";\n";
+  };
   std::string d;
   for (int64_t i = 0; i < values; ++i)
     d += (i ? ", " : "") + operand(i);
+  std::string text = "{\n.reg .b64 fk_a, fk_b;\nwgmma.fence.sync.aligned;\n";
   for (int64_t s = 0; s < steps; ++s) {
-    std::string a = operand(firstA + aPerStep * s);
+    std::string aText = "fk_a";
     if (registersA)
-      a = "{" + a + ", " + operand(firstA + 4 * s + 1) + ", " +
-          operand(firstA + 4 * s + 2) + ", " + operand(firstA + 4 * s + 3) +
-          "}";
+      aText = "{" + operand(firstA + 4 * s) + ", " +
+              operand(firstA + 4 * s + 1) + ", " +
+              operand(firstA + 4 * s + 2) + ", " +
+              operand(firstA + 4 * s + 3) + "}";
+    else
+      text += advance("fk_a", firstA, a.stepBytes[s]);
+    text += advance("fk_b", firstB, bOperand.stepBytes[s]);
     // scale-d 0 on the first step without an accumulator: D = A B.
     std::string scaleD = (!acc.empty() || s > 0) ? "1" : "0";
     std::string transpose = transposeB ? "1" : "0";
@@ -278,23 +306,29 @@ SmallVector<Value> FlashKernel::wgmma(StringRef operandA, int64_t n,
     std::string flags = scaleD + ", 1, 1, " +
                         (registersA ? transpose : "0, " + transpose);
     text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
-            "k16.f32." + type + "." + type + " {" + d + "}, " + a + ", " +
-            operand(firstB + s) + ", " + flags + ";\n";
+            "k16.f32." + type + "." + type + " {" + d + "}, " + aText +
+            ", fk_b, " + flags + ";\n";
   }
-  text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;";
+  text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned "
+          "0;\n}";
 
   SmallVector<std::string> constraints;
   for (int64_t i = 0; i < values; ++i)
     constraints.push_back("=f");
   for (int64_t i = 0; i < (int64_t)acc.size(); ++i)
     constraints.push_back(std::to_string(i));
-  for (int64_t i = 0; i < aPerStep * steps; ++i)
-    constraints.push_back(registersA ? "r" : "l");
-  for (int64_t i = 0; i < steps; ++i)
-    constraints.push_back("l");
   SmallVector<Value> operands(acc.begin(), acc.end());
-  operands.append(aOperands.begin(), aOperands.end());
-  operands.append(bDescs.begin(), bDescs.end());
+  if (registersA) {
+    for (Value r : a.registers) {
+      constraints.push_back("r");
+      operands.push_back(r);
+    }
+  } else {
+    constraints.push_back("l");
+    operands.push_back(a.descriptor);
+  }
+  constraints.push_back("l");
+  operands.push_back(bOperand.descriptor);
   SmallVector<Type> fields(values, b.getF32Type());
   auto result = LLVM::InlineAsmOp::create(
       b, loc, LLVM::LLVMStructType::getLiteral(ctx, fields), operands,
@@ -311,39 +345,50 @@ SmallVector<Value> FlashKernel::wgmma(StringRef operandA, int64_t n,
 SmallVector<Value> FlashKernel::scores(Value stage) {
   // K steps of 16 along the head dim: 4 per 128-byte row (32 bytes each),
   // then the next 64-column chunk.
-  Value queryTile = mul(warpgroup, index(64 * kSwizzleBytes));
-  Value keyTile = add(mul(stage, index(stageBytes)), index(stageOffset(0)));
-  SmallVector<Value> aDescs, bDescs;
+  Value queryTile = tileStart(mul(warpgroup, index(64 * kSwizzleBytes)));
+  Value keyTile = tileStart(
+      add(mul(stage, index(stageBytes)), index(stageOffset(0))));
+  WgmmaOperand a{descriptor(queryTile, 0, /*leadingBytes=*/16), {}, {}};
+  WgmmaOperand k{descriptor(keyTile, 0, /*leadingBytes=*/16), {}, {}};
   for (int64_t step = 0; step < shape.headDim / 16; ++step) {
     int64_t c = step / 4, within = step % 4 * 32;
-    aDescs.push_back(descriptor(
-        add(queryTile, index(c * tiling.queryRows * kSwizzleBytes + within)),
-        /*leadingBytes=*/16));
-    bDescs.push_back(descriptor(
-        add(keyTile, index(c * tiling.keyBlock * kSwizzleBytes + within)),
-        /*leadingBytes=*/16));
+    a.stepBytes.push_back(c * tiling.queryRows * kSwizzleBytes + within);
+    k.stepBytes.push_back(c * tiling.keyBlock * kSwizzleBytes + within);
   }
-  return wgmma("l", tiling.keyBlock, {}, aDescs, bDescs, /*transposeB=*/false);
+  return wgmma(tiling.keyBlock, {}, a, k, /*transposeB=*/false);
 }
 
 SmallVector<Value> FlashKernel::mask(ArrayRef<Value> s, Value block) {
   // Key j is hidden from query i when j >= Nk, or (causal) j > i + Nk - Nq.
-  Value firstKey = mul(block, index(tiling.keyBlock));
+  // Value i of the thread is key firstKey + 2 (t % 4) + c(i), c(i) = 8 (i /
+  // 4) + i % 2: it is compared, as a constant, with limits per thread and
+  // row (in 32 bits: every index here is below 2^31).
+  auto i32 = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v).getResult();
+  };
+  Value thread = add(mul(block, index(tiling.keyBlock)),
+                     mul(quadLane, index(2)));
+  Value keysLeft = arith::SubIOp::create(b, loc, i32(index(shape.keys)),
+                                         i32(thread));
+  SmallVector<Value> lastVisible;
+  if (shape.causal)
+    for (Value row : {row0, row1})
+      lastVisible.push_back(arith::SubIOp::create(
+          b, loc,
+          i32(addSigned(add(firstQuery, row), shape.keys - shape.queries)),
+          i32(thread)));
   Value minusInf = f32(-std::numeric_limits<double>::infinity());
-  Value twiceQuad = mul(quadLane, index(2));
   SmallVector<Value> masked;
   for (auto [i, value] : llvm::enumerate(s)) {
-    Value key = add(firstKey,
-                    add(twiceQuad, index(8 * (int64_t(i) / 4) + int64_t(i) % 2)));
-    Value hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, key,
-                                         index(shape.keys));
-    if (shape.causal) {
-      Value last = addSigned(add(firstQuery, rowOf(i)),
-                             shape.keys - shape.queries);
+    Value offset = arith::ConstantOp::create(
+        b, loc, b.getI32IntegerAttr(8 * (int64_t(i) / 4) + int64_t(i) % 2));
+    Value hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                         offset, keysLeft);
+    if (shape.causal)
       hidden = arith::OrIOp::create(
           b, loc, hidden,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, last));
-    }
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, offset,
+                                lastVisible[int64_t(i) / 2 % 2]));
     masked.push_back(arith::SelectOp::create(b, loc, hidden, minusInf, value));
   }
   return masked;
@@ -368,13 +413,15 @@ SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
             .getResult(0));
   // V is K x N (keys x head dim) with N innermost: MN-major, 64-column
   // chunks keyBlock rows apart; K steps of 16 rows of 128 bytes.
-  Value valueTile = add(mul(stage, index(stageBytes)), index(stageOffset(1)));
-  SmallVector<Value> bDescs;
+  Value valueTile = tileStart(
+      add(mul(stage, index(stageBytes)), index(stageOffset(1))));
+  WgmmaOperand v{descriptor(valueTile, 0,
+                            /*leadingBytes=*/tiling.keyBlock * kSwizzleBytes),
+                 {}, {}};
   for (int64_t step = 0; step < tiling.keyBlock / 16; ++step)
-    bDescs.push_back(
-        descriptor(add(valueTile, index(step * 16 * kSwizzleBytes)),
-                   /*leadingBytes=*/tiling.keyBlock * kSwizzleBytes));
-  return wgmma("r", shape.headDim, o, aRegisters, bDescs, /*transposeB=*/true);
+    v.stepBytes.push_back(step * 16 * kSwizzleBytes);
+  return wgmma(shape.headDim, o, WgmmaOperand{Value(), {}, aRegisters}, v,
+               /*transposeB=*/true);
 }
 
 Value FlashKernel::quadReduce(Value v, bool max) {
@@ -439,6 +486,13 @@ FailureOr<LaunchShape> FlashKernel::build() {
   int64_t queryBlocks = llvm::divideCeil(shape.queries, tiling.queryRows);
   kernel.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  // Two blocks per SM when their shared memory fits: the warpgroups of one
+  // block then fill the tensor cores while the other's do their softmax.
+  // ptxas holds each thread to 128 registers for it. (The flash kernel runs
+  // on sm_90a only.)
+  if (2 * tiling.getSharedBytes(shape.elementBytes()) <=
+      getTargetDescription("sm_90a")->sharedMemoryPerSm)
+    kernel->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
 
   // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
   // type); the casts vanish in the lowering.
@@ -582,12 +636,14 @@ FailureOr<LaunchShape> FlashKernel::build() {
           scaledMax[r]));
       sum[r] = f32(0);
     }
-    SmallVector<Value> p;
-    Value negFactor = f32(factor);
+    // P = exp2(s * c - m * c), one FMA and one ex2 per score.
+    SmallVector<Value> p, negatedMax(2);
+    for (int r = 0; r < 2; ++r)
+      negatedMax[r] = arith::NegFOp::create(b, loc, scaledMax[r]);
     for (auto [i, v] : llvm::enumerate(s)) {
       int r = int64_t(i) / 2 % 2;
-      Value scaled = arith::SubFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, v, negFactor), scaledMax[r]);
+      Value scaled =
+          math::FmaOp::create(b, loc, v, f32(factor), negatedMax[r]);
       p.push_back(exp2(scaled));
       sum[r] = arith::AddFOp::create(b, loc, sum[r], p.back());
     }
