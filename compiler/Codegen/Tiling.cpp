@@ -282,6 +282,16 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
+      if (explain && fusion.getKind() == FusionKind::Attention) {
+        ArrayRef<int64_t> tile = getTiling(fusion).getTile();
+        fusion.emitRemark()
+            << "attention in online-softmax form on the flash kernel: blocks "
+               "of "
+            << tile[0] << " query rows (" << tile[0] / kFlashRowsPerWarpgroup
+            << " warpgroups) walk the keys in blocks of " << tile[1]
+            << " with a running max and sum; S = Q K^T and P V on wgmma, "
+               "the scores never leave the chip";
+      }
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
