@@ -72,3 +72,63 @@ func.func @one_stage(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<1
   }
   return %0 : tensor<128x128xf16>
 }
+
+// -----
+
+func.func @flash_loop(%x: tensor<64xf16>) -> tensor<64xf16> {
+  // expected-error @+1 {{only attention fusions run the flash kernel}}
+  %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>} : (tensor<64xf16>) -> tensor<64xf16> {
+  ^bb0(%a: tensor<64xf16>):
+    %e = fk.exp %a : tensor<64xf16>
+    fk.yield %e : tensor<64xf16>
+  }
+  return %0 : tensor<64xf16>
+}
+
+// -----
+
+func.func @attention_elements(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+  // expected-error @+1 {{an attention fusion runs on the flash kernel only}}
+  %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+  ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
+    %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
+    fk.yield %o : tensor<2x100x64xf16>
+  }
+  return %0 : tensor<2x100x64xf16>
+}
+
+// -----
+
+func.func @flash_head_dim_tile(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+  // expected-error @+1 {{the third tile size must be the head dim}}
+  %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 128], threads = 256>, fk.promotion = #fk.promotion<operands = [0, 1, 2], copy = tma, stages = 2, swizzle = 128>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+  ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
+    %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
+    fk.yield %o : tensor<2x100x64xf16>
+  }
+  return %0 : tensor<2x100x64xf16>
+}
+
+// -----
+
+func.func @flash_promotion(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+  // expected-error @+1 {{the flash kernel reads operands [0, 1, 2] by TMA, 128-byte swizzled, in 2 to}}
+  %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>, fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 2, swizzle = 128>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+  ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
+    %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
+    fk.yield %o : tensor<2x100x64xf16>
+  }
+  return %0 : tensor<2x100x64xf16>
+}
+
+// -----
+
+func.func @flash_masked(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>, %m: tensor<100x100xf16>) -> tensor<2x100x64xf16> {
+  // expected-error @+1 {{it has an additive mask input (the flash kernel takes causal masks only)}}
+  %0 = fk.fusion attention(%q, %k, %v, %m) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<100x100xf16>) -> tensor<2x100x64xf16> {
+  ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>, %d: tensor<100x100xf16>):
+    %o = fk.attention %a, %b, %c mask %d : tensor<100x100xf16> scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
+    fk.yield %o : tensor<2x100x64xf16>
+  }
+  return %0 : tensor<2x100x64xf16>
+}

@@ -270,3 +270,41 @@ func.func @unknown_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @attention_two(%q: tensor<2x8x64xf16>) -> tensor<2x8x64xf16> {
+  // expected-error @+1 {{of kind 'attention' needs exactly one attention, not 0}}
+  %0 = fk.fusion attention(%q) : (tensor<2x8x64xf16>) -> tensor<2x8x64xf16> {
+  ^bb0(%a: tensor<2x8x64xf16>):
+    %e = fk.exp %a : tensor<2x8x64xf16>
+    fk.yield %e : tensor<2x8x64xf16>
+  }
+  return %0 : tensor<2x8x64xf16>
+}
+
+// -----
+
+func.func @attention_prologue(%q: tensor<2x8x64xf16>) -> tensor<2x8x64xf16> {
+  // expected-error @+1 {{of kind 'attention' must pass fusion inputs to its attention}}
+  %0 = fk.fusion attention(%q) : (tensor<2x8x64xf16>) -> tensor<2x8x64xf16> {
+  ^bb0(%a: tensor<2x8x64xf16>):
+    %e = fk.exp %a : tensor<2x8x64xf16>
+    %o = fk.attention %e, %a, %a scale = 1.250000e-01 causal = false : tensor<2x8x64xf16>, tensor<2x8x64xf16>, tensor<2x8x64xf16> -> tensor<2x8x64xf16>
+    fk.yield %o : tensor<2x8x64xf16>
+  }
+  return %0 : tensor<2x8x64xf16>
+}
+
+// -----
+
+func.func @attention_other_shape(%q: tensor<2x8x64xf16>) -> tensor<2x8xf16> {
+  // expected-error @+1 {{of kind 'attention' cannot hold 'fk.reduce_sum'}}
+  %0 = fk.fusion attention(%q) : (tensor<2x8x64xf16>) -> tensor<2x8xf16> {
+  ^bb0(%a: tensor<2x8x64xf16>):
+    %o = fk.attention %a, %a, %a scale = 1.250000e-01 causal = false : tensor<2x8x64xf16>, tensor<2x8x64xf16>, tensor<2x8x64xf16> -> tensor<2x8x64xf16>
+    %r = fk.reduce_sum %o axes = [2] : tensor<2x8x64xf16> -> tensor<2x8xf16>
+    fk.yield %r : tensor<2x8xf16>
+  }
+  return %0 : tensor<2x8xf16>
+}
