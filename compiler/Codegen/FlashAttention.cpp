@@ -198,18 +198,7 @@ void FlashKernel::setUp() {
                                        tiling.getSharedBytes(elementBytes));
   sharedAddress = add(shared.address, shared.base);
   // Barrier 0: Q; barrier 1 + s: ring slot s.
-  barriers = nvgpu::MBarrierCreateOp::create(
-      b, loc,
-      nvgpu::MBarrierGroupType::get(
-          ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
-          tiling.stages + 1));
-  for (int64_t s = 0; s <= tiling.stages; ++s)
-    nvgpu::MBarrierInitOp::create(b, loc, barriers, index(1), index(s),
-                                  primary);
-  // The initialized mbarriers must be visible to the TMA unit (the async
-  // proxy) before any copy signals them, and to every thread.
-  NVVM::FenceMbarrierInitOp::create(b, loc);
-  gpu::BarrierOp::create(b, loc);
+  barriers = createCopyBarriers(b, loc, tiling.stages + 1, primary);
 }
 
 void FlashKernel::loadQuery() {
@@ -528,12 +517,9 @@ FailureOr<LaunchShape> FlashKernel::build() {
   firstQuery = mul(queryBlock, index(tiling.queryRows));
   Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   batchCoords = k.idx.delinearize(batch, shape.batch);
-  auto operandBatch = [&](ArrayRef<int64_t> dims) {
-    return k.idx.linearize(k.idx.broadcastSource(batchCoords, dims), dims);
-  };
-  queryBatch = operandBatch(shape.queryBatch);
-  keyBatch = operandBatch(shape.keyBatch);
-  valueBatch = operandBatch(shape.valueBatch);
+  queryBatch = k.idx.broadcastLinear(batchCoords, shape.queryBatch);
+  keyBatch = k.idx.broadcastLinear(batchCoords, shape.keyBatch);
+  valueBatch = k.idx.broadcastLinear(batchCoords, shape.valueBatch);
 
   // The key blocks this block reads: all, or under a causal mask those up
   // to the last key its last query sees (none when every row is hidden).

@@ -93,6 +93,13 @@ struct IndexBuilder {
       result.push_back(size == 1 ? constant(0) : coords[offset + i]);
     return result;
   }
+
+  /// The linear index, in an operand of `operandShape` that numpy-broadcasts
+  /// to the shape of `coords`, of the element `coords` reads.
+  Value broadcastLinear(ArrayRef<Value> coords,
+                        ArrayRef<int64_t> operandShape) {
+    return linearize(broadcastSource(coords, operandShape), operandShape);
+  }
 };
 
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
 #include "Codegen/SharedMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -71,4 +72,24 @@ Value DynamicSharedMemory::view(OpBuilder &b, Location loc, Value offset,
   return memref::ViewOp::create(b, loc, type, ring,
                                 arith::AddIOp::create(b, loc, base, offset),
                                 ValueRange{});
+}
+
+Value mlir::fk::createCopyBarriers(OpBuilder &b, Location loc, int64_t count,
+                                   Value primary) {
+  MLIRContext *ctx = b.getContext();
+  Value barriers = nvgpu::MBarrierCreateOp::create(
+      b, loc,
+      nvgpu::MBarrierGroupType::get(
+          ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
+          count));
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t i = 0; i < count; ++i)
+    nvgpu::MBarrierInitOp::create(b, loc, barriers, one,
+                                  arith::ConstantIndexOp::create(b, loc, i),
+                                  primary);
+  // The initialized mbarriers must be visible to the TMA unit (the async
+  // proxy) before any copy signals them, and to every thread.
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+  return barriers;
 }

@@ -45,6 +45,12 @@ struct DynamicSharedMemory {
   Value view(OpBuilder &b, Location loc, Value offset, MemRefType type) const;
 };
 
+/// `count` mbarriers for TMA copies into shared memory, each expecting one
+/// arrival (the copying thread's, `primary`, which initializes them), made
+/// visible to the TMA unit and to every thread of the block.
+Value createCopyBarriers(OpBuilder &b, Location loc, int64_t count,
+                         Value primary);
+
 } // namespace mlir::fk
 
 #endif // FKC_CODEGEN_SHAREDMEMORY_H

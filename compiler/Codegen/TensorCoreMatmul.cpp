@@ -183,18 +183,7 @@ private:
 void TensorCoreKernel::setUpSharedMemory() {
   shared = DynamicSharedMemory::create(
       b, loc, k.kernels, tiling.getSharedBytes(shape.elementBytes()));
-  barriers = nvgpu::MBarrierCreateOp::create(
-      b, loc,
-      nvgpu::MBarrierGroupType::get(
-          ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
-          tiling.stages));
-  for (int64_t s = 0; s < tiling.stages; ++s)
-    nvgpu::MBarrierInitOp::create(b, loc, barriers, index(1), index(s),
-                                  primary);
-  // The initialized mbarriers must be visible to the TMA unit (the async
-  // proxy) before any copy signals them, and to every thread.
-  NVVM::FenceMbarrierInitOp::create(b, loc);
-  gpu::BarrierOp::create(b, loc);
+  barriers = createCopyBarriers(b, loc, tiling.stages, primary);
 }
 
 void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
@@ -362,10 +351,8 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   if (shape.batched()) {
     Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
     batchCoords = k.idx.delinearize(batch, shape.batch);
-    lhsBatch = k.idx.linearize(
-        k.idx.broadcastSource(batchCoords, shape.lhsBatch), shape.lhsBatch);
-    rhsBatch = k.idx.linearize(
-        k.idx.broadcastSource(batchCoords, shape.rhsBatch), shape.rhsBatch);
+    lhsBatch = k.idx.broadcastLinear(batchCoords, shape.lhsBatch);
+    rhsBatch = k.idx.broadcastLinear(batchCoords, shape.rhsBatch);
   }
 
   setUpSharedMemory();
