@@ -51,6 +51,10 @@ struct AttentionShape {
   int64_t queries, keys, headDim;
   /// Batch dims of the result and of each operand.
   SmallVector<int64_t> batch, queryBatch, keyBatch, valueBatch;
+  /// The additive mask's shape, which broadcasts to [batch..., Nq, Nk]
+  /// (empty without a mask).
+  SmallVector<int64_t> maskShape;
+  bool masked = false;
   Type elementType;
   double scale;
   bool causal;
@@ -73,6 +77,10 @@ struct AttentionShape {
     elementType = tensorType(attention.getQuery()).getElementType();
     scale = attention.getScale().convertToDouble();
     causal = attention.getCausal();
+    if (Value mask = attention.getMask()) {
+      masked = true;
+      llvm::append_range(maskShape, shape(mask));
+    }
   }
   int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
   static int64_t count(ArrayRef<int64_t> dims) {
@@ -153,6 +161,7 @@ private:
   Value descriptor(Value start, int64_t bytes, int64_t leadingBytes);
   SmallVector<Value> scores(Value stage);
   SmallVector<Value> mask(ArrayRef<Value> s, Value block);
+  SmallVector<Value> addMaskInput(ArrayRef<Value> s, Value block);
   SmallVector<Value> accumulate(ArrayRef<Value> o, ArrayRef<Value> p,
                                 Value stage);
   Value quadReduce(Value v, bool max);
@@ -383,6 +392,64 @@ SmallVector<Value> FlashKernel::mask(ArrayRef<Value> s, Value block) {
   return masked;
 }
 
+SmallVector<Value> FlashKernel::addMaskInput(ArrayRef<Value> s, Value block) {
+  // scale * s + mask at each of the thread's scores, the mask read as one
+  // dimension: per row an offset, per score the key times the key stride
+  // (0 where the mask broadcasts). Rows past the queries and keys past the
+  // keys read the last ones instead: their results are hidden or never
+  // stored.
+  Value maskBuffer = k.buffers.lookup(attention.getMask());
+  auto maskType = cast<MemRefType>(maskBuffer.getType());
+  ArrayRef<int64_t> dims = shape.maskShape;
+  // Row-major strides of the mask, aligned with [batch..., Nq, Nk].
+  SmallVector<int64_t> strides(dims.size(), 0);
+  for (int64_t d = dims.size() - 1, stride = 1; d >= 0; --d) {
+    strides[d] = dims[d] == 1 ? 0 : stride;
+    stride *= dims[d];
+  }
+  int64_t pad = batchCoords.size() + 2 - dims.size();
+  auto strideOf = [&](int64_t fullDim) -> int64_t {
+    return fullDim < pad ? 0 : strides[fullDim - pad];
+  };
+  Value batchOffset = index(0);
+  for (auto [d, coord] : llvm::enumerate(batchCoords))
+    if (int64_t stride = strideOf(d))
+      batchOffset = add(batchOffset, mul(coord, index(stride)));
+  int64_t rowStride = strideOf(batchCoords.size()),
+          keyStride = strideOf(batchCoords.size() + 1);
+  SmallVector<Value> rowOffsets;
+  for (Value row : {row0, row1})
+    rowOffsets.push_back(add(
+        batchOffset,
+        mul(arith::MinUIOp::create(b, loc, add(firstQuery, row),
+                                   index(shape.queries - 1)),
+            index(rowStride))));
+
+  Value flat = maskBuffer;
+  if (maskType.getRank() != 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < maskType.getRank(); ++d)
+      all[0].push_back(d);
+    flat = memref::CollapseShapeOp::create(b, loc, maskBuffer, all);
+  }
+  Value firstKey = add(mul(block, index(tiling.keyBlock)),
+                       mul(quadLane, index(2)));
+  SmallVector<Value> result;
+  for (auto [i, value] : llvm::enumerate(s)) {
+    Value key = arith::MinUIOp::create(
+        b, loc, add(firstKey, index(8 * (int64_t(i) / 4) + int64_t(i) % 2)),
+        index(shape.keys - 1));
+    Value element = add(rowOffsets[int64_t(i) / 2 % 2],
+                        mul(key, index(keyStride)));
+    Value raw = memref::LoadOp::create(b, loc, flat, element);
+    Value maskValue =
+        extendToComputeType(b, loc, raw, maskType.getElementType());
+    result.push_back(
+        math::FmaOp::create(b, loc, value, f32(shape.scale), maskValue));
+  }
+  return result;
+}
+
 SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
                                            ArrayRef<Value> p, Value stage) {
   // P's A fragments: K step t (16 keys) is S values 8t .. 8t+7, packed in
@@ -547,11 +614,11 @@ FailureOr<LaunchShape> FlashKernel::build() {
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
                                          index(10000000), index(0));
 
-  // With a positive scale the max of the raw scores gives the max of the
-  // scaled ones, and scale * log2(e) folds into one FMA before exp2;
-  // otherwise the scores are scaled first.
+  // With a positive scale and no mask input the max of the raw scores gives
+  // the max of the scaled ones, and scale * log2(e) folds into one FMA
+  // before exp2; otherwise the scores are scaled (and masked) first.
   double log2e = 1.0 / std::log(2.0);
-  bool foldScale = shape.scale > 0;
+  bool foldScale = shape.scale > 0 && !shape.masked;
   double factor = foldScale ? shape.scale * log2e : log2e;
 
   Value minusInf = f32(-std::numeric_limits<double>::infinity());
@@ -575,7 +642,9 @@ FailureOr<LaunchShape> FlashKernel::build() {
                                            index(10000000), add(stage, index(1)));
 
     SmallVector<Value> s = scores(stage);
-    if (!foldScale)
+    if (shape.masked)
+      s = addMaskInput(s, block);
+    else if (!foldScale)
       for (Value &v : s)
         v = arith::MulFOp::create(b, loc, v, f32(shape.scale));
     // Only blocks that cross the end of the keys or the causal diagonal

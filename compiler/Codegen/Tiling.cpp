@@ -89,16 +89,21 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion,
   }
   case FusionKind::Attention: {
     // Two warpgroups share each K/V block. Key blocks of 128 where two
-    // blocks then fit on an SM (head dim 64), else 64: on an H200 at head
+    // blocks then fit on an SM (head dim 64, no mask input), else 64: on an
+    // H200 at head
     // dim 128, 128x64 tiles ran at 573 TFLOP/s against 436 for 128x128
     // (one block per SM) and 492 for 64x64.
     auto queryType = tensorType(fusion.getAttention().getQuery());
     int64_t headDim = queryType.getShape().back();
     int64_t elementBytes = queryType.getElementTypeBitWidth() / 8;
     int64_t rows = 2 * kFlashRowsPerWarpgroup, keys = 128;
+    // A mask input's values are live with the scores they are added to:
+    // with 128 keys they would not fit in the 128 registers of two blocks
+    // per SM.
     if (2 * FlashAttentionTiling{rows, keys, headDim, /*stages=*/2}
-                .getSharedBytes(elementBytes) >
-        target.sharedMemoryPerSm)
+                    .getSharedBytes(elementBytes) >
+            target.sharedMemoryPerSm ||
+        fusion.getAttention().getMask())
       keys = 64;
     if (!attentionTile.empty())
       rows = attentionTile[0], keys = attentionTile[1];
@@ -200,11 +205,14 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
 }
 
 SmallVector<int64_t> mlir::fk::getPromotedOperands(FusionOp fusion) {
-  Operation *anchor = fusion.getMatmul();
-  if (!anchor)
-    anchor = fusion.getAttention();
+  SmallVector<Value, 3> promoted;
+  if (MatmulOp matmul = fusion.getMatmul())
+    promoted = {matmul.getLhs(), matmul.getRhs()};
+  else if (AttentionOp attention = fusion.getAttention())
+    // A mask input is read where each score needs it, not by tiles.
+    promoted = {attention.getQuery(), attention.getKey(), attention.getValue()};
   SmallVector<int64_t> operands;
-  for (Value operand : anchor->getOperands())
+  for (Value operand : promoted)
     operands.push_back(cast<BlockArgument>(operand).getArgNumber());
   return operands;
 }

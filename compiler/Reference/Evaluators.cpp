@@ -424,17 +424,20 @@ static std::optional<TilingAttr> getFlashTiling(AttentionOp op) {
 /// block the running max m and sum l, rescaled by exp2((m - m') * c) with
 /// c = scale * log2(e); P rounded to the operands' element type for the
 /// P V product; one division at the end. `score(j)` is q . k_j,
+/// `maskInput(j)` the additive mask's value for key j (0 without a mask),
 /// `visible(j)` whether key j is unmasked, `value(j, d)` element d of v_j.
 static void onlineSoftmaxRow(int64_t keys, int64_t blocks, int64_t keyBlock,
-                             double scale, Type operandType,
+                             double scale, bool hasMaskInput, Type operandType,
                              function_ref<double(int64_t)> score,
+                             function_ref<double(int64_t)> maskInput,
                              function_ref<bool(int64_t)> visible,
                              function_ref<double(int64_t, int64_t)> value,
                              MutableArrayRef<double> out) {
   const double log2e = 1.0 / std::log(2.0);
-  // With a positive scale the max of the raw scores is taken and the scale
-  // folds into the exponent; otherwise the scores are scaled first.
-  bool fold = scale > 0;
+  // With a positive scale and no mask input the max of the raw scores is
+  // taken and the scale folds into the exponent; otherwise the scores are
+  // scaled and masked first.
+  bool fold = scale > 0 && !hasMaskInput;
   double factor = fold ? scale * log2e : log2e;
   double m = -kInfinity, l = 0;
   std::fill(out.begin(), out.end(), 0.0);
@@ -445,7 +448,7 @@ static void onlineSoftmaxRow(int64_t keys, int64_t blocks, int64_t keyBlock,
       int64_t j = block * keyBlock + c;
       s[c] = -kInfinity;
       if (j < keys && visible(j))
-        s[c] = fold ? score(j) : score(j) * scale;
+        s[c] = fold ? score(j) : score(j) * scale + maskInput(j);
       blockMax = std::fmax(blockMax, s[c]);
     }
     double newMax = std::fmax(m, blockMax);
@@ -525,12 +528,18 @@ static Results evaluateAttention(AttentionOp op, ArrayRef<RefTensor> operands) {
           blocks = std::min(blocks, (seen + keyBlock - 1) / keyBlock);
         }
         onlineSoftmaxRow(
-            nk, blocks, keyBlock, scale, q.type.getElementType(),
+            nk, blocks, keyBlock, scale, mask != nullptr,
+            q.type.getElementType(),
             [&](int64_t j) {
               double dot = 0;
               for (int64_t c = 0; c < d; ++c)
                 dot += qb[i * d + c] * kb[j * d + c];
               return dot;
+            },
+            [&](int64_t j) {
+              return mask ? maskb[i * maskStrides[batch.size()] +
+                                  j * maskStrides[batch.size() + 1]]
+                          : 0.0;
             },
             [&](int64_t j) { return !causal || j <= i + nk - nq; },
             [&](int64_t j, int64_t c) { return vb[j * dv + c]; }, out);

@@ -123,12 +123,12 @@ func.func @flash_promotion(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %
 
 // -----
 
-func.func @flash_masked(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>, %m: tensor<100x100xf16>) -> tensor<2x100x64xf16> {
-  // expected-error @+1 {{it has an additive mask input (the flash kernel takes causal masks only)}}
-  %0 = fk.fusion attention(%q, %k, %v, %m) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<100x100xf16>) -> tensor<2x100x64xf16> {
-  ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>, %d: tensor<100x100xf16>):
-    %o = fk.attention %a, %b, %c mask %d : tensor<100x100xf16> scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
-    fk.yield %o : tensor<2x100x64xf16>
+func.func @flash_f32(%q: tensor<2x100x64xf32>, %k: tensor<2x100x64xf32>, %v: tensor<2x100x64xf32>) -> tensor<2x100x64xf32> {
+  // expected-error @+1 {{the operands are not f16 or bf16 (wgmma reads 16-bit tiles)}}
+  %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>} : (tensor<2x100x64xf32>, tensor<2x100x64xf32>, tensor<2x100x64xf32>) -> tensor<2x100x64xf32> {
+  ^bb0(%a: tensor<2x100x64xf32>, %b: tensor<2x100x64xf32>, %c: tensor<2x100x64xf32>):
+    %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf32>, tensor<2x100x64xf32>, tensor<2x100x64xf32> -> tensor<2x100x64xf32>
+    fk.yield %o : tensor<2x100x64xf32>
   }
-  return %0 : tensor<2x100x64xf16>
+  return %0 : tensor<2x100x64xf32>
 }

@@ -21,9 +21,6 @@ std::string mlir::fk::whyNotFlashAttention(AttentionOp attention) {
     if (operand.getDefiningOp<ConstantOp>())
       return "an operand is a constant (the kernel reads its operands from "
              "device memory)";
-  if (attention.getMask())
-    return "it has an additive mask input (the flash kernel takes causal "
-           "masks only)";
   int64_t headDim = query.getShape().back();
   if (headDim != 64 && headDim != 128)
     return "the head dim is " + std::to_string(headDim) +

@@ -26,8 +26,8 @@ def FkDecomposeCompositeOps : Pass<"fk-decompose", "func::FuncOp"> {
 
     With `keep-attention` (targets with wgmma), an attention that the
     flash-attention kernel computes stays whole (see
-    `whyNotFlashAttention`: f16/bf16, head dim 64 or 128, no additive mask
-    input); `explain` remarks on each attention decomposed all the same.
+    `whyNotFlashAttention`: f16/bf16, head dim 64 or 128); `explain`
+    remarks on each attention decomposed all the same.
   }];
   let options = [
     Option<"keepAttention", "keep-attention", "bool", /*default=*/"false",
