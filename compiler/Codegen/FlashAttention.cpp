@@ -52,7 +52,7 @@ struct AttentionShape {
   /// Batch dims of the result and of each operand.
   SmallVector<int64_t> batch, queryBatch, keyBatch, valueBatch;
   /// The additive mask's shape, which broadcasts to [batch..., Nq, Nk]
-  /// (empty without a mask).
+  /// (see `masked`).
   SmallVector<int64_t> maskShape;
   bool masked = false;
   Type elementType;
@@ -160,13 +160,22 @@ private:
   Value tileStart(Value offset);
   Value descriptor(Value start, int64_t bytes, int64_t leadingBytes);
   SmallVector<Value> scores(Value stage);
-  SmallVector<Value> mask(ArrayRef<Value> s, Value block);
+  SmallVector<Value> hideKeys(ArrayRef<Value> s, Value block);
   SmallVector<Value> addMaskInput(ArrayRef<Value> s, Value block);
   SmallVector<Value> accumulate(ArrayRef<Value> o, ArrayRef<Value> p,
                                 Value stage);
   Value quadReduce(Value v, bool max);
   Value exp2(Value x);
-  Value rowOf(int64_t i) const { return i / 2 % 2 ? row1 : row0; }
+  /// Accumulator value i of a thread (see the file comment) is in the
+  /// thread's row rowSlot(i) (row0 or row1), at column columnOf(i) plus
+  /// 2 (t % 4).
+  static int64_t rowSlot(int64_t i) { return i / 2 % 2; }
+  static int64_t columnOf(int64_t i) { return 8 * (i / 4) + i % 2; }
+  Value rowOf(int64_t i) const { return rowSlot(i) ? row1 : row0; }
+  /// The key of the thread's first score in key block `block`.
+  Value threadFirstKey(Value block) {
+    return add(mul(block, index(tiling.keyBlock)), mul(quadLane, index(2)));
+  }
   /// A wgmma operand: a matrix descriptor (of the first K step, with the
   /// byte offset of each step's part of the tile) or, for A, four registers
   /// per step.
@@ -176,7 +185,7 @@ private:
     SmallVector<Value> registers;
   };
   SmallVector<Value> wgmma(int64_t n, ArrayRef<Value> acc,
-                           const WgmmaOperand &a, const WgmmaOperand &b,
+                           const WgmmaOperand &a, const WgmmaOperand &bOperand,
                            bool transposeB);
   LogicalResult epilogue(ArrayRef<Value> o);
 
@@ -347,49 +356,50 @@ SmallVector<Value> FlashKernel::scores(Value stage) {
   Value keyTile = tileStart(
       add(mul(stage, index(stageBytes)), index(stageOffset(0))));
   WgmmaOperand a{descriptor(queryTile, 0, /*leadingBytes=*/16), {}, {}};
-  WgmmaOperand k{descriptor(keyTile, 0, /*leadingBytes=*/16), {}, {}};
+  WgmmaOperand key{descriptor(keyTile, 0, /*leadingBytes=*/16), {}, {}};
   for (int64_t step = 0; step < shape.headDim / 16; ++step) {
     int64_t c = step / 4, within = step % 4 * 32;
     a.stepBytes.push_back(c * tiling.queryRows * kSwizzleBytes + within);
-    k.stepBytes.push_back(c * tiling.keyBlock * kSwizzleBytes + within);
+    key.stepBytes.push_back(c * tiling.keyBlock * kSwizzleBytes + within);
   }
-  return wgmma(tiling.keyBlock, {}, a, k, /*transposeB=*/false);
+  return wgmma(tiling.keyBlock, {}, a, key, /*transposeB=*/false);
 }
 
-SmallVector<Value> FlashKernel::mask(ArrayRef<Value> s, Value block) {
+SmallVector<Value> FlashKernel::hideKeys(ArrayRef<Value> s, Value block) {
   // Key j is hidden from query i when j >= Nk, or (causal) j > i + Nk - Nq.
-  // Value i of the thread is key firstKey + 2 (t % 4) + c(i), c(i) = 8 (i /
-  // 4) + i % 2: it is compared, as a constant, with limits per thread and
-  // row (in 32 bits: every index here is below 2^31).
+  // Value i of the thread is key threadFirstKey + columnOf(i): the constant
+  // is compared with limits per thread and row (in 32 bits:
+  // whyNotFlashAttention keeps every index below 2^31).
   auto i32 = [&](Value v) {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), v).getResult();
   };
-  Value thread = add(mul(block, index(tiling.keyBlock)),
-                     mul(quadLane, index(2)));
-  Value keysLeft = arith::SubIOp::create(b, loc, i32(index(shape.keys)),
-                                         i32(thread));
+  Value first = threadFirstKey(block);
+  Value keysLeft =
+      arith::SubIOp::create(b, loc, i32(index(shape.keys)), i32(first));
   SmallVector<Value> lastVisible;
   if (shape.causal)
     for (Value row : {row0, row1})
       lastVisible.push_back(arith::SubIOp::create(
           b, loc,
           i32(addSigned(add(firstQuery, row), shape.keys - shape.queries)),
-          i32(thread)));
+          i32(first)));
   Value minusInf = f32(-std::numeric_limits<double>::infinity());
-  SmallVector<Value> masked;
+  SmallVector<Value> hidden;
   for (auto [i, value] : llvm::enumerate(s)) {
     Value offset = arith::ConstantOp::create(
-        b, loc, b.getI32IntegerAttr(8 * (int64_t(i) / 4) + int64_t(i) % 2));
-    Value hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                         offset, keysLeft);
+        b, loc, b.getI32IntegerAttr(columnOf(i)));
+    Value isHidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                           offset, keysLeft);
     if (shape.causal)
-      hidden = arith::OrIOp::create(
-          b, loc, hidden,
+      isHidden = arith::OrIOp::create(
+          b, loc, isHidden,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, offset,
-                                lastVisible[int64_t(i) / 2 % 2]));
-    masked.push_back(arith::SelectOp::create(b, loc, hidden, minusInf, value));
+                                lastVisible[rowSlot(i)]));
+    // -inf whatever the score: a NaN or inf that Q or K put in a hidden
+    // score does not reach the output (as in blocks never loaded).
+    hidden.push_back(arith::SelectOp::create(b, loc, isHidden, minusInf, value));
   }
-  return masked;
+  return hidden;
 }
 
 SmallVector<Value> FlashKernel::addMaskInput(ArrayRef<Value> s, Value block) {
@@ -425,23 +435,24 @@ SmallVector<Value> FlashKernel::addMaskInput(ArrayRef<Value> s, Value block) {
                                    index(shape.queries - 1)),
             index(rowStride))));
 
+  // A scalar mask is one element; a mask of rank 2 or more is read as one
+  // dimension.
   Value flat = maskBuffer;
-  if (maskType.getRank() != 1) {
+  if (maskType.getRank() > 1) {
     SmallVector<ReassociationIndices> all(1);
     for (int64_t d = 0; d < maskType.getRank(); ++d)
       all[0].push_back(d);
     flat = memref::CollapseShapeOp::create(b, loc, maskBuffer, all);
   }
-  Value firstKey = add(mul(block, index(tiling.keyBlock)),
-                       mul(quadLane, index(2)));
+  Value first = threadFirstKey(block);
   SmallVector<Value> result;
   for (auto [i, value] : llvm::enumerate(s)) {
-    Value key = arith::MinUIOp::create(
-        b, loc, add(firstKey, index(8 * (int64_t(i) / 4) + int64_t(i) % 2)),
-        index(shape.keys - 1));
-    Value element = add(rowOffsets[int64_t(i) / 2 % 2],
-                        mul(key, index(keyStride)));
-    Value raw = memref::LoadOp::create(b, loc, flat, element);
+    Value key = arith::MinUIOp::create(b, loc, add(first, index(columnOf(i))),
+                                       index(shape.keys - 1));
+    Value element = add(rowOffsets[rowSlot(i)], mul(key, index(keyStride)));
+    Value raw = maskType.getRank() == 0
+                    ? memref::LoadOp::create(b, loc, flat, ValueRange{})
+                    : memref::LoadOp::create(b, loc, flat, element);
     Value maskValue =
         extendToComputeType(b, loc, raw, maskType.getElementType());
     result.push_back(
@@ -510,16 +521,19 @@ LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {
   // O goes to shared memory as f32 rows (over Q and the ring, which every
   // thread is done with), then the fusion's epilogue reads runs of it.
   gpu::BarrierOp::create(b, loc);
-  MemRefType tileType =
-      getSharedMemRefType(ctx, {tiling.queryRows, shape.headDim}, b.getF32Type());
+  // Rows are padded (FlashAttentionTiling::kOutputRowPad) so that the eight
+  // rows a quad column of a warp stores fall in different banks.
+  MemRefType tileType = getSharedMemRefType(
+      ctx,
+      {tiling.queryRows,
+       shape.headDim + FlashAttentionTiling::kOutputRowPad},
+      b.getF32Type());
   Value tile = shared.view(b, loc, index(0), tileType);
   Value twiceQuad = mul(quadLane, index(2));
-  for (auto [i, value] : llvm::enumerate(o)) {
-    Value column =
-        add(twiceQuad, index(8 * (int64_t(i) / 4) + int64_t(i) % 2));
-    memref::StoreOp::create(b, loc, value, tile,
-                            ValueRange{rowOf(i), column});
-  }
+  for (auto [i, value] : llvm::enumerate(o))
+    memref::StoreOp::create(
+        b, loc, value, tile,
+        ValueRange{rowOf(i), add(twiceQuad, index(columnOf(i)))});
   gpu::BarrierOp::create(b, loc);
   ResultTile result;
   result.anchor = attention;
@@ -546,8 +560,8 @@ FailureOr<LaunchShape> FlashKernel::build() {
   // block then fill the tensor cores while the other's do their softmax.
   // ptxas holds each thread to 128 registers for it. (The flash kernel runs
   // on sm_90a only.)
-  if (2 * tiling.getSharedBytes(shape.elementBytes()) <=
-      getTargetDescription("sm_90a")->sharedMemoryPerSm)
+  if (tiling.twoBlocksFit(shape.elementBytes(),
+                          *getTargetDescription("sm_90a")))
     kernel->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
 
   // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
@@ -664,7 +678,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(&ifMask.getThenRegion().front());
-      scf::YieldOp::create(b, loc, mask(s, block));
+      scf::YieldOp::create(b, loc, hideKeys(s, block));
       b.setInsertionPointToStart(&ifMask.getElseRegion().front());
       scf::YieldOp::create(b, loc, s);
     }
@@ -676,7 +690,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
     for (int r = 0; r < 2; ++r) {
       Value rowMax = minusInf;
       for (size_t i = 0; i < s.size(); ++i)
-        if (int64_t(i) / 2 % 2 == r)
+        if (rowSlot(i) == r)
           rowMax = arith::MaxNumFOp::create(b, loc, rowMax, s[i]);
       rowMax = quadReduce(rowMax, /*max=*/true);
       newMax[r] = arith::MaxNumFOp::create(b, loc, carried[r], rowMax);
@@ -696,7 +710,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
     for (int r = 0; r < 2; ++r)
       negatedMax[r] = arith::NegFOp::create(b, loc, scaledMax[r]);
     for (auto [i, v] : llvm::enumerate(s)) {
-      int r = int64_t(i) / 2 % 2;
+      int64_t r = rowSlot(i);
       Value scaled =
           math::FmaOp::create(b, loc, v, f32(factor), negatedMax[r]);
       p.push_back(exp2(scaled));
@@ -710,7 +724,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
     SmallVector<Value> o;
     for (int64_t i = 0; i < outputs; ++i)
       o.push_back(arith::MulFOp::create(b, loc, carried[4 + i],
-                                        alpha[i / 2 % 2]));
+                                        alpha[rowSlot(i)]));
     SmallVector<Value> updated = accumulate(o, p, stage);
     next.append(updated.begin(), updated.end());
 
@@ -734,7 +748,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
   SmallVector<Value> o;
   for (int64_t i = 0; i < outputs; ++i)
     o.push_back(
-        arith::MulFOp::create(b, loc, results[4 + i], inverse[i / 2 % 2]));
+        arith::MulFOp::create(b, loc, results[4 + i], inverse[rowSlot(i)]));
   if (failed(epilogue(o)))
     return failure();
   gpu::ReturnOp::create(b, loc);

@@ -22,21 +22,31 @@
 
 #include "Codegen/KernelBuilder.h"
 #include "Codegen/SharedMemory.h"
+#include "Codegen/TargetDescription.h"
+#include "fk/Transforms/FlashAttention.h"
 
 namespace mlir::fk {
 
 /// The tile of one block of the flash kernel and its ring's depth (see
 /// fk-tile's `flash` strategy and fk-promote).
 struct FlashAttentionTiling {
-  int64_t queryRows = 128, keyBlock = 128, headDim = 128;
+  int64_t queryRows, keyBlock, headDim;
   /// K/V blocks in flight: TMA fills the others while one is read.
-  int64_t stages = 2;
+  int64_t stages;
+
+  /// f32 elements added to each row of the output tile in shared memory,
+  /// against bank conflicts (a multiple of 4 keeps rows 16-byte aligned).
+  static constexpr int64_t kOutputRowPad = 4;
+  /// Shared memory a block holds beyond the dynamic: its mbarriers (ptxas
+  /// rounds static shared memory up to 1 KiB) and the 1 KiB the hardware
+  /// reserves per block.
+  static constexpr int64_t kSharedOverheadPerBlock = 2048;
 
   static FlashAttentionTiling get(TilingAttr tiling, int64_t stages) {
     ArrayRef<int64_t> tile = tiling.getTile();
     return {tile[0], tile[1], tile[2], stages};
   }
-  int64_t getWarpgroups() const { return queryRows / 64; }
+  int64_t getWarpgroups() const { return queryRows / kFlashRowsPerWarpgroup; }
   int64_t getThreads() const { return getWarpgroups() * 128; }
   int64_t getQueryBytes(int64_t elementBytes) const {
     return queryRows * headDim * elementBytes;
@@ -45,10 +55,20 @@ struct FlashAttentionTiling {
   int64_t getStageBytes(int64_t elementBytes) const {
     return 2 * keyBlock * headDim * elementBytes;
   }
+  /// The f32 output tile, staged for the epilogue over Q and the ring.
+  int64_t getOutputTileBytes() const {
+    return queryRows * (headDim + kOutputRowPad) * 4;
+  }
   /// Dynamic shared memory: Q, the ring, 1 KiB to align the base.
   int64_t getSharedBytes(int64_t elementBytes) const {
     return getQueryBytes(elementBytes) + stages * getStageBytes(elementBytes) +
            kRingAlignment;
+  }
+  /// Whether two blocks fit on one SM of `target`.
+  bool twoBlocksFit(int64_t elementBytes,
+                    const TargetDescription &target) const {
+    return 2 * (getSharedBytes(elementBytes) + kSharedOverheadPerBlock) <=
+           target.sharedMemoryPerSm;
   }
 };
 

@@ -17,7 +17,8 @@ using namespace mlir::fk;
 /// tile; the epilogue stages the f32 output tile through all of it.
 static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
                                      const TargetDescription &target) {
-  FlashAttentionTiling flash = FlashAttentionTiling::get(tiling, 1);
+  // Sizes per stage: the stage count is what is being chosen.
+  FlashAttentionTiling flash = FlashAttentionTiling::get(tiling, /*stages=*/1);
   auto queryType =
       cast<RankedTensorType>(fusion.getAttention().getQuery().getType());
   int64_t elementBytes = queryType.getElementTypeBitWidth() / 8;
@@ -27,7 +28,11 @@ static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
                      .back();
   StageRange range;
   range.stageBytes = flash.getStageBytes(elementBytes);
-  range.least = 2;
+  // Double buffering, and room for the output tile over Q and the ring.
+  range.least = std::max<int64_t>(
+      2, llvm::divideCeil(flash.getOutputTileBytes() -
+                              flash.getQueryBytes(elementBytes),
+                          range.stageBytes));
   range.most = (target.sharedMemoryPerBlock - kRingAlignment -
                 flash.getQueryBytes(elementBytes)) /
                range.stageBytes;

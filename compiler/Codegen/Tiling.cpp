@@ -89,20 +89,16 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion,
   }
   case FusionKind::Attention: {
     // Two warpgroups share each K/V block. Key blocks of 128 where two
-    // blocks then fit on an SM (head dim 64, no mask input), else 64: on an
-    // H200 at head
-    // dim 128, 128x64 tiles ran at 573 TFLOP/s against 436 for 128x128
-    // (one block per SM) and 492 for 64x64.
+    // blocks still fit on an SM (head dim 64), else 64 (measured:
+    // docs/attention.md); 64 also with a mask input, whose values are live
+    // with the scores they are added to and would not fit in the 128
+    // registers of two blocks per SM.
     auto queryType = tensorType(fusion.getAttention().getQuery());
     int64_t headDim = queryType.getShape().back();
     int64_t elementBytes = queryType.getElementTypeBitWidth() / 8;
     int64_t rows = 2 * kFlashRowsPerWarpgroup, keys = 128;
-    // A mask input's values are live with the scores they are added to:
-    // with 128 keys they would not fit in the 128 registers of two blocks
-    // per SM.
-    if (2 * FlashAttentionTiling{rows, keys, headDim, /*stages=*/2}
-                    .getSharedBytes(elementBytes) >
-            target.sharedMemoryPerSm ||
+    if (!FlashAttentionTiling{rows, keys, headDim, /*stages=*/2}.twoBlocksFit(
+            elementBytes, target) ||
         fusion.getAttention().getMask())
       keys = 64;
     if (!attentionTile.empty())

@@ -16,8 +16,6 @@
 
 namespace mlir::fk {
 
-inline constexpr llvm::StringLiteral kTilingAttrName = "fk.tiling";
-inline constexpr llvm::StringLiteral kPromotionAttrName = "fk.promotion";
 
 /// The description of `chip` for pass `pass`, or an error at `op`.
 FailureOr<TargetDescription> getTargetOrError(Operation *op, StringRef pass,

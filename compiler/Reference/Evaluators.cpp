@@ -410,10 +410,9 @@ static std::optional<TilingAttr> getFlashTiling(AttentionOp op) {
   auto fusion = op->getParentOfType<FusionOp>();
   if (!fusion)
     return std::nullopt;
-  for (NamedAttribute attr : fusion->getAttrs())
-    if (auto tiling = dyn_cast<TilingAttr>(attr.getValue());
-        tiling && tiling.getStrategy() == KernelStrategy::Flash)
-      return tiling;
+  if (auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName);
+      tiling && tiling.getStrategy() == KernelStrategy::Flash)
+    return tiling;
   return std::nullopt;
 }
 
@@ -447,6 +446,7 @@ static void onlineSoftmaxRow(int64_t keys, int64_t blocks, int64_t keyBlock,
     for (int64_t c = 0; c < keyBlock; ++c) {
       int64_t j = block * keyBlock + c;
       s[c] = -kInfinity;
+      // A hidden score is -inf whatever q . k is, as in the kernel.
       if (j < keys && visible(j))
         s[c] = fold ? score(j) : score(j) * scale + maskInput(j);
       blockMax = std::fmax(blockMax, s[c]);
@@ -463,7 +463,9 @@ static void onlineSoftmaxRow(int64_t keys, int64_t blocks, int64_t keyBlock,
       int64_t j = block * keyBlock + c;
       double p = std::exp2(s[c] * factor - usable * factor);
       l += p;
-      if (p == 0 || j >= keys)
+      // Keys past the end are zeros in the kernel's V tile; a hidden key's
+      // 0 still multiplies its V (0 * inf is NaN, as in the unfused graph).
+      if (j >= keys)
         continue;
       double rounded = roundToElementType(p, operandType);
       for (size_t d = 0; d < out.size(); ++d)

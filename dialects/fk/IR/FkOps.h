@@ -26,6 +26,10 @@ namespace mlir::fk {
 /// Whether a loop fusion can compute `op` element by element: elementwise
 /// ops, broadcasts, transposes, reshapes, iota and constants.
 bool isLoopOp(Operation *op);
+
+/// The attributes fk-tile and fk-promote set on a fusion.
+inline constexpr llvm::StringLiteral kTilingAttrName = "fk.tiling";
+inline constexpr llvm::StringLiteral kPromotionAttrName = "fk.promotion";
 } // namespace mlir::fk
 
 #endif // FK_IR_FKOPS_H

@@ -31,6 +31,9 @@ std::string mlir::fk::whyNotFlashAttention(AttentionOp attention) {
   int64_t keys = key.getShape()[key.getRank() - 2];
   if (queries == 0 || keys == 0)
     return "it has no queries or no keys";
+  // The kernel compares key and query indices in 32 bits.
+  if (queries >= (int64_t(1) << 31) || keys >= (int64_t(1) << 31))
+    return "2^31 or more queries or keys";
   int64_t batches = 1;
   for (int64_t d : result.getShape().drop_back(2))
     batches *= d;

@@ -1,6 +1,6 @@
 //===- FlashAttention.h - which attentions stay whole -----------*- C++ -*-===//
 //
-// The operands the flash-attention kernel (compiler/Codegen/FlashAttention.cpp)
+// The attentions the flash-attention kernel (compiler/Codegen/FlashAttention.cpp)
 // computes. fk-decompose keeps exactly these `fk.attention` ops whole when
 // asked to (targets with wgmma); every other attention becomes the naive
 // kernels of its definition.
