@@ -25,8 +25,8 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
       tensor cores.
     - attention fusions (sm_90a only; fk-decompose decomposes attention
       for other targets): `flash`, two warpgroups of 64 query rows each
-      per block, key blocks of 128 where two blocks fit on an SM (else 64),
-      the head dim whole.
+      per block, key blocks of 128 where two blocks fit on an SM and there
+      is no mask input (else 64), the head dim whole.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
@@ -34,7 +34,9 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
     ListOption<"matmulTile", "matmul-tile", "int64_t",
                "the tensor-core tile M,N,K (default 128,128,64)">,
     ListOption<"attentionTile", "attention-tile", "int64_t",
-               "the flash tile: query rows, key block (default 128,128)">,
+               "the flash tile: query rows, key block (default: 128 rows; "
+               "keys 128 where two blocks fit on an SM and there is no "
+               "mask input, else 64)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "remark on each matmul kept off the tensor cores, and why">,
   ];

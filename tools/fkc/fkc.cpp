@@ -74,12 +74,14 @@ int main(int argc, char **argv) {
       ->expected(3);
   app.add_option("--attention-tile", options.pipeline.attentionTile,
                  "Flash-attention tile: query rows (64 or 128), key block "
-                 "(64 or 128) (default: 128,128)")
+                 "(64 or 128) (default: 128 rows, keys 128 at head dim 64 "
+                 "without a mask input, else 64)")
       ->delimiter(',')
       ->expected(2);
   app.add_option("--stages", options.pipeline.stages,
                  "Shared-memory stages of tensor-core kernels (default: as "
-                 "many as fit with two blocks per SM)")
+                 "many as fit with two blocks per SM) and of flash-attention "
+                 "kernels (default: 2)")
       ->check(CLI::Range(2, 16));
   app.add_option("--fusion-graph", options.fusionGraphFile,
                  "Write the fused graph as Graphviz DOT to this file, kernels "

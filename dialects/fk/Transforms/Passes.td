@@ -33,7 +33,8 @@ def FkDecomposeCompositeOps : Pass<"fk-decompose", "func::FuncOp"> {
     Option<"keepAttention", "keep-attention", "bool", /*default=*/"false",
            "keep the attention ops the flash-attention kernel computes">,
     Option<"explain", "explain", "bool", /*default=*/"false",
-           "remark on each attention decomposed though kept were asked">,
+           "with keep-attention, remark on each attention decomposed "
+           "all the same, and why">,
   ];
   let dependentDialects = ["::mlir::fk::FkDialect"];
 }
