@@ -352,7 +352,8 @@ SmallVector<Value> FlashKernel::wgmma(int64_t n, ArrayRef<Value> acc,
 SmallVector<Value> FlashKernel::scores(Value stage) {
   // K steps of 16 along the head dim: 4 per 128-byte row (32 bytes each),
   // then the next 64-column chunk.
-  Value queryTile = tileStart(mul(warpgroup, index(64 * kSwizzleBytes)));
+  Value queryTile = tileStart(
+      mul(warpgroup, index(kFlashRowsPerWarpgroup * kSwizzleBytes)));
   Value keyTile = tileStart(
       add(mul(stage, index(stageBytes)), index(stageOffset(0))));
   WgmmaOperand a{descriptor(queryTile, 0, /*leadingBytes=*/16), {}, {}};
@@ -579,11 +580,13 @@ FailureOr<LaunchShape> FlashKernel::build() {
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
                                   index(0));
-  warpgroup = arith::DivUIOp::create(b, loc, thread, index(128));
-  Value inGroup = arith::RemUIOp::create(b, loc, thread, index(128));
+  warpgroup =
+      arith::DivUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
+  Value inGroup =
+      arith::RemUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
   Value lane = arith::RemUIOp::create(b, loc, inGroup, index(32));
   quadLane = arith::RemUIOp::create(b, loc, lane, index(4));
-  row0 = add(mul(warpgroup, index(64)),
+  row0 = add(mul(warpgroup, index(kFlashRowsPerWarpgroup)),
              add(mul(arith::DivUIOp::create(b, loc, inGroup, index(32)),
                      index(16)),
                  arith::DivUIOp::create(b, loc, lane, index(4))));

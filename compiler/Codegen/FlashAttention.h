@@ -27,6 +27,9 @@
 
 namespace mlir::fk {
 
+/// The threads of a warpgroup, which wgmma instructions take together.
+inline constexpr int64_t kThreadsPerWarpgroup = 128;
+
 /// The tile of one block of the flash kernel and its ring's depth (see
 /// fk-tile's `flash` strategy and fk-promote).
 struct FlashAttentionTiling {
@@ -47,7 +50,7 @@ struct FlashAttentionTiling {
     return {tile[0], tile[1], tile[2], stages};
   }
   int64_t getWarpgroups() const { return queryRows / kFlashRowsPerWarpgroup; }
-  int64_t getThreads() const { return getWarpgroups() * 128; }
+  int64_t getThreads() const { return getWarpgroups() * kThreadsPerWarpgroup; }
   int64_t getQueryBytes(int64_t elementBytes) const {
     return queryRows * headDim * elementBytes;
   }
