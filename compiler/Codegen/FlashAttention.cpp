@@ -83,12 +83,6 @@ struct AttentionShape {
     }
   }
   int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
-  static int64_t count(ArrayRef<int64_t> dims) {
-    int64_t n = 1;
-    for (int64_t d : dims)
-      n *= d;
-    return n;
-  }
 };
 
 /// Columns of 16-bit elements in one 128-byte swizzled row.
@@ -109,7 +103,7 @@ mlir::fk::buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
                  int64_t boxRows) -> Value {
     return TensorMapOp::create(
         b, loc, pointer, buffer,
-        SmallVector<int64_t>{shape.headDim, rows, AttentionShape::count(batch)},
+        SmallVector<int64_t>{shape.headDim, rows, ShapedType::getNumElements(batch)},
         SmallVector<int64_t>{shape.headDim * bytes,
                              rows * shape.headDim * bytes},
         SmallVector<int64_t>{kBoxColumns, boxRows, 1}, kSwizzleBytes);
@@ -166,6 +160,9 @@ private:
                                 Value stage);
   Value quadReduce(Value v, bool max);
   Value exp2(Value x);
+  /// One PTX statement with one result (a struct for several).
+  Value inlineAsm(Type type, StringRef text, StringRef constraints,
+                  ValueRange operands, bool sideEffects);
   /// Accumulator value i of a thread (see the file comment) is in the
   /// thread's row rowSlot(i) (row0 or row1), at column columnOf(i) plus
   /// 2 (t % 4).
@@ -337,15 +334,12 @@ SmallVector<Value> FlashKernel::wgmma(int64_t n, ArrayRef<Value> acc,
   constraints.push_back("l");
   operands.push_back(bOperand.descriptor);
   SmallVector<Type> fields(values, b.getF32Type());
-  auto result = LLVM::InlineAsmOp::create(
-      b, loc, LLVM::LLVMStructType::getLiteral(ctx, fields), operands,
-      b.getStringAttr(text), b.getStringAttr(llvm::join(constraints, ",")),
-      /*has_side_effects=*/b.getUnitAttr(), /*is_align_stack=*/UnitAttr(),
-      LLVM::TailCallKindAttr(), /*asm_dialect=*/LLVM::AsmDialectAttr(),
-      /*operand_attrs=*/ArrayAttr());
+  Value result = inlineAsm(LLVM::LLVMStructType::getLiteral(ctx, fields),
+                           text, llvm::join(constraints, ","), operands,
+                           /*sideEffects=*/true);
   SmallVector<Value> out;
   for (int64_t i = 0; i < values; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, result.getResult(0), i));
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
   return out;
 }
 
@@ -473,12 +467,8 @@ SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
   for (size_t i = 0; i < p.size(); i += 2)
     // The first value goes to the low half.
     aRegisters.push_back(
-        LLVM::InlineAsmOp::create(
-            b, loc, b.getI32Type(), ValueRange{p[i], p[i + 1]},
-            b.getStringAttr(convert), b.getStringAttr("=r,f,f"),
-            /*has_side_effects=*/UnitAttr(), UnitAttr(),
-            LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
-            .getResult(0));
+        inlineAsm(b.getI32Type(), convert, "=r,f,f", ValueRange{p[i], p[i + 1]},
+                  /*sideEffects=*/false));
   // V is K x N (keys x head dim) with N innermost: MN-major, 64-column
   // chunks keyBlock rows apart; K steps of 16 rows of 128 bytes.
   Value valueTile = tileStart(
@@ -509,12 +499,19 @@ Value FlashKernel::quadReduce(Value v, bool max) {
 Value FlashKernel::exp2(Value x) {
   // The SFU's ex2 (2^-inf = 0); libdevice's exp2f adds range handling the
   // online softmax does not need.
+  return inlineAsm(b.getF32Type(), "ex2.approx.ftz.f32 $0, $1;", "=f,f", x,
+                   /*sideEffects=*/false);
+}
+
+Value FlashKernel::inlineAsm(Type type, StringRef text, StringRef constraints,
+                             ValueRange operands, bool sideEffects) {
   return LLVM::InlineAsmOp::create(
-             b, loc, b.getF32Type(), ValueRange{x},
-             b.getStringAttr("ex2.approx.ftz.f32 $0, $1;"),
-             b.getStringAttr("=f,f"), /*has_side_effects=*/UnitAttr(),
-             UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
-             ArrayAttr())
+             b, loc, type, operands, b.getStringAttr(text),
+             b.getStringAttr(constraints),
+             /*has_side_effects=*/sideEffects ? b.getUnitAttr() : UnitAttr(),
+             /*is_align_stack=*/UnitAttr(), LLVM::TailCallKindAttr(),
+             /*asm_dialect=*/LLVM::AsmDialectAttr(),
+             /*operand_attrs=*/ArrayAttr())
       .getResult(0);
 }
 
@@ -757,7 +754,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;
-  launch.grid = {queryBlocks, AttentionShape::count(shape.batch), 1};
+  launch.grid = {queryBlocks, ShapedType::getNumElements(shape.batch), 1};
   launch.block = {threads, 1, 1};
   launch.sharedBytes = tiling.getSharedBytes(elementBytes);
   return launch;

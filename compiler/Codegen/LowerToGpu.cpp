@@ -220,11 +220,11 @@ struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
       graph.walk([&](Operation *op) {
         // convert-nvgpu-to-nvvm assumes 64-bit indices, whatever the data
         // layout says; its index casts would not reconcile with 32-bit ones.
-        if (auto fusion = dyn_cast<FusionOp>(op))
-          smallBuffers &= getTiling(fusion).getStrategy() !=
-                              KernelStrategy::TensorCore &&
-                          getTiling(fusion).getStrategy() !=
-                              KernelStrategy::Flash;
+        if (auto fusion = dyn_cast<FusionOp>(op)) {
+          KernelStrategy strategy = getTiling(fusion).getStrategy();
+          smallBuffers &= strategy != KernelStrategy::TensorCore &&
+                          strategy != KernelStrategy::Flash;
+        }
         for (Type type : op->getResultTypes())
           if (auto tensor = dyn_cast<RankedTensorType>(type))
             smallBuffers &= tensor.getNumElements() <= kMaxSmallBufferElements;

@@ -59,12 +59,6 @@ struct MatmulShape {
     elementType = tensorType(matmul.getLhs()).getElementType();
   }
   int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
-  static int64_t count(ArrayRef<int64_t> dims) {
-    int64_t n = 1;
-    for (int64_t d : dims)
-      n *= d;
-    return n;
-  }
   /// Whether an operand's tensor map needs a batch dimension.
   bool batched() const { return !batch.empty(); }
 };
@@ -87,7 +81,7 @@ std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion) {
   if ((shape.k * shape.elementBytes()) % 16 || (shape.n * shape.elementBytes()) % 16)
     return "rows of an operand are not a multiple of 16 bytes (K and N must "
            "be multiples of 8)";
-  if (MatmulShape::count(shape.batch) > 65535)
+  if (ShapedType::getNumElements(shape.batch) > 65535)
     return "more than 65535 batches";
   // The grid's y walks column tiles of at least 64 (the narrowest tile).
   if (llvm::divideCeil(shape.n, 64) > 65535)
@@ -112,10 +106,10 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                        rhsStrides = {shape.n * bytes},
                        rhsBox = {kSwizzleBytes / bytes, tiling.tileK};
   if (shape.batched()) {
-    lhsDims.push_back(MatmulShape::count(shape.lhsBatch));
+    lhsDims.push_back(ShapedType::getNumElements(shape.lhsBatch));
     lhsStrides.push_back(shape.m * shape.k * bytes);
     lhsBox.push_back(1);
-    rhsDims.push_back(MatmulShape::count(shape.rhsBatch));
+    rhsDims.push_back(ShapedType::getNumElements(shape.rhsBatch));
     rhsStrides.push_back(shape.k * shape.n * bytes);
     rhsBox.push_back(1);
   }
@@ -366,7 +360,7 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   LaunchShape launch;
   launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
                  (shape.n + tiling.tileN - 1) / tiling.tileN,
-                 MatmulShape::count(shape.batch)};
+                 ShapedType::getNumElements(shape.batch)};
   launch.block = {128, 1, 1};
   launch.sharedBytes = tiling.getSharedBytes(shape.elementBytes());
   return launch;

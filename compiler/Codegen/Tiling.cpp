@@ -110,16 +110,20 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion,
   llvm_unreachable("unknown fusion kind");
 }
 
+/// The query rows and key blocks the flash kernel takes: a warpgroup per 64
+/// query rows (at most two), key blocks that one wgmma spans (N = 64 or
+/// 128) and that TMA boxes hold.
+static bool isFlashExtent(int64_t size) { return size == 64 || size == 128; }
+
 /// Whether the flash kernel can take `tile` = [query rows, key block, head
-/// dim] for `attention`: a warpgroup per 64 query rows (at most two), key
-/// blocks that one wgmma spans (N = 64 or 128) and that TMA boxes hold.
+/// dim] for `attention`.
 static std::string checkFlashTile(AttentionOp attention, ArrayRef<int64_t> tile,
                                   int64_t threads) {
   if (tile.size() != 3)
     return "expects three tile sizes: query rows, key block, head dim";
-  if (tile[0] != 64 && tile[0] != 128)
+  if (!isFlashExtent(tile[0]))
     return "query rows must be 64 or 128 (a warpgroup per 64 rows)";
-  if (tile[1] != 64 && tile[1] != 128)
+  if (!isFlashExtent(tile[1]))
     return "the key block must be 64 or 128";
   if (tile[2] != tensorType(attention.getQuery()).getShape().back())
     return "the third tile size must be the head dim";
@@ -172,13 +176,7 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
       why = "a tensor-core kernel is one warpgroup, 128 threads";
     if (!why.empty())
       return error() << why;
-    if (!promotion) {
-      if (needPromotion)
-        return fusion.emitOpError() << "is tiled for tensor cores but has no "
-                                       "fk.promotion (run fk-promote)";
-      break;
-    }
-    return checkPromotion(fusion, tiling, promotion);
+    break;
   }
   case KernelStrategy::Flash: {
     if (fusion.getKind() != FusionKind::Attention)
@@ -188,15 +186,20 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
       why = checkFlashTile(fusion.getAttention(), tile, threads);
     if (!why.empty())
       return error() << why;
-    if (!promotion) {
-      if (needPromotion)
-        return fusion.emitOpError() << "is tiled for the flash kernel but has "
-                                       "no fk.promotion (run fk-promote)";
-      break;
-    }
+    break;
+  }
+  }
+  // The tensor-core and flash kernels read their operands by TMA, as their
+  // promotion says.
+  bool tensorCore = tiling.getStrategy() == KernelStrategy::TensorCore;
+  if (!tensorCore && tiling.getStrategy() != KernelStrategy::Flash)
+    return success();
+  if (promotion)
     return checkPromotion(fusion, tiling, promotion);
-  }
-  }
+  if (needPromotion)
+    return fusion.emitOpError()
+           << "is tiled for " << (tensorCore ? "tensor cores" : "the flash kernel")
+           << " but has no fk.promotion (run fk-promote)";
   return success();
 }
 
@@ -263,8 +266,8 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
     }
     if (!attentionTile.empty() &&
         (attentionTile.size() != 2 ||
-         !llvm::is_contained({int64_t(64), int64_t(128)}, attentionTile[0]) ||
-         !llvm::is_contained({int64_t(64), int64_t(128)}, attentionTile[1]))) {
+         !isFlashExtent(attentionTile[0]) ||
+         !isFlashExtent(attentionTile[1]))) {
       getOperation().emitError() << "fk-tile: attention-tile: expects query "
                                     "rows and key block, each 64 or 128";
       return signalPassFailure();
@@ -280,14 +283,15 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         return WalkResult::interrupt();
       }
       std::string why;
-      fusion->setAttr(kTilingAttrName, chooseTiling(fusion, *target, matmulTile,
-                                                    &why, attentionTile));
+      TilingAttr tiling =
+          chooseTiling(fusion, *target, matmulTile, &why, attentionTile);
+      fusion->setAttr(kTilingAttrName, tiling);
       if (explain && !why.empty())
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
       if (explain && fusion.getKind() == FusionKind::Attention) {
-        ArrayRef<int64_t> tile = getTiling(fusion).getTile();
+        ArrayRef<int64_t> tile = tiling.getTile();
         fusion.emitRemark()
             << "attention in online-softmax form on the flash kernel: blocks "
                "of "

@@ -34,10 +34,7 @@ std::string mlir::fk::whyNotFlashAttention(AttentionOp attention) {
   // The kernel compares key and query indices in 32 bits.
   if (queries >= (int64_t(1) << 31) || keys >= (int64_t(1) << 31))
     return "2^31 or more queries or keys";
-  int64_t batches = 1;
-  for (int64_t d : result.getShape().drop_back(2))
-    batches *= d;
-  if (batches > 65535)
+  if (ShapedType::getNumElements(result.getShape().drop_back(2)) > 65535)
     return "more than 65535 batches (the grid's y)";
   return "";
 }
