@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -79,6 +80,30 @@ const int64_t kN = 1000;
 
 /// Runs y = 2x + w with x[i] = seed + i, w[i] = i on `stream` `repeats`
 /// times and returns whether every result is right.
+/// Runs `body(t, stream)` on `threads` threads at once, each with a stream
+/// of its own, and checks that every one returns true.
+void onStreamsOfTheirOwn(int threads,
+                         const std::function<bool(int, void *)> &body) {
+  std::vector<std::thread> running;
+  std::vector<int> ok(threads, 0);
+  for (int t = 0; t < threads; ++t)
+    running.emplace_back([&, t] {
+      // The test's own allocations need the context current on this thread;
+      // fkrt_run does not.
+      void *stream = nullptr;
+      if (cuda.ctxSetCurrent(cuda.context) || cuda.streamCreate(&stream, 1))
+        return;
+      ok[t] = body(t, stream);
+      if (!ok[t])
+        std::printf("thread %d: %s\n", t, fkrt_last_error());
+      cuda.streamDestroy(stream);
+    });
+  for (std::thread &t : running)
+    t.join();
+  for (int o : ok)
+    CHECK(o);
+}
+
 bool runAdd(fkrt_module m, void *stream, int seed, int repeats) {
   std::vector<float> x(kN), w(kN), y(kN);
   for (int64_t i = 0; i < kN; ++i)
@@ -307,45 +332,32 @@ void testTensorMaps(const std::string &dataDir) {
   // Threads on streams of their own, each with its own input, run both
   // graphs back to back without synchronising in between: each kernel
   // must still see its own run's descriptors.
-  std::vector<std::thread> threads;
-  std::vector<int> ok(6, 0);
-  for (int t = 0; t < 6; ++t)
-    threads.emplace_back([&, t] {
-      void *stream = nullptr;
-      if (cuda.ctxSetCurrent(cuda.context) || cuda.streamCreate(&stream, 1))
-        return;
-      Cuda::Ptr x = 0, a = 0, b = 0, d = 0;
-      bool good = !cuda.memAlloc(&x, xBytes) && !cuda.memAlloc(&a, yBytes) &&
-                  !cuda.memAlloc(&b, yBytes) && !cuda.memAlloc(&d, yBytes);
-      fkrt_tensor tin[1] = {tensor(x, FKRT_F16, 2, xShape)};
-      fkrt_tensor tout[2] = {tensor(a, FKRT_I32, 1, yShape),
-                             tensor(b, FKRT_I32, 1, yShape)};
-      fkrt_tensor dout[1] = {tensor(d, FKRT_I32, 1, yShape)};
-      HostMap wantMaps, wantDirect;
-      good = good &&
-             encodeOnHost(wantMaps, kF16, {128, 64}, {256}, {64, 32}, 3, x) &&
-             encodeOnHost(wantDirect, kBf16, {128, 64}, {256}, {8, 1}, 0, x);
-      for (int r = 0; r < 20 && good; ++r) {
-        Copied ca, cd;
-        good = fkrt_run(m, "maps", tin, 1, tout, 2, stream) == FKRT_SUCCESS &&
-               fkrt_run(m, "direct", tin, 1, dout, 1, stream) == FKRT_SUCCESS &&
-               !cuda.streamSynchronize(stream) && readCopied(a, ca) &&
-               readCopied(d, cd) && same(ca.map, wantMaps) &&
-               same(cd.map, wantDirect);
-      }
-      ok[t] = good;
-      if (!good)
-        std::printf("tensor map thread %d: %s\n", t, fkrt_last_error());
-      cuda.memFree(x);
-      cuda.memFree(a);
-      cuda.memFree(b);
-      cuda.memFree(d);
-      cuda.streamDestroy(stream);
-    });
-  for (std::thread &t : threads)
-    t.join();
-  for (int o : ok)
-    CHECK(o);
+  onStreamsOfTheirOwn(6, [&](int, void *stream) {
+    Cuda::Ptr x = 0, a = 0, b = 0, d = 0;
+    bool good = !cuda.memAlloc(&x, xBytes) && !cuda.memAlloc(&a, yBytes) &&
+                !cuda.memAlloc(&b, yBytes) && !cuda.memAlloc(&d, yBytes);
+    fkrt_tensor tin[1] = {tensor(x, FKRT_F16, 2, xShape)};
+    fkrt_tensor tout[2] = {tensor(a, FKRT_I32, 1, yShape),
+                           tensor(b, FKRT_I32, 1, yShape)};
+    fkrt_tensor dout[1] = {tensor(d, FKRT_I32, 1, yShape)};
+    HostMap wantMaps, wantDirect;
+    good = good &&
+           encodeOnHost(wantMaps, kF16, {128, 64}, {256}, {64, 32}, 3, x) &&
+           encodeOnHost(wantDirect, kBf16, {128, 64}, {256}, {8, 1}, 0, x);
+    for (int r = 0; r < 20 && good; ++r) {
+      Copied ca, cd;
+      good = fkrt_run(m, "maps", tin, 1, tout, 2, stream) == FKRT_SUCCESS &&
+             fkrt_run(m, "direct", tin, 1, dout, 1, stream) == FKRT_SUCCESS &&
+             !cuda.streamSynchronize(stream) && readCopied(a, ca) &&
+             readCopied(d, cd) && same(ca.map, wantMaps) &&
+             same(cd.map, wantDirect);
+    }
+    cuda.memFree(x);
+    cuda.memFree(a);
+    cuda.memFree(b);
+    cuda.memFree(d);
+    return good;
+  });
   fkrt_module_destroy(m);
 }
 
@@ -365,24 +377,9 @@ int main(int argc, char **argv) {
 
   // The legacy default stream, then several threads on streams of their own.
   CHECK(runAdd(m, nullptr, 1, 3));
-  std::vector<std::thread> threads;
-  std::vector<int> ok(8, 0);
-  for (int t = 0; t < 8; ++t)
-    threads.emplace_back([&, t] {
-      // The test's own allocations need the context current on this thread;
-      // fkrt_run does not.
-      void *stream = nullptr;
-      if (cuda.ctxSetCurrent(cuda.context) || cuda.streamCreate(&stream, 1))
-        return;
-      ok[t] = runAdd(m, stream, 100 * t, 25);
-      if (!ok[t])
-        std::printf("thread %d: %s\n", t, fkrt_last_error());
-      cuda.streamDestroy(stream);
-    });
-  for (std::thread &t : threads)
-    t.join();
-  for (int o : ok)
-    CHECK(o);
+  onStreamsOfTheirOwn(8, [&](int t, void *stream) {
+    return runAdd(m, stream, 100 * t, 25);
+  });
   fkrt_module_destroy(m);
 
   testDeviceApi(ptx);
