@@ -1,0 +1,82 @@
+"""Each case family written in jax.numpy, for JAX/XLA. Where torch computes
+in f32 inside an op (norms, softmax, gelu of f16), the translation upcasts
+explicitly; XLA fuses the casts."""
+
+
+def jax_function(case, jax):
+    jnp = jax.numpy
+    a = case.attrs
+    fam = case.family
+    f32 = jnp.float32
+
+    def up(t):       # compute in f32 inside, as torch and fkc do
+        return t.astype(f32)
+    if fam == "gelu":
+        def fn(x, s, b):
+            h = x * s + b
+            return (jax.nn.gelu(up(h), approximate=True).astype(x.dtype),)
+    elif fam == "add_layernorm":
+        def fn(x, r, gamma, beta):
+            h = x + r
+            hf = up(h)
+            mean = hf.mean(axis=-1, keepdims=True)
+            var = jnp.square(hf - mean).mean(axis=-1, keepdims=True)
+            y = (hf - mean) * jax.lax.rsqrt(var + a["eps"]) * up(gamma) \
+                + up(beta)
+            return (y.astype(x.dtype), h)
+    elif fam == "rmsnorm":
+        def fn(x, gamma):
+            xf = up(x)
+            ms = jnp.square(xf).mean(axis=-1, keepdims=True)
+            y = xf * jax.lax.rsqrt(ms + a["eps"]) * up(gamma)
+            return (y.astype(x.dtype),)
+    elif fam == "softmax":
+        def fn(x):
+            return (jax.nn.softmax(up(x), axis=-1).astype(x.dtype),)
+    elif fam == "mlp":
+        def fn(x, w1, b1, w2):
+            h = x @ w1 + b1
+            h = jax.nn.gelu(up(h), approximate=True).astype(x.dtype)
+            return (h @ w2,)
+    elif fam == "gemm":
+        def fn(a, b):
+            return (jnp.matmul(a, b),)
+    elif fam == "gemm_bias_gelu":
+        def fn(a, b, bias):
+            h = jnp.matmul(a, b) + bias
+            return (jax.nn.gelu(up(h), approximate=True).astype(a.dtype),)
+    elif fam == "attention":
+        scale, causal = a["scale"], a["causal"]
+
+        def fn(q, k, v):
+            s = jnp.einsum("...qd,...kd->...qk", q, k) * scale
+            if causal:
+                n_q, n_k = s.shape[-2], s.shape[-1]
+                keep = jnp.tril(jnp.ones((n_q, n_k), dtype=bool), n_k - n_q)
+                s = jnp.where(keep, s, -jnp.inf)
+            p = jax.nn.softmax(up(s), axis=-1).astype(q.dtype)
+            return (jnp.einsum("...qk,...kd->...qd", p, v),)
+    elif fam == "transformer_block":
+        head_dim = a["head_dim"]
+
+        def rmsnorm(t, gamma):
+            tf = up(t)
+            ms = jnp.square(tf).mean(axis=-1, keepdims=True)
+            return (tf * jax.lax.rsqrt(ms + a["eps"]) * up(gamma)) \
+                .astype(t.dtype)
+
+        def fn(x, norm1, wq, wk, wv, wo, norm2, w_gate, w_up, w_down):
+            b, n, d = x.shape
+
+            def split(t):
+                return t.reshape(b, n, d // head_dim, head_dim)
+            h = rmsnorm(x, norm1)
+            o = jax.nn.dot_product_attention(split(h @ wq), split(h @ wk),
+                                             split(h @ wv), is_causal=True)
+            x1 = x + o.reshape(b, n, d) @ wo
+            g = rmsnorm(x1, norm2)
+            gate = jax.nn.silu(up(g @ w_gate)).astype(x.dtype)
+            return (x1 + (gate * (g @ w_up)) @ w_down,)
+    else:
+        raise ValueError("unknown family %s" % fam)
+    return fn
