@@ -2,7 +2,6 @@
 
 #include "Codegen/KernelEmission.h"
 #include "Codegen/Tiling.h"
-#include "Codegen/ScalarLowering.h"
 #include "fk/IR/FkScalarSemantics.h"
 #include "fk/Transforms/FusionPlan.h"
 

@@ -115,7 +115,7 @@ FailureOr<Value> ElementEmitter::emitUncached(Value tensor,
         return failure();
       operands.push_back(*value);
     }
-    return buildElementwiseOp(b, op, operands);
+    return buildElementwise(b, op, operands);
   }
   return op->emitOpError()
          << "cannot be computed element by element inside a kernel";

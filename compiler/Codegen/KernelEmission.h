@@ -11,7 +11,7 @@
 #define FKC_CODEGEN_KERNELEMISSION_H
 
 #include "Codegen/KernelBuilder.h"
-#include "Codegen/ScalarLowering.h"
+#include "fk/IR/FkScalarSemantics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

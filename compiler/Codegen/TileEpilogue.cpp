@@ -1,7 +1,7 @@
 //===- TileEpilogue.cpp - a fusion's epilogue on a tile in shared memory --===//
 
 #include "Codegen/TileEpilogue.h"
-#include "Codegen/ScalarLowering.h"
+#include "fk/IR/FkScalarSemantics.h"
 
 using namespace mlir;
 using namespace mlir::fk;

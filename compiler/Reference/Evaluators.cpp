@@ -1,7 +1,9 @@
 //===- Evaluators.cpp - what each fk op computes, on the CPU --------------===//
 //
-// The reference evaluators of the fk ops. Elementwise ops defer to
-// FkScalarSemantics, so that folded constants and interpreted graphs agree;
+// The reference evaluators of the fk ops. Elementwise ops are evaluated
+// through their ScalarElementwiseOpInterface (evaluateElementwise), as
+// constant folding does, so that folded constants and interpreted graphs
+// agree, and need no registration;
 // reductions and compound ops accumulate in double and round their result to
 // its element type once. i32 sums and products wrap modulo 2^32, as i32 adds
 // and multiplies do.
@@ -172,10 +174,8 @@ static Results evaluateIota(IotaOp op, ArrayRef<RefTensor>) {
   return single(std::move(result));
 }
 
-/// Evaluates an elementwise op element by element through
-/// `evaluateElementwise`; its operands have the result's shape.
-static Results evaluateElementwiseOp(ReferenceInterpreter &, Operation *op,
-                                     ArrayRef<RefTensor> operands) {
+Results mlir::fk::evaluateElementwiseOp(Operation *op,
+                                       ArrayRef<RefTensor> operands) {
   RefTensor result = makeResult(op);
   SmallVector<double, 3> element(operands.size());
   for (size_t i = 0; i < result.values.size(); ++i) {
@@ -601,20 +601,9 @@ static void add(ReferenceInterpreter &interpreter,
       });
 }
 
-template <typename... OpTys>
-static void addElementwise(ReferenceInterpreter &interpreter) {
-  (interpreter.registerEvaluator(OpTys::getOperationName(),
-                                 evaluateElementwiseOp),
-   ...);
-}
-
 void mlir::fk::registerFkEvaluators(ReferenceInterpreter &interpreter) {
   add<ConstantOp>(interpreter, evaluateConstant);
   add<IotaOp>(interpreter, evaluateIota);
-  addElementwise<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, NegOp, AbsOp,
-                 ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
-                 SiluOp, ErfOp, GeluOp, CompareOp, SelectOp, CastOp>(
-      interpreter);
   add<ReduceSumOp>(interpreter, evaluateReduction<ReduceSumOp, Reduction::Sum>);
   add<ReduceMaxOp>(interpreter, evaluateReduction<ReduceMaxOp, Reduction::Max>);
   add<ReduceMinOp>(interpreter, evaluateReduction<ReduceMinOp, Reduction::Min>);

@@ -8,11 +8,17 @@
 #ifndef FKC_REFERENCE_EVALUATORS_H
 #define FKC_REFERENCE_EVALUATORS_H
 
-namespace mlir::fk {
-class ReferenceInterpreter;
+#include "Reference/Interpreter.h"
 
-/// Registers an evaluator for every op of the fk dialect with `interpreter`.
+namespace mlir::fk {
+/// Registers an evaluator with `interpreter` for every op of the fk dialect
+/// but the elementwise ops, which `evaluateElementwiseOp` evaluates.
 void registerFkEvaluators(ReferenceInterpreter &interpreter);
+
+/// Evaluates an op of ScalarElementwiseOpInterface element by element; its
+/// operands have the result's shape.
+FailureOr<SmallVector<RefTensor>>
+evaluateElementwiseOp(Operation *op, ArrayRef<RefTensor> operands);
 } // namespace mlir::fk
 
 #endif // FKC_REFERENCE_EVALUATORS_H

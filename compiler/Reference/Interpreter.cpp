@@ -1,13 +1,15 @@
 //===- Interpreter.cpp - the driver of the reference interpreter ----------===//
 //
-// Walks a block op by op, looks each op's evaluator up by name and keeps the
-// value of every SSA value the block defines. The evaluators themselves are
+// Walks a block op by op, looks each op's evaluator up by name (elementwise
+// ops need none: they evaluate through their interface) and keeps the value
+// of every SSA value the block defines. The evaluators themselves are
 // in Evaluators.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Reference/Interpreter.h"
 #include "Reference/Evaluators.h"
+#include "fk/IR/FkOps.h"
 
 #include "llvm/ADT/ScopeExit.h"
 
@@ -90,7 +92,8 @@ ReferenceInterpreter::evaluateBlock(Block &block,
 FailureOr<SmallVector<RefTensor>>
 ReferenceInterpreter::evaluateOp(Operation &op) {
   auto it = evaluators.find(op.getName().getStringRef());
-  if (it == evaluators.end())
+  bool isElementwise = isa<ScalarElementwiseOpInterface>(op);
+  if (it == evaluators.end() && !isElementwise)
     return op.emitError() << "reference interpreter cannot evaluate '"
                           << op.getName() << "'";
 
@@ -103,7 +106,9 @@ ReferenceInterpreter::evaluateOp(Operation &op) {
     operands.push_back(*value);
   }
 
-  FailureOr<SmallVector<RefTensor>> results = it->second(*this, &op, operands);
+  FailureOr<SmallVector<RefTensor>> results =
+      it != evaluators.end() ? it->second(*this, &op, operands)
+                             : evaluateElementwiseOp(&op, operands);
   if (failed(results))
     return failure();
   // An evaluator registered from outside may get its results wrong; report

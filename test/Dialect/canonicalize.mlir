@@ -111,6 +111,22 @@ func.func @fold_unary() -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi32>
 }
 
+// Every elementwise op folds on splats through its scalar semantics, the
+// ops without a folder of their own included.
+// CHECK-LABEL: func.func @fold_through_scalar_semantics
+// CHECK-DAG:   %[[GELU:.*]] = fk.constant dense<2.48447585> : tensor<3xf32>
+// CHECK-DAG:   %[[GELU_TANH:.*]] = fk.constant dense<2.48491573> : tensor<3xf32>
+// CHECK-DAG:   %[[LT:.*]] = fk.constant dense<true> : tensor<3xi1>
+// CHECK:       return %[[GELU]], %[[GELU_TANH]], %[[LT]]
+func.func @fold_through_scalar_semantics() -> (tensor<3xf32>, tensor<3xf32>, tensor<3xi1>) {
+  %x = fk.constant dense<2.5> : tensor<3xf32>
+  %mx = fk.constant dense<-2.5> : tensor<3xf32>
+  %0 = fk.gelu %x approximate = none : tensor<3xf32>
+  %1 = fk.gelu %x approximate = tanh : tensor<3xf32>
+  %2 = fk.compare lt, %mx, %x : tensor<3xf32> -> tensor<3xi1>
+  return %0, %1, %2 : tensor<3xf32>, tensor<3xf32>, tensor<3xi1>
+}
+
 //===----------------------------------------------------------------------===//
 // Algebraic identities
 //===----------------------------------------------------------------------===//
@@ -164,7 +180,7 @@ func.func @no_fold_float_identities(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor
 }
 
 // Only splat constants fold: a constant with distinct elements stays an
-// operand. gelu and compare have no folder.
+// operand.
 // CHECK-LABEL: func.func @no_fold_non_splat
 // CHECK:       fk.add
 // CHECK:       fk.exp
@@ -175,8 +191,8 @@ func.func @no_fold_non_splat() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, 
   %b = fk.constant dense<3.0> : tensor<2xf32>
   %0 = fk.add %a, %b : tensor<2xf32>
   %1 = fk.exp %a : tensor<2xf32>
-  %2 = fk.gelu %b approximate = none : tensor<2xf32>
-  %3 = fk.compare lt, %b, %b : tensor<2xf32> -> tensor<2xi1>
+  %2 = fk.gelu %a approximate = none : tensor<2xf32>
+  %3 = fk.compare lt, %a, %b : tensor<2xf32> -> tensor<2xi1>
   return %0, %1, %2, %3 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xi1>
 }
 

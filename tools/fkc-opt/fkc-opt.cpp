@@ -8,6 +8,7 @@
 #include "Codegen/Passes.h"
 #include "fk/Transforms/Passes.h"
 #include "Reference/ReferencePasses.h"
+#include "TestPasses.h"
 #include "fk/IR/FkDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
   mlir::fk::registerReferencePasses();
   mlir::fk::registerFkTransformsPasses();
   mlir::fk::registerFkCodegenPasses();
+  mlir::fk::registerTestPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::fk::FkDialect, mlir::func::FuncDialect,

@@ -25,6 +25,7 @@ void FkDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "fk/IR/FkAttrs.cpp.inc"
       >();
+  addElementwiseFolding(*this);
 }
 
 Operation *FkDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -7,4 +7,9 @@
 
 #include "fk/IR/FkDialect.h.inc"
 
+namespace mlir::fk {
+/// Lets every elementwise op fold on splat constants (FkFolds.cpp).
+void addElementwiseFolding(FkDialect &dialect);
+} // namespace mlir::fk
+
 #endif // FK_IR_FKDIALECT_H

@@ -1,7 +1,8 @@
 //===- FkFolds.cpp - folding of fk ops ------------------------------------===//
 //
-// The obvious cases: elementwise ops on splat constants, identity shape ops,
-// shape ops of shape ops, and x*1, x/1, -(-x).
+// The obvious cases: elementwise ops on splat constants (for every op of
+// ScalarElementwiseOpInterface, through the dialect's fold hook), identity
+// shape ops, shape ops of shape ops, and x*1, x/1, -(-x).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,7 @@
 #include "fk/IR/FkScalarSemantics.h"
 
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FoldInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -27,20 +29,35 @@ static Attribute makeSplat(Type type, double value) {
       shaped, doubleToAttribute(shaped.getElementType(), value));
 }
 
-/// Folds an elementwise op whose operands are all splat constants.
-static OpFoldResult foldSplatElementwise(Operation *op,
-                                         ArrayRef<Attribute> operands) {
-  SmallVector<double> values;
-  for (Attribute operand : operands) {
-    std::optional<double> value = splatValue(operand);
-    if (!value)
-      return {};
-    values.push_back(*value);
+namespace {
+/// Folds an elementwise op whose operands are all splat constants through
+/// its scalar semantics. MLIR asks the dialect when the op's own folder, if
+/// it has one, does not fold.
+struct SplatElementwiseFolder : DialectFoldInterface {
+  using DialectFoldInterface::DialectFoldInterface;
+
+  LogicalResult fold(Operation *op, ArrayRef<Attribute> operands,
+                     SmallVectorImpl<OpFoldResult> &results) const final {
+    if (!isa<ScalarElementwiseOpInterface>(op))
+      return failure();
+    SmallVector<double> values;
+    for (Attribute operand : operands) {
+      std::optional<double> value = splatValue(operand);
+      if (!value)
+        return failure();
+      values.push_back(*value);
+    }
+    std::optional<double> result = evaluateElementwise(op, values);
+    if (!result)
+      return failure();
+    results.push_back(makeSplat(op->getResult(0).getType(), *result));
+    return success();
   }
-  std::optional<double> result = evaluateElementwise(op, values);
-  if (!result)
-    return {};
-  return makeSplat(op->getResult(0).getType(), *result);
+};
+} // namespace
+
+void mlir::fk::addElementwiseFolding(FkDialect &dialect) {
+  dialect.addInterfaces<SplatElementwiseFolder>();
 }
 
 static bool isSplatOne(Attribute operand) {
@@ -50,46 +67,25 @@ static bool isSplatOne(Attribute operand) {
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
-#define FOLD_SPLAT_ONLY(Op)                                                    \
-  OpFoldResult Op::fold(FoldAdaptor adaptor) {                                 \
-    return foldSplatElementwise(*this, adaptor.getOperands());                 \
-  }
-FOLD_SPLAT_ONLY(AddOp)
-FOLD_SPLAT_ONLY(SubOp)
-FOLD_SPLAT_ONLY(MaxOp)
-FOLD_SPLAT_ONLY(MinOp)
-FOLD_SPLAT_ONLY(PowOp)
-FOLD_SPLAT_ONLY(AbsOp)
-FOLD_SPLAT_ONLY(ReluOp)
-FOLD_SPLAT_ONLY(ExpOp)
-FOLD_SPLAT_ONLY(LogOp)
-FOLD_SPLAT_ONLY(SqrtOp)
-FOLD_SPLAT_ONLY(RsqrtOp)
-FOLD_SPLAT_ONLY(TanhOp)
-FOLD_SPLAT_ONLY(SigmoidOp)
-FOLD_SPLAT_ONLY(SiluOp)
-FOLD_SPLAT_ONLY(ErfOp)
-#undef FOLD_SPLAT_ONLY
-
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   // x * 1 is exactly x (NaN and signed zeros included).
   if (isSplatOne(adaptor.getRhs()))
     return getLhs();
   if (isSplatOne(adaptor.getLhs()))
     return getRhs();
-  return foldSplatElementwise(*this, adaptor.getOperands());
+  return {};
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (isSplatOne(adaptor.getRhs()))
     return getLhs();
-  return foldSplatElementwise(*this, adaptor.getOperands());
+  return {};
 }
 
-OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+OpFoldResult NegOp::fold(FoldAdaptor) {
   if (auto inner = getOperand().getDefiningOp<NegOp>())
     return inner.getOperand();
-  return foldSplatElementwise(*this, adaptor.getOperands());
+  return {};
 }
 
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
@@ -100,11 +96,9 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
-OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getOperand().getType() == getType())
     return getOperand();
-  if (std::optional<double> value = splatValue(adaptor.getOperand()))
-    return makeSplat(getType(), castScalar(*value, getElementTypeOrSelf(getType())));
   return {};
 }
 

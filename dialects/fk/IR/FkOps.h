@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 
 #include "fk/IR/FkEnums.h.inc"
+#include "fk/IR/FkInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "fk/IR/FkAttrs.h.inc"

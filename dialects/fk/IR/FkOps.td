@@ -11,6 +11,7 @@
 #define FK_IR_FKOPS_TD
 
 include "fk/IR/FkBase.td"
+include "fk/IR/FkInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
@@ -58,16 +59,22 @@ def Fk_IotaOp : Fk_Op<"iota", [Pure]> {
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
+// Every elementwise op states its scalar semantics through the interface
+// (in FkElementwiseOps.cpp); an op that does not fails to link. On splat
+// constant operands they fold through that semantics (FkFolds.cpp), so only
+// algebraic identities need a folder of their own.
+class Fk_ScalarOp<string mnemonic, list<Trait> traits = []>
+    : Fk_Op<mnemonic, !listconcat([Pure, Elementwise], traits,
+        [DeclareOpInterfaceMethods<Fk_ScalarElementwiseOpInterface>])>;
+
 class Fk_ElementwiseOp<string mnemonic, list<Trait> traits = []>
-    : Fk_Op<mnemonic, !listconcat(traits, [Pure, Elementwise,
-                                            SameOperandsAndResultType])>;
+    : Fk_ScalarOp<mnemonic, !listconcat(traits, [SameOperandsAndResultType])>;
 
 class Fk_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
     : Fk_ElementwiseOp<mnemonic, traits> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
-  let hasFolder = 1;
 }
 
 class Fk_UnaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
@@ -75,7 +82,6 @@ class Fk_UnaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
   let arguments = (ins operandType:$operand);
   let results = (outs operandType:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
-  let hasFolder = 1;
 }
 
 def Fk_AddOp : Fk_BinaryOp<"add", Fk_NumericTensor, [Commutative]> {
@@ -89,6 +95,7 @@ def Fk_SubOp : Fk_BinaryOp<"sub", Fk_NumericTensor> {
 def Fk_MulOp : Fk_BinaryOp<"mul", Fk_NumericTensor, [Commutative]> {
   let summary = "elementwise multiplication";
   let description = "`%r = fk.mul %a, %b : tensor<4xf32>`";
+  let hasFolder = 1;
 }
 def Fk_DivOp : Fk_BinaryOp<"div", Fk_NumericTensor> {
   let summary = "elementwise division";
@@ -97,6 +104,7 @@ def Fk_DivOp : Fk_BinaryOp<"div", Fk_NumericTensor> {
     divisor gives 0).
     `%r = fk.div %a, %b : tensor<4xf32>`
   }];
+  let hasFolder = 1;
 }
 def Fk_MaxOp : Fk_BinaryOp<"max", Fk_NumericTensor, [Commutative]> {
   let summary = "elementwise maximum";
@@ -114,6 +122,7 @@ def Fk_PowOp : Fk_BinaryOp<"pow", Fk_FloatTensor> {
 def Fk_NegOp : Fk_UnaryOp<"neg", Fk_NumericTensor> {
   let summary = "elementwise negation";
   let description = "`%r = fk.neg %a : tensor<4xf32>`";
+  let hasFolder = 1;
 }
 def Fk_AbsOp : Fk_UnaryOp<"abs", Fk_NumericTensor> {
   let summary = "elementwise absolute value";
@@ -173,8 +182,8 @@ def Fk_GeluOp : Fk_ElementwiseOp<"gelu"> {
       "$operand `approximate` `=` `` $approximate attr-dict `:` type($result)";
 }
 
-def Fk_CompareOp : Fk_Op<"compare", [Pure, Elementwise, SameTypeOperands,
-                                     SameOperandsAndResultShape]> {
+def Fk_CompareOp : Fk_ScalarOp<"compare", [SameTypeOperands,
+                                           SameOperandsAndResultShape]> {
   let summary = "elementwise comparison";
   let description = [{
     Compares `lhs` with `rhs` in `direction`, giving i1. Any comparison with
@@ -192,9 +201,9 @@ def Fk_CompareOp : Fk_Op<"compare", [Pure, Elementwise, SameTypeOperands,
   }];
 }
 
-def Fk_SelectOp : Fk_Op<"select", [Pure, Elementwise,
-                                   AllTypesMatch<["on_true", "on_false", "result"]>,
-                                   AllShapesMatch<["condition", "result"]>]> {
+def Fk_SelectOp : Fk_ScalarOp<"select", [
+    AllTypesMatch<["on_true", "on_false", "result"]>,
+    AllShapesMatch<["condition", "result"]>]> {
   let summary = "elementwise choice between two tensors";
   let description = [{
     `on_true` where `condition` holds, else `on_false`.
@@ -213,7 +222,7 @@ def Fk_SelectOp : Fk_Op<"select", [Pure, Elementwise,
   let hasFolder = 1;
 }
 
-def Fk_CastOp : Fk_Op<"cast", [Pure, Elementwise, SameOperandsAndResultShape]> {
+def Fk_CastOp : Fk_ScalarOp<"cast", [SameOperandsAndResultShape]> {
   let summary = "elementwise dtype conversion";
   let description = [{
     Converts each element to the result's element type: floats round to

@@ -1,0 +1,355 @@
+//===- FkElementwiseOps.cpp - what each elementwise fk op computes --------===//
+//
+// The one place that says what an elementwise op computes on one element:
+// `evaluateScalar` in double (constant folding, the reference interpreter)
+// and `buildScalar` as arith/math ops (GPU kernels), side by side per op so
+// that the two stay the same function. docs/language.md states the same
+// semantics in words. Rounding to the result's element type is done by the
+// callers (FkScalarSemantics.cpp), once for every op.
+//
+// Kernels hold floats in f32 (see getComputeType), so `buildScalar` of a
+// float op computes in f32; integer ops get i32 and i1 operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fk/IR/FkOps.h"
+#include "fk/IR/FkScalarSemantics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/TypeUtilities.h"
+#include <cmath>
+#include <cstdint>
+
+using namespace mlir;
+using namespace mlir::fk;
+
+#include "fk/IR/FkInterfaces.cpp.inc"
+
+namespace {
+/// Emits the scalar ops of one elementwise op at its location.
+struct ScalarBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  ScalarBuilder(OpBuilder &b, Operation *op) : b(b), loc(op->getLoc()) {}
+
+  Value f32(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  Value i32(int64_t value) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+  }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value negate(Value x) { return arith::NegFOp::create(b, loc, x); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value cmpf(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+};
+
+/// The element type of `op`'s result, which decides integer or float math.
+Type resultElementType(Operation *op) {
+  return getElementTypeOrSelf(op->getResult(0).getType());
+}
+
+bool hasIntegerResult(Operation *op) {
+  return resultElementType(op).isSignlessInteger(32);
+}
+
+/// The low 32 bits of an i32 product: exact under unsigned wrap-around.
+double wrappingProduct(int64_t a, int64_t b) {
+  return double(static_cast<int32_t>(static_cast<uint32_t>(a) *
+                                     static_cast<uint32_t>(b)));
+}
+
+/// max and min propagate NaN, as the GPU's fmax.NaN variants and numpy do.
+double nanMax(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b);
+}
+double nanMin(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::min(a, b);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Arithmetic. On i32 the value is computed in int64 and wraps when rounded.
+//===----------------------------------------------------------------------===//
+
+double AddOp::evaluateScalar(ArrayRef<double> x) { return x[0] + x[1]; }
+Value AddOp::buildScalar(OpBuilder &b, ValueRange x) {
+  if (hasIntegerResult(*this))
+    return arith::AddIOp::create(b, getLoc(), x[0], x[1]);
+  return ScalarBuilder(b, *this).add(x[0], x[1]);
+}
+
+double SubOp::evaluateScalar(ArrayRef<double> x) { return x[0] - x[1]; }
+Value SubOp::buildScalar(OpBuilder &b, ValueRange x) {
+  if (hasIntegerResult(*this))
+    return arith::SubIOp::create(b, getLoc(), x[0], x[1]);
+  return arith::SubFOp::create(b, getLoc(), x[0], x[1]);
+}
+
+double MulOp::evaluateScalar(ArrayRef<double> x) {
+  if (hasIntegerResult(*this))
+    return wrappingProduct(int64_t(x[0]), int64_t(x[1]));
+  return x[0] * x[1];
+}
+Value MulOp::buildScalar(OpBuilder &b, ValueRange x) {
+  if (hasIntegerResult(*this))
+    return arith::MulIOp::create(b, getLoc(), x[0], x[1]);
+  return ScalarBuilder(b, *this).mul(x[0], x[1]);
+}
+
+// On i32, division truncates toward zero, x / 0 is 0 and INT32_MIN / -1
+// wraps to INT32_MIN (LLVM leaves both undefined).
+double DivOp::evaluateScalar(ArrayRef<double> x) {
+  if (hasIntegerResult(*this)) {
+    auto a = int64_t(x[0]), d = int64_t(x[1]);
+    return d == 0 ? 0.0 : double(a / d);
+  }
+  return x[0] / x[1];
+}
+Value DivOp::buildScalar(OpBuilder &b, ValueRange x) {
+  ScalarBuilder s(b, *this);
+  if (!hasIntegerResult(*this))
+    return s.div(x[0], x[1]);
+  Value isZero = s.cmpi(arith::CmpIPredicate::eq, x[1], s.i32(0));
+  Value isMinusOne = s.cmpi(arith::CmpIPredicate::eq, x[1], s.i32(-1));
+  Value special = arith::OrIOp::create(b, getLoc(), isZero, isMinusOne);
+  Value safe = s.select(special, s.i32(1), x[1]);
+  Value quotient = arith::DivSIOp::create(b, getLoc(), x[0], safe);
+  Value negated = arith::SubIOp::create(b, getLoc(), s.i32(0), x[0]);
+  return s.select(isZero, s.i32(0), s.select(isMinusOne, negated, quotient));
+}
+
+double MaxOp::evaluateScalar(ArrayRef<double> x) { return nanMax(x[0], x[1]); }
+Value MaxOp::buildScalar(OpBuilder &b, ValueRange x) {
+  if (hasIntegerResult(*this))
+    return arith::MaxSIOp::create(b, getLoc(), x[0], x[1]);
+  return arith::MaximumFOp::create(b, getLoc(), x[0], x[1]);
+}
+
+double MinOp::evaluateScalar(ArrayRef<double> x) { return nanMin(x[0], x[1]); }
+Value MinOp::buildScalar(OpBuilder &b, ValueRange x) {
+  if (hasIntegerResult(*this))
+    return arith::MinSIOp::create(b, getLoc(), x[0], x[1]);
+  return arith::MinimumFOp::create(b, getLoc(), x[0], x[1]);
+}
+
+double PowOp::evaluateScalar(ArrayRef<double> x) {
+  return std::pow(x[0], x[1]);
+}
+Value PowOp::buildScalar(OpBuilder &b, ValueRange x) {
+  return math::PowFOp::create(b, getLoc(), x[0], x[1]);
+}
+
+double NegOp::evaluateScalar(ArrayRef<double> x) { return -x[0]; }
+Value NegOp::buildScalar(OpBuilder &b, ValueRange x) {
+  ScalarBuilder s(b, *this);
+  if (hasIntegerResult(*this))
+    return arith::SubIOp::create(b, getLoc(), s.i32(0), x[0]);
+  return s.negate(x[0]);
+}
+
+double AbsOp::evaluateScalar(ArrayRef<double> x) { return std::fabs(x[0]); }
+Value AbsOp::buildScalar(OpBuilder &b, ValueRange x) {
+  if (hasIntegerResult(*this))
+    return math::AbsIOp::create(b, getLoc(), x[0]);
+  return math::AbsFOp::create(b, getLoc(), x[0]);
+}
+
+// relu(NaN) is NaN.
+double ReluOp::evaluateScalar(ArrayRef<double> x) {
+  return std::isnan(x[0]) ? x[0] : std::max(x[0], 0.0);
+}
+Value ReluOp::buildScalar(OpBuilder &b, ValueRange x) {
+  ScalarBuilder s(b, *this);
+  if (hasIntegerResult(*this))
+    return arith::MaxSIOp::create(b, getLoc(), x[0], s.i32(0));
+  return arith::MaximumFOp::create(b, getLoc(), x[0], s.f32(0.0));
+}
+
+//===----------------------------------------------------------------------===//
+// Transcendental functions (floats only)
+//===----------------------------------------------------------------------===//
+
+double ExpOp::evaluateScalar(ArrayRef<double> x) { return std::exp(x[0]); }
+Value ExpOp::buildScalar(OpBuilder &b, ValueRange x) {
+  return ScalarBuilder(b, *this).exp(x[0]);
+}
+
+double LogOp::evaluateScalar(ArrayRef<double> x) { return std::log(x[0]); }
+Value LogOp::buildScalar(OpBuilder &b, ValueRange x) {
+  return math::LogOp::create(b, getLoc(), x[0]);
+}
+
+double SqrtOp::evaluateScalar(ArrayRef<double> x) { return std::sqrt(x[0]); }
+Value SqrtOp::buildScalar(OpBuilder &b, ValueRange x) {
+  return math::SqrtOp::create(b, getLoc(), x[0]);
+}
+
+// 1 / sqrt, both correctly rounded; math.rsqrt is approximate.
+double RsqrtOp::evaluateScalar(ArrayRef<double> x) {
+  return 1.0 / std::sqrt(x[0]);
+}
+Value RsqrtOp::buildScalar(OpBuilder &b, ValueRange x) {
+  ScalarBuilder s(b, *this);
+  return s.div(s.f32(1.0), math::SqrtOp::create(b, getLoc(), x[0]));
+}
+
+double TanhOp::evaluateScalar(ArrayRef<double> x) { return std::tanh(x[0]); }
+Value TanhOp::buildScalar(OpBuilder &b, ValueRange x) {
+  return math::TanhOp::create(b, getLoc(), x[0]);
+}
+
+double SigmoidOp::evaluateScalar(ArrayRef<double> x) {
+  return 1.0 / (1.0 + std::exp(-x[0]));
+}
+Value SigmoidOp::buildScalar(OpBuilder &b, ValueRange x) {
+  ScalarBuilder s(b, *this);
+  return s.div(s.f32(1.0), s.add(s.f32(1.0), s.exp(s.negate(x[0]))));
+}
+
+double SiluOp::evaluateScalar(ArrayRef<double> x) {
+  return x[0] / (1.0 + std::exp(-x[0]));
+}
+Value SiluOp::buildScalar(OpBuilder &b, ValueRange x) {
+  ScalarBuilder s(b, *this);
+  return s.div(x[0], s.add(s.f32(1.0), s.exp(s.negate(x[0]))));
+}
+
+double ErfOp::evaluateScalar(ArrayRef<double> x) { return std::erf(x[0]); }
+Value ErfOp::buildScalar(OpBuilder &b, ValueRange x) {
+  return math::ErfOp::create(b, getLoc(), x[0]);
+}
+
+// x * Phi(x), Phi exactly through erf or by the tanh formula.
+static constexpr double kSqrt2OverPi = 0.7978845608028654;
+static constexpr double kTanhCubicCoefficient = 0.044715;
+
+double GeluOp::evaluateScalar(ArrayRef<double> x) {
+  double v = x[0];
+  if (getApproximate() == GeluApproximation::Tanh)
+    return 0.5 * v *
+           (1.0 + std::tanh(kSqrt2OverPi * (v + kTanhCubicCoefficient * v * v * v)));
+  return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+}
+Value GeluOp::buildScalar(OpBuilder &b, ValueRange x) {
+  ScalarBuilder s(b, *this);
+  Value v = x[0];
+  Value inner;
+  if (getApproximate() == GeluApproximation::Tanh) {
+    Value cube = s.mul(s.mul(v, v), v);
+    Value arg = s.mul(s.f32(kSqrt2OverPi),
+                      s.add(v, s.mul(s.f32(kTanhCubicCoefficient), cube)));
+    inner = math::TanhOp::create(b, getLoc(), arg);
+  } else {
+    inner = math::ErfOp::create(b, getLoc(), s.mul(v, s.f32(0.7071067811865476)));
+  }
+  return s.mul(s.mul(s.f32(0.5), v), s.add(s.f32(1.0), inner));
+}
+
+//===----------------------------------------------------------------------===//
+// Comparison, choice and conversion
+//===----------------------------------------------------------------------===//
+
+// Any comparison with NaN is false except `ne`, as in C.
+double CompareOp::evaluateScalar(ArrayRef<double> x) {
+  double a = x[0], c = x[1];
+  switch (getDirection()) {
+  case ComparisonDirection::EQ:
+    return a == c;
+  case ComparisonDirection::NE:
+    return a != c;
+  case ComparisonDirection::LT:
+    return a < c;
+  case ComparisonDirection::LE:
+    return a <= c;
+  case ComparisonDirection::GT:
+    return a > c;
+  case ComparisonDirection::GE:
+    return a >= c;
+  }
+  llvm_unreachable("unknown comparison direction");
+}
+Value CompareOp::buildScalar(OpBuilder &b, ValueRange x) {
+  using D = ComparisonDirection;
+  using FP = arith::CmpFPredicate;
+  using IP = arith::CmpIPredicate;
+  ScalarBuilder s(b, *this);
+  Type operandType = getElementTypeOrSelf(getLhs().getType());
+  D direction = getDirection();
+  if (isa<FloatType>(operandType)) {
+    // Ordered, except that NaN != anything.
+    FP predicate = direction == D::EQ   ? FP::OEQ
+                   : direction == D::NE ? FP::UNE
+                   : direction == D::LT ? FP::OLT
+                   : direction == D::LE ? FP::OLE
+                   : direction == D::GT ? FP::OGT
+                                        : FP::OGE;
+    return s.cmpf(predicate, x[0], x[1]);
+  }
+  // i1 compares as 0 < 1, so unsigned; i32 is signed.
+  bool isBool = operandType.isSignlessInteger(1);
+  IP predicate = direction == D::EQ   ? IP::eq
+                 : direction == D::NE ? IP::ne
+                 : direction == D::LT ? (isBool ? IP::ult : IP::slt)
+                 : direction == D::LE ? (isBool ? IP::ule : IP::sle)
+                 : direction == D::GT ? (isBool ? IP::ugt : IP::sgt)
+                                      : (isBool ? IP::uge : IP::sge);
+  return s.cmpi(predicate, x[0], x[1]);
+}
+
+double SelectOp::evaluateScalar(ArrayRef<double> x) {
+  return x[0] != 0 ? x[1] : x[2];
+}
+Value SelectOp::buildScalar(OpBuilder &b, ValueRange x) {
+  return ScalarBuilder(b, *this).select(x[0], x[1], x[2]);
+}
+
+// Floats round to nearest even; float to i32 truncates toward zero,
+// saturates and maps NaN to 0; to i1 gives x != 0.
+double CastOp::evaluateScalar(ArrayRef<double> x) {
+  return castScalar(x[0], resultElementType(*this));
+}
+Value CastOp::buildScalar(OpBuilder &b, ValueRange x) {
+  ScalarBuilder s(b, *this);
+  Type from = getElementTypeOrSelf(getOperand().getType());
+  Type to = resultElementType(*this);
+  Value v = x[0];
+  if (isa<FloatType>(from)) {
+    if (isa<FloatType>(to))
+      return v; // Both are f32 in compute form; the caller rounds.
+    if (!to.isSignlessInteger(32))
+      return s.cmpf(arith::CmpFPredicate::UNE, v, s.f32(0.0));
+    Value converted = arith::FPToSIOp::create(b, getLoc(), b.getI32Type(), v);
+    Value tooLow = s.cmpf(arith::CmpFPredicate::OLE, v, s.f32(-2147483648.0));
+    Value tooHigh = s.cmpf(arith::CmpFPredicate::OGE, v, s.f32(2147483648.0));
+    Value isNaN = s.cmpf(arith::CmpFPredicate::UNO, v, v);
+    return s.select(isNaN, s.i32(0),
+                    s.select(tooLow, s.i32(INT32_MIN),
+                             s.select(tooHigh, s.i32(INT32_MAX), converted)));
+  }
+  if (from.isSignlessInteger(32)) {
+    if (isa<FloatType>(to))
+      return arith::SIToFPOp::create(b, getLoc(), b.getF32Type(), v);
+    if (to.isSignlessInteger(32))
+      return v;
+    return s.cmpi(arith::CmpIPredicate::ne, v, s.i32(0));
+  }
+  // From i1.
+  if (isa<FloatType>(to))
+    return arith::UIToFPOp::create(b, getLoc(), b.getF32Type(), v);
+  if (to.isSignlessInteger(32))
+    return arith::ExtUIOp::create(b, getLoc(), b.getI32Type(), v);
+  return v;
+}

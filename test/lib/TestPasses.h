@@ -1,0 +1,11 @@
+//===- TestPasses.h - passes that exist for tests only ----------*- C++ -*-===//
+
+#ifndef FKC_TEST_LIB_TESTPASSES_H
+#define FKC_TEST_LIB_TESTPASSES_H
+
+namespace mlir::fk {
+/// Registers the test passes with fkc-opt.
+void registerTestPasses();
+} // namespace mlir::fk
+
+#endif // FKC_TEST_LIB_TESTPASSES_H
