@@ -116,15 +116,24 @@ func.func @fold_unary() -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<
 // CHECK-LABEL: func.func @fold_through_scalar_semantics
 // CHECK-DAG:   %[[GELU:.*]] = fk.constant dense<2.48447585> : tensor<3xf32>
 // CHECK-DAG:   %[[GELU_TANH:.*]] = fk.constant dense<2.48491573> : tensor<3xf32>
+// CHECK-DAG:   %[[SIN:.*]] = fk.constant dense<0.598472118> : tensor<3xf32>
+// CHECK-DAG:   %[[COS:.*]] = fk.constant dense<-0.801143586> : tensor<3xf32>
+// CHECK-DAG:   %[[FLOOR:.*]] = fk.constant dense<-3.000000e+00> : tensor<3xf32>
 // CHECK-DAG:   %[[LT:.*]] = fk.constant dense<true> : tensor<3xi1>
-// CHECK:       return %[[GELU]], %[[GELU_TANH]], %[[LT]]
-func.func @fold_through_scalar_semantics() -> (tensor<3xf32>, tensor<3xf32>, tensor<3xi1>) {
+// CHECK-DAG:   %[[FLOOR_I:.*]] = fk.constant dense<-9> : tensor<3xi32>
+// CHECK:       return %[[GELU]], %[[GELU_TANH]], %[[SIN]], %[[COS]], %[[FLOOR]], %[[LT]], %[[FLOOR_I]]
+func.func @fold_through_scalar_semantics() -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi1>, tensor<3xi32>) {
   %x = fk.constant dense<2.5> : tensor<3xf32>
   %mx = fk.constant dense<-2.5> : tensor<3xf32>
+  %i = fk.constant dense<-9> : tensor<3xi32>
   %0 = fk.gelu %x approximate = none : tensor<3xf32>
   %1 = fk.gelu %x approximate = tanh : tensor<3xf32>
-  %2 = fk.compare lt, %mx, %x : tensor<3xf32> -> tensor<3xi1>
-  return %0, %1, %2 : tensor<3xf32>, tensor<3xf32>, tensor<3xi1>
+  %2 = fk.sin %x : tensor<3xf32>
+  %3 = fk.cos %x : tensor<3xf32>
+  %4 = fk.floor %mx : tensor<3xf32>
+  %5 = fk.compare lt, %mx, %x : tensor<3xf32> -> tensor<3xi1>
+  %6 = fk.floor %i : tensor<3xi32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi1>, tensor<3xi32>
 }
 
 //===----------------------------------------------------------------------===//

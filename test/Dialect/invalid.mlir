@@ -361,6 +361,60 @@ func.func @erf_c2(%a: tensor<4xi32>) -> tensor<4xi32> {
 
 // -----
 
+// sin C1: operand and result have one type.
+func.func @sin_c1(%a: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'fk.sin' op requires the same type for all operands and results}}
+  %0 = "fk.sin"(%a) : (tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// sin C2: the type is a static tensor of f32, f16 or bf16.
+func.func @sin_c2(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'fk.sin' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = fk.sin %a : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// cos C1: operand and result have one type.
+func.func @cos_c1(%a: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'fk.cos' op requires the same type for all operands and results}}
+  %0 = "fk.cos"(%a) : (tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// cos C2: the type is a static tensor of f32, f16 or bf16.
+func.func @cos_c2(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'fk.cos' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = fk.cos %a : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// floor C1: operand and result have one type.
+func.func @floor_c1(%a: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'fk.floor' op requires the same type for all operands and results}}
+  %0 = "fk.floor"(%a) : (tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// floor C2: the type is a static tensor of f32, f16, bf16 or i32.
+func.func @floor_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'fk.floor' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  %0 = fk.floor %a : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
 // gelu C1: operand and result have one type.
 func.func @gelu_c1(%a: tensor<4xf32>) -> tensor<4xbf16> {
   // expected-error @+1 {{'fk.gelu' op requires the same type for all operands and results}}

@@ -8,9 +8,11 @@
 // CHECK-NEXT: scalar semantics: fk.add
 // CHECK-NEXT: scalar semantics: fk.cast
 // CHECK-NEXT: scalar semantics: fk.compare
+// CHECK-NEXT: scalar semantics: fk.cos
 // CHECK-NEXT: scalar semantics: fk.div
 // CHECK-NEXT: scalar semantics: fk.erf
 // CHECK-NEXT: scalar semantics: fk.exp
+// CHECK-NEXT: scalar semantics: fk.floor
 // CHECK-NEXT: scalar semantics: fk.gelu
 // CHECK-NEXT: scalar semantics: fk.log
 // CHECK-NEXT: scalar semantics: fk.max
@@ -23,8 +25,9 @@
 // CHECK-NEXT: scalar semantics: fk.select
 // CHECK-NEXT: scalar semantics: fk.sigmoid
 // CHECK-NEXT: scalar semantics: fk.silu
+// CHECK-NEXT: scalar semantics: fk.sin
 // CHECK-NEXT: scalar semantics: fk.sqrt
 // CHECK-NEXT: scalar semantics: fk.sub
 // CHECK-NEXT: scalar semantics: fk.tanh
-// CHECK-NEXT: 22 elementwise ops
+// CHECK-NEXT: 25 elementwise ops
 module {}

@@ -1,4 +1,5 @@
-// Elementwise ops compute FkScalarSemantics element by element, rounded to the dtype.
+// Elementwise ops compute their scalar semantics (FkElementwiseOps.cpp)
+// element by element, rounded to the dtype.
 // RUN: fkc-opt %s --fk-print-reference | FileCheck %s
 
 // CHECK:      @binary_f32 result #0: tensor<4xf32> [2.5, 2, 0.5, 2]
@@ -94,6 +95,29 @@ func.func @unary_f32() -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
         tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
         tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
         tensor<4xf32>
+}
+
+// floor keeps -0, inf and NaN; sin and cos of inf are NaN; f16 rounds after
+// each op; floor of i32 is the value itself.
+// CHECK:      @trig_floor result #0: tensor<6xf32> [-2, -1, -0, 1, inf, nan]
+// CHECK-NEXT: @trig_floor result #1: tensor<6xf32> [-0.909297, -0.479426, -0, 0.841471, nan, nan]
+// CHECK-NEXT: @trig_floor result #2: tensor<6xf32> [-0.416147, 0.877583, 1, 0.540302, nan, nan]
+// CHECK-NEXT: @trig_floor result #3: tensor<6xf16> [-0.90918, -0.479492, -0, 0.841309, nan, nan]
+// CHECK-NEXT: @trig_floor result #4: tensor<2xi32> [-7, 2147483647]
+func.func @trig_floor() -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>,
+                            tensor<6xf16>, tensor<2xi32>) {
+  %x = fk.constant dense<[-2.0, -0.5, -0.0, 1.0, 0x7F800000, 0x7FC00000]>
+      : tensor<6xf32>
+  %floor = fk.floor %x : tensor<6xf32>
+  %sin = fk.sin %x : tensor<6xf32>
+  %cos = fk.cos %x : tensor<6xf32>
+  %h = fk.cast %x : tensor<6xf32> -> tensor<6xf16>
+  %sin_h = fk.sin %h : tensor<6xf16>
+  %i = fk.constant dense<[-7, 2147483647]> : tensor<2xi32>
+  %floor_i = fk.floor %i : tensor<2xi32>
+  return %floor, %sin, %cos, %sin_h, %floor_i
+      : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf16>,
+        tensor<2xi32>
 }
 
 // CHECK:      @nan_f32 result #0: tensor<3xf32> [nan, nan, 1]

@@ -178,6 +178,13 @@ Value ReluOp::buildScalar(OpBuilder &b, ValueRange x) {
   return arith::MaximumFOp::create(b, getLoc(), x[0], s.f32(0.0));
 }
 
+double FloorOp::evaluateScalar(ArrayRef<double> x) { return std::floor(x[0]); }
+Value FloorOp::buildScalar(OpBuilder &b, ValueRange x) {
+  if (hasIntegerResult(*this))
+    return x[0];
+  return math::FloorOp::create(b, getLoc(), x[0]);
+}
+
 //===----------------------------------------------------------------------===//
 // Transcendental functions (floats only)
 //===----------------------------------------------------------------------===//
@@ -230,6 +237,16 @@ Value SiluOp::buildScalar(OpBuilder &b, ValueRange x) {
 double ErfOp::evaluateScalar(ArrayRef<double> x) { return std::erf(x[0]); }
 Value ErfOp::buildScalar(OpBuilder &b, ValueRange x) {
   return math::ErfOp::create(b, getLoc(), x[0]);
+}
+
+double SinOp::evaluateScalar(ArrayRef<double> x) { return std::sin(x[0]); }
+Value SinOp::buildScalar(OpBuilder &b, ValueRange x) {
+  return math::SinOp::create(b, getLoc(), x[0]);
+}
+
+double CosOp::evaluateScalar(ArrayRef<double> x) { return std::cos(x[0]); }
+Value CosOp::buildScalar(OpBuilder &b, ValueRange x) {
+  return math::CosOp::create(b, getLoc(), x[0]);
 }
 
 // x * Phi(x), Phi exactly through erf or by the tanh formula.

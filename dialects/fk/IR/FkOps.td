@@ -132,6 +132,10 @@ def Fk_ReluOp : Fk_UnaryOp<"relu", Fk_NumericTensor> {
   let summary = "elementwise max(x, 0)";
   let description = "`%r = fk.relu %a : tensor<4xf32>`";
 }
+def Fk_FloorOp : Fk_UnaryOp<"floor", Fk_NumericTensor> {
+  let summary = "elementwise largest integer not greater than x";
+  let description = "On i32, x itself. `%r = fk.floor %a : tensor<4xf32>`";
+}
 def Fk_ExpOp : Fk_UnaryOp<"exp", Fk_FloatTensor> {
   let summary = "elementwise e^x";
   let description = "`%r = fk.exp %a : tensor<4xf32>`";
@@ -163,6 +167,14 @@ def Fk_SiluOp : Fk_UnaryOp<"silu", Fk_FloatTensor> {
 def Fk_ErfOp : Fk_UnaryOp<"erf", Fk_FloatTensor> {
   let summary = "elementwise error function";
   let description = "`%r = fk.erf %a : tensor<4xf32>`";
+}
+def Fk_SinOp : Fk_UnaryOp<"sin", Fk_FloatTensor> {
+  let summary = "elementwise sine";
+  let description = "Of x in radians. `%r = fk.sin %a : tensor<4xf32>`";
+}
+def Fk_CosOp : Fk_UnaryOp<"cos", Fk_FloatTensor> {
+  let summary = "elementwise cosine";
+  let description = "Of x in radians. `%r = fk.cos %a : tensor<4xf32>`";
 }
 
 def Fk_GeluOp : Fk_ElementwiseOp<"gelu"> {
