@@ -3,7 +3,6 @@
 #include "Codegen/KernelEmission.h"
 #include "Codegen/Tiling.h"
 #include "fk/IR/FkScalarSemantics.h"
-#include "fk/Transforms/FusionPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -319,31 +318,6 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
 //===----------------------------------------------------------------------===//
 // Row kernels
 //===----------------------------------------------------------------------===//
-
-/// The row space shared by every reduction of `fusion`, if the fusion is a
-/// row fusion a row kernel computes: its reductions reduce the trailing
-/// axes of one shape, rows short enough to stay in registers, and it writes
-/// rows or reduced rows.
-std::optional<RowSpace> mlir::fk::getFusionRowSpace(FusionOp fusion) {
-  std::optional<RowSpace> rows;
-  for (Operation &op : fusion.getBody().front()) {
-    if (!isReduction(&op))
-      continue;
-    std::optional<RowSpace> space = getRowSpace(&op);
-    if (!space || (rows && !(*rows == *space)))
-      return std::nullopt;
-    rows = space;
-  }
-  if (!rows || rows->rowLength() > kMaxFusedRowLength ||
-      rows->rowLength() == 0)
-    return std::nullopt;
-  for (Value result : fusion.getResults()) {
-    ArrayRef<int64_t> shape = tensorType(result).getShape();
-    if (shape != ArrayRef(rows->shape) && !rows->isReducedShape(shape))
-      return std::nullopt;
-  }
-  return rows;
-}
 
 namespace {
 /// Block-wide reductions of one value per thread: a butterfly of warp

@@ -15,7 +15,7 @@
 #define FKC_CODEGEN_KERNELBUILDER_H
 
 #include "fk/IR/FkOps.h"
-#include "fk/Transforms/FusionPlan.h"
+#include "fk/Analysis/RowSpace.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include <array>
@@ -38,11 +38,6 @@ struct LaunchShape {
 FailureOr<LaunchShape> buildFusionKernel(FusionOp fusion, TilingAttr tiling,
                                          gpu::GPUFuncOp kernel,
                                          gpu::GPUModuleOp kernels);
-
-/// The row space shared by every reduction of `fusion`, if a row kernel
-/// computes it: its reductions reduce the trailing axes of one shape, rows
-/// short enough to stay in registers, and it writes rows or reduced rows.
-std::optional<RowSpace> getFusionRowSpace(FusionOp fusion);
 
 /// The number of work items (threads' worth of work) of `fusion`; a fusion
 /// with none needs no launch.

@@ -2,7 +2,6 @@
 
 #include "Codegen/KernelEmission.h"
 #include "fk/IR/FkScalarSemantics.h"
-#include "fk/Transforms/FusionPlan.h"
 
 #include "mlir/IR/SymbolTable.h"
 

@@ -2,7 +2,8 @@
 
 #include "Driver/FusionGraph.h"
 #include "fk/IR/FkOps.h"
-#include "fk/Transforms/FusionPlan.h"
+#include "fk/Analysis/Descriptions.h"
+#include "fk/Transforms/FusionBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FileSystem.h"

@@ -185,6 +185,10 @@ bool mlir::fk::isLoopOp(Operation *op) {
          isa<ConstantOp, IotaOp, BroadcastOp, TransposeOp, ReshapeOp>(op);
 }
 
+bool mlir::fk::isReduction(Operation *op) {
+  return isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op);
+}
+
 Operation *FusionOp::getRoot() {
   auto yield = cast<YieldOp>(getBody().front().getTerminator());
   if (yield.getValues().empty())
@@ -234,12 +238,11 @@ LogicalResult FusionOp::verify() {
   for (Operation &op : body.without_terminator()) {
     if (isLoopOp(&op))
       continue;
-    bool isReduction =
-        isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op);
-    reductions += isReduction;
+    bool reduces = isReduction(&op);
+    reductions += reduces;
     matmuls += isa<MatmulOp>(op);
     attentions += isa<AttentionOp>(op);
-    bool allowed = (getKind() == FusionKind::Reduction && isReduction) ||
+    bool allowed = (getKind() == FusionKind::Reduction && reduces) ||
                    (getKind() == FusionKind::Matmul && isa<MatmulOp>(op)) ||
                    (getKind() == FusionKind::Attention && isa<AttentionOp>(op));
     if (!allowed)

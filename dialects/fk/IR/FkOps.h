@@ -28,6 +28,9 @@ namespace mlir::fk {
 /// ops, broadcasts, transposes, reshapes, iota and constants.
 bool isLoopOp(Operation *op);
 
+/// Whether `op` is one of the reductions (reduce_sum, _max, _min, _mean).
+bool isReduction(Operation *op);
+
 /// The attributes fk-tile and fk-promote set on a fusion.
 inline constexpr llvm::StringLiteral kTilingAttrName = "fk.tiling";
 inline constexpr llvm::StringLiteral kPromotionAttrName = "fk.promotion";

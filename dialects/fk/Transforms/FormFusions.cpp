@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fk/IR/FkOps.h"
-#include "fk/Transforms/FusionPlan.h"
+#include "fk/Transforms/FusionBuilder.h"
 #include "fk/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -37,7 +37,7 @@ static FusionKind kindOf(Operation *op) {
     return FusionKind::Matmul;
   if (isa<AttentionOp>(op))
     return FusionKind::Attention;
-  if (isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op))
+  if (isReduction(op))
     return FusionKind::Reduction;
   return FusionKind::Loop;
 }

@@ -31,7 +31,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "fk/IR/FkOps.h"
-#include "fk/Transforms/FusionPlan.h"
+#include "fk/Analysis/Descriptions.h"
+#include "fk/Analysis/RowSpace.h"
+#include "fk/Transforms/FusionBuilder.h"
 #include "fk/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -48,81 +50,6 @@ using namespace mlir::fk;
 
 static RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
-}
-
-int64_t mlir::fk::getTensorBytes(Value value) {
-  auto type = tensorType(value);
-  Type element = type.getElementType();
-  int64_t elementBytes =
-      element.isSignlessInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
-  return type.getNumElements() * elementBytes;
-}
-
-std::string mlir::fk::formatBytes(int64_t bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  if (unit == 0)
-    return llvm::formatv("{0} B", bytes).str();
-  return llvm::formatv("{0:f1} {1}", value, units[unit]).str();
-}
-
-std::string mlir::fk::describeOp(Operation *op) {
-  std::string name;
-  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
-    name = "'" + loc.getName().str() + "' (" + op->getName().getStringRef().str() + ")";
-  else
-    name = "'" + op->getName().getStringRef().str() + "'";
-  return name;
-}
-
-bool mlir::fk::isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceMeanOp>(op);
-}
-
-std::optional<RowSpace> mlir::fk::getRowSpace(Operation *reduction) {
-  ArrayRef<int64_t> shape = tensorType(reduction->getOperand(0)).getShape();
-  ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(reduction->getAttr("axes"));
-  int64_t first = static_cast<int64_t>(shape.size()) - axes.size();
-  for (auto [i, axis] : llvm::enumerate(axes))
-    if (axis != first + static_cast<int64_t>(i))
-      return std::nullopt;
-  RowSpace space;
-  space.shape.assign(shape.begin(), shape.end());
-  space.leadingRank = first;
-  return space;
-}
-
-int64_t RowSpace::rowLength() const {
-  int64_t length = 1;
-  for (int64_t size : ArrayRef(shape).drop_front(leadingRank))
-    length *= size;
-  return length;
-}
-
-ArrayRef<int64_t> RowSpace::leadingShape() const {
-  return ArrayRef(shape).take_front(leadingRank);
-}
-
-/// Whether `shape` equals `other` but for dimensions of size 1.
-static bool equalUpToUnitDims(ArrayRef<int64_t> shape,
-                              ArrayRef<int64_t> other) {
-  auto drop = [](ArrayRef<int64_t> s) {
-    SmallVector<int64_t> kept;
-    for (int64_t size : s)
-      if (size != 1)
-        kept.push_back(size);
-    return kept;
-  };
-  return drop(shape) == drop(other);
-}
-
-bool RowSpace::isReducedShape(ArrayRef<int64_t> other) const {
-  return equalUpToUnitDims(other, leadingShape());
 }
 
 /// Whether `user`, consuming a value derived from a reduction over `space`,

@@ -24,7 +24,6 @@
 
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkScalarSemantics.h"
-#include "fk/Transforms/FusionPlan.h"
 #include "fk/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"

@@ -1,0 +1,27 @@
+//===- Descriptions.h - how remarks name ops and sizes ----------*- C++ -*-===//
+//
+// The words the fusion passes, the kernel planner and `--fusion-graph` use
+// for ops and byte counts, so that every remark speaks alike.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FK_ANALYSIS_DESCRIPTIONS_H
+#define FK_ANALYSIS_DESCRIPTIONS_H
+
+#include "mlir/IR/Operation.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::fk {
+
+/// The size in bytes of a tensor value on the device (i1 as bytes).
+int64_t getTensorBytes(Value value);
+/// "256.0 MiB".
+std::string formatBytes(int64_t bytes);
+/// "'h' (fk.add)": the statement name of an op, for remarks.
+std::string describeOp(Operation *op);
+
+} // namespace mlir::fk
+
+#endif // FK_ANALYSIS_DESCRIPTIONS_H

@@ -1,0 +1,71 @@
+//===- RowSpace.cpp - the rows of a reduction -----------------------------===//
+
+#include "fk/Analysis/RowSpace.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+std::optional<RowSpace> mlir::fk::getRowSpace(Operation *reduction) {
+  ArrayRef<int64_t> shape = tensorType(reduction->getOperand(0)).getShape();
+  ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(reduction->getAttr("axes"));
+  int64_t first = static_cast<int64_t>(shape.size()) - axes.size();
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis != first + static_cast<int64_t>(i))
+      return std::nullopt;
+  RowSpace space;
+  space.shape.assign(shape.begin(), shape.end());
+  space.leadingRank = first;
+  return space;
+}
+
+int64_t RowSpace::rowLength() const {
+  int64_t length = 1;
+  for (int64_t size : ArrayRef(shape).drop_front(leadingRank))
+    length *= size;
+  return length;
+}
+
+ArrayRef<int64_t> RowSpace::leadingShape() const {
+  return ArrayRef(shape).take_front(leadingRank);
+}
+
+bool mlir::fk::equalUpToUnitDims(ArrayRef<int64_t> shape,
+                                ArrayRef<int64_t> other) {
+  auto drop = [](ArrayRef<int64_t> s) {
+    SmallVector<int64_t> kept;
+    for (int64_t size : s)
+      if (size != 1)
+        kept.push_back(size);
+    return kept;
+  };
+  return drop(shape) == drop(other);
+}
+
+bool RowSpace::isReducedShape(ArrayRef<int64_t> other) const {
+  return equalUpToUnitDims(other, leadingShape());
+}
+
+std::optional<RowSpace> mlir::fk::getFusionRowSpace(FusionOp fusion) {
+  std::optional<RowSpace> rows;
+  for (Operation &op : fusion.getBody().front()) {
+    if (!isReduction(&op))
+      continue;
+    std::optional<RowSpace> space = getRowSpace(&op);
+    if (!space || (rows && !(*rows == *space)))
+      return std::nullopt;
+    rows = space;
+  }
+  if (!rows || rows->rowLength() > kMaxFusedRowLength ||
+      rows->rowLength() == 0)
+    return std::nullopt;
+  for (Value result : fusion.getResults()) {
+    ArrayRef<int64_t> shape = tensorType(result).getShape();
+    if (shape != ArrayRef(rows->shape) && !rows->isReducedShape(shape))
+      return std::nullopt;
+  }
+  return rows;
+}

@@ -1,0 +1,54 @@
+//===- RowSpace.h - the rows of a reduction ---------------------*- C++ -*-===//
+//
+// What the fusion decisions and the row kernel agree on: the row space of a
+// reduction over trailing axes, and the fusions a row kernel computes (one
+// row space, rows short enough to stay in registers).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FK_ANALYSIS_ROWSPACE_H
+#define FK_ANALYSIS_ROWSPACE_H
+
+#include "fk/IR/FkOps.h"
+
+#include <optional>
+
+namespace mlir::fk {
+
+/// The longest row (in elements) a reduction kernel keeps in registers; the
+/// fusion pass does not fuse the consumers of longer rows' reductions.
+inline constexpr int64_t kMaxFusedRowLength = 16384;
+
+/// A reduction over the trailing axes of its operand: `shape` is the
+/// operand's shape, the first `leadingRank` dimensions index the rows, the
+/// others the elements of a row.
+struct RowSpace {
+  SmallVector<int64_t> shape;
+  int64_t leadingRank = 0;
+
+  int64_t rowLength() const;
+  ArrayRef<int64_t> leadingShape() const;
+  /// Whether a value of `shape` holds one element per row: the leading
+  /// shape up to dimensions of size 1.
+  bool isReducedShape(ArrayRef<int64_t> shape) const;
+
+  bool operator==(const RowSpace &other) const {
+    return shape == other.shape && leadingRank == other.leadingRank;
+  }
+};
+
+/// The row space of `reduction`, or none if it does not reduce exactly the
+/// trailing axes of its operand.
+std::optional<RowSpace> getRowSpace(Operation *reduction);
+
+/// The row space shared by every reduction of `fusion`, if a row kernel
+/// computes it: its reductions reduce the trailing axes of one shape, rows
+/// short enough to stay in registers, and it writes rows or reduced rows.
+std::optional<RowSpace> getFusionRowSpace(FusionOp fusion);
+
+/// Whether `shape` equals `other` but for dimensions of size 1.
+bool equalUpToUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> other);
+
+} // namespace mlir::fk
+
+#endif // FK_ANALYSIS_ROWSPACE_H

@@ -1,0 +1,34 @@
+//===- FusionBuilder.h - making fk.fusion ops -------------------*- C++ -*-===//
+//
+// Building `fk.fusion` ops from groups of ops: what fk-form-fusions and
+// fk-fuse share (FormFusions.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FK_TRANSFORMS_FUSIONBUILDER_H
+#define FK_TRANSFORMS_FUSIONBUILDER_H
+
+#include "fk/IR/FkOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::fk {
+
+/// Whether `op` is a constant with one value everywhere: fusions clone such
+/// constants rather than read them from memory.
+bool isSplatConstant(Operation *op);
+
+/// Replaces nothing: builds, at `b`'s insertion point, a fusion of `kind`
+/// holding clones of `ops` (in the given order, which must be a program
+/// order) that yields the clones of `results`. Values the ops use from
+/// outside become inputs, except splat constants, which are cloned in.
+FusionOp buildFusion(OpBuilder &b, Location loc, FusionKind kind,
+                     ArrayRef<Operation *> ops, ValueRange results);
+
+/// Makes every graph result the result of a kernel of its own: a graph
+/// argument, a splat constant or a value returned twice gets a copy fusion.
+void formCopyFusions(func::FuncOp fn);
+
+} // namespace mlir::fk
+
+#endif // FK_TRANSFORMS_FUSIONBUILDER_H
