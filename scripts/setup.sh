@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   cmake ninja-build clang-14 libclang-rt-14-dev python3
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  libfmt-dev libcli11-dev
+  libcli11-dev
 )
 missing=()
 for p in "${packages[@]}"; do
