@@ -4,8 +4,14 @@
 #define FKC_TEST_LIB_TESTPASSES_H
 
 namespace mlir::fk {
+void registerScalarInterfaceTest();
+void registerScalarSemanticsTest();
+
 /// Registers the test passes with fkc-opt.
-void registerTestPasses();
+inline void registerTestPasses() {
+  registerScalarInterfaceTest();
+  registerScalarSemanticsTest();
+}
 } // namespace mlir::fk
 
 #endif // FKC_TEST_LIB_TESTPASSES_H

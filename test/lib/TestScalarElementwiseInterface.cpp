@@ -59,6 +59,6 @@ struct TestScalarElementwiseInterface
 };
 } // namespace
 
-void mlir::fk::registerTestPasses() {
+void mlir::fk::registerScalarInterfaceTest() {
   PassRegistration<TestScalarElementwiseInterface>();
 }
