@@ -1,6 +1,8 @@
 // fk-form-fusions wraps every computing op in a fusion of its own, of the kind
 // its kernel needs; splat constants are cloned into the fusions that use them;
-// every result is written by a kernel of its own.
+// every result is written by a kernel of its own. (The --no-fusion plan;
+// fk-fuse, tested in fuse.mlir, groups ops instead.) What it rejects is in
+// form-fusions-invalid.mlir.
 // RUN: fkc-opt %s --fk-form-fusions | FileCheck %s
 // Fusions are not fused again and written results are not copied again.
 // RUN: fkc-opt %s --fk-form-fusions --fk-form-fusions | FileCheck %s
@@ -15,6 +17,7 @@
 // RESULTS: @splats_are_cloned result #1: tensor<4xi1>
 // RESULTS: @copies result #5: tensor<2xi32>
 // RESULTS: @dense_constant result #1: tensor<3xi32> [1, 2, 3]
+// RESULTS: @attention result #0: tensor<1x8x64xf16>
 
 // Matmuls and reductions get fusions of their kind, everything else a loop
 // fusion; an operand used twice is one input.
@@ -176,4 +179,26 @@ func.func @dense_constant(%x: tensor<3xi32>) -> (tensor<3xi32>, tensor<3xi32>) {
   %c = fk.constant dense<[1, 2, 3]> : tensor<3xi32>
   %0 = fk.add %x, %c : tensor<3xi32>
   return %0, %c : tensor<3xi32>, tensor<3xi32>
+}
+
+// An attention gets a fusion of kind attention whose attention reads the
+// fusion's inputs (the flash kernel reads them from device memory); the
+// transpose computing its key is a loop fusion of its own.
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME:    (%[[Q:[a-z0-9_]+]]: tensor<1x8x64xf16>, %[[KT:[a-z0-9_]+]]: tensor<1x64x8xf16>, %[[V:[a-z0-9_]+]]: tensor<1x8x64xf16>)
+// CHECK-NEXT:    %[[K:[a-z0-9_]+]] = fk.fusion loop(%[[KT]]) : (tensor<1x64x8xf16>) -> tensor<1x8x64xf16> {
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      fk.transpose
+// CHECK-NEXT:      fk.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[O:[a-z0-9_]+]] = fk.fusion attention(%[[Q]], %[[K]], %[[V]]) : (tensor<1x8x64xf16>, tensor<1x8x64xf16>, tensor<1x8x64xf16>) -> tensor<1x8x64xf16> {
+// CHECK-NEXT:    ^bb0(%[[A:[a-z0-9_]+]]: tensor<1x8x64xf16>, %[[B:[a-z0-9_]+]]: tensor<1x8x64xf16>, %[[C:[a-z0-9_]+]]: tensor<1x8x64xf16>):
+// CHECK-NEXT:      %[[R:[a-z0-9_]+]] = fk.attention %[[A]], %[[B]], %[[C]] scale = 1.250000e-01 causal = true
+// CHECK-NEXT:      fk.yield %[[R]] : tensor<1x8x64xf16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[O]] : tensor<1x8x64xf16>
+func.func @attention(%q: tensor<1x8x64xf16>, %kt: tensor<1x64x8xf16>, %v: tensor<1x8x64xf16>) -> tensor<1x8x64xf16> {
+  %k = fk.transpose %kt perm = [0, 2, 1] : tensor<1x64x8xf16> -> tensor<1x8x64xf16>
+  %0 = fk.attention %q, %k, %v scale = 0.125 causal = true : tensor<1x8x64xf16>, tensor<1x8x64xf16>, tensor<1x8x64xf16> -> tensor<1x8x64xf16>
+  return %0 : tensor<1x8x64xf16>
 }

@@ -1,6 +1,7 @@
 // fk-decompose rewrites softmax, layernorm, rmsnorm and attention into the
 // reductions, matmuls and elementwise ops of their definitions; f16/bf16
-// operands are cast to f32 first and the result back.
+// operands are cast to f32 first and the result back. Its options
+// (keep-attention, explain) are tested in decompose-keep-attention.mlir.
 // RUN: fkc-opt %s --fk-decompose | FileCheck %s
 
 // The decomposition computes what the composite ops compute: on seeded random
@@ -15,6 +16,9 @@
 // DIFF: verify-stages @attention_mask result #0 at primitive: ok
 // DIFF: verify-stages @attention_causal result #0 at primitive: ok
 // DIFF: verify-stages @attention_causal_more_queries result #0 at primitive: ok
+// DIFF: verify-stages @layernorm_f16 result #0 at primitive: ok
+// DIFF: verify-stages @attention_gqa result #0 at primitive: ok
+// DIFF: verify-stages @attention_mask_causal result #0 at primitive: ok
 // ...and on the hand-computed cases of the reference interpreter's tests.
 // RUN: fkc-opt %fkc_src_root/test/Reference/normalization.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/normalization.mlir
 // RUN: fkc-opt %fkc_src_root/test/Reference/attention.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/attention.mlir
@@ -196,6 +200,61 @@ func.func @attention_causal(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: te
 func.func @attention_causal_more_queries(%q: tensor<5x4xf32>, %k: tensor<3x4xf32>, %v: tensor<3x2xf32>) -> tensor<5x2xf32> {
   %r = fk.attention %q, %k, %v scale = 0.5 causal = true : tensor<5x4xf32>, tensor<3x4xf32>, tensor<3x2xf32> -> tensor<5x2xf32>
   return %r : tensor<5x2xf32>
+}
+
+// layernorm in f16 along the last axis: x, gamma and beta cast to f32, gamma
+// and beta broadcast without a reshape, the result cast back.
+// CHECK-LABEL: func.func @layernorm_f16
+// CHECK-SAME:    (%[[X:[a-z0-9_]+]]: tensor<4x8xf16>, %[[G:[a-z0-9_]+]]: tensor<8xf16>, %[[B:[a-z0-9_]+]]: tensor<8xf16>)
+// CHECK-NEXT:    %[[X32:[a-z0-9_]+]] = fk.cast %[[X]] : tensor<4x8xf16> -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[MEAN:[a-z0-9_]+]] = fk.reduce_mean %[[X32]] axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
+// CHECK:         %[[D:[a-z0-9_]+]] = fk.sub %[[X32]], %{{[a-z0-9_]+}} : tensor<4x8xf32>
+// CHECK:         %[[INV:[a-z0-9_]+]] = fk.rsqrt
+// CHECK-NEXT:    %[[G32:[a-z0-9_]+]] = fk.cast %[[G]] : tensor<8xf16> -> tensor<8xf32>
+// CHECK-NEXT:    %[[GB:[a-z0-9_]+]] = fk.broadcast %[[G32]] : tensor<8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[B32:[a-z0-9_]+]] = fk.cast %[[B]] : tensor<8xf16> -> tensor<8xf32>
+// CHECK-NEXT:    %[[BB:[a-z0-9_]+]] = fk.broadcast %[[B32]] : tensor<8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[N:[a-z0-9_]+]] = fk.mul %[[D]], %[[INV]] : tensor<4x8xf32>
+// CHECK-NEXT:    %[[NG:[a-z0-9_]+]] = fk.mul %[[N]], %[[GB]] : tensor<4x8xf32>
+// CHECK-NEXT:    %[[Y32:[a-z0-9_]+]] = fk.add %[[NG]], %[[BB]] : tensor<4x8xf32>
+// CHECK-NEXT:    %[[Y:[a-z0-9_]+]] = fk.cast %[[Y32]] : tensor<4x8xf32> -> tensor<4x8xf16>
+// CHECK-NEXT:    return %[[Y]] : tensor<4x8xf16>
+func.func @layernorm_f16(%x: tensor<4x8xf16>, %g: tensor<8xf16>, %b: tensor<8xf16>) -> tensor<4x8xf16> {
+  %r = fk.layernorm %x, %g, %b axis = 1 eps = 1.0e-05 : tensor<4x8xf16>, tensor<8xf16>, tensor<8xf16>
+  return %r : tensor<4x8xf16>
+}
+
+// Grouped-query attention, rank 4: K and V have one head for four query
+// heads; the matmuls broadcast them (no broadcast op materializes them), and
+// the softmax is over axis 3.
+// CHECK-LABEL: func.func @attention_gqa
+// CHECK-SAME:    (%[[Q:[a-z0-9_]+]]: tensor<2x4x6x8xf32>, %[[K:[a-z0-9_]+]]: tensor<2x1x5x8xf32>, %[[V:[a-z0-9_]+]]: tensor<2x1x5x3xf32>)
+// CHECK-NOT:     fk.broadcast %[[K]]
+// CHECK:         %[[KT:[a-z0-9_]+]] = fk.transpose %[[K]] perm = [0, 1, 3, 2] : tensor<2x1x5x8xf32> -> tensor<2x1x8x5xf32>
+// CHECK-NEXT:    %[[S:[a-z0-9_]+]] = fk.matmul %[[Q]], %[[KT]] : tensor<2x4x6x8xf32>, tensor<2x1x8x5xf32> -> tensor<2x4x6x5xf32>
+// CHECK:         fk.reduce_max %{{[a-z0-9_]+}} axes = [3] : tensor<2x4x6x5xf32> -> tensor<2x4x6xf32>
+// CHECK:         %[[P:[a-z0-9_]+]] = fk.div
+// CHECK-NEXT:    %[[O:[a-z0-9_]+]] = fk.matmul %[[P]], %[[V]] : tensor<2x4x6x5xf32>, tensor<2x1x5x3xf32> -> tensor<2x4x6x3xf32>
+// CHECK-NEXT:    return %[[O]]
+func.func @attention_gqa(%q: tensor<2x4x6x8xf32>, %k: tensor<2x1x5x8xf32>, %v: tensor<2x1x5x3xf32>) -> tensor<2x4x6x3xf32> {
+  %r = fk.attention %q, %k, %v scale = 0.5 causal = false : tensor<2x4x6x8xf32>, tensor<2x1x5x8xf32>, tensor<2x1x5x3xf32> -> tensor<2x4x6x3xf32>
+  return %r : tensor<2x4x6x3xf32>
+}
+
+// A mask and causal together: the scaled scores plus the (broadcast) mask,
+// then the causal penalty, as the reference semantics order them.
+// CHECK-LABEL: func.func @attention_mask_causal
+// CHECK-SAME:    %[[M:[a-z0-9_]+]]: tensor<2x1x6xf32>)
+// CHECK:         %[[SS:[a-z0-9_]+]] = fk.mul
+// CHECK-NEXT:    %[[MB:[a-z0-9_]+]] = fk.broadcast %[[M]] : tensor<2x1x6xf32> -> tensor<2x6x6xf32>
+// CHECK-NEXT:    %[[SM:[a-z0-9_]+]] = fk.add %[[SS]], %[[MB]] : tensor<2x6x6xf32>
+// CHECK:         %[[PEN:[a-z0-9_]+]] = fk.select
+// CHECK-NEXT:    %[[PENB:[a-z0-9_]+]] = fk.broadcast %[[PEN]] : tensor<6x6xf32> -> tensor<2x6x6xf32>
+// CHECK-NEXT:    %[[MASKED:[a-z0-9_]+]] = fk.add %[[SM]], %[[PENB]] : tensor<2x6x6xf32>
+// CHECK-NEXT:    fk.reduce_max %[[MASKED]] axes = [2]
+func.func @attention_mask_causal(%q: tensor<2x6x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x8xf32>, %m: tensor<2x1x6xf32>) -> tensor<2x6x8xf32> {
+  %r = fk.attention %q, %k, %v mask %m : tensor<2x1x6xf32> scale = 0.5 causal = true : tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32> -> tensor<2x6x8xf32>
+  return %r : tensor<2x6x8xf32>
 }
 
 // Other ops are left alone.
