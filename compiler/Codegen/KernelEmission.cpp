@@ -9,17 +9,91 @@ using namespace mlir;
 using namespace mlir::fk;
 
 
-FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
+namespace {
+/// One value being emitted: the element of `tensor` at `coords`. A shape op
+/// forwards to the element of its operand at other coordinates; an
+/// elementwise op waits for the elements of its operands.
+struct PendingElement {
+  Value tensor;
+  SmallVector<Value> coords;
+  bool forwards = false;
+  Operation *elementwise = nullptr;
+  SmallVector<Value> operands;
+};
+} // namespace
+
+static std::vector<void *> cacheKey(Value tensor, ArrayRef<Value> coords) {
   std::vector<void *> key = {tensor.getAsOpaquePointer()};
   for (Value coord : coords)
     key.push_back(coord.getAsOpaquePointer());
-  auto it = cache.find(key);
-  if (it != cache.end())
-    return it->second;
-  FailureOr<Value> value = emitUncached(tensor, coords);
-  if (succeeded(value))
-    cache[key] = *value;
-  return value;
+  return key;
+}
+
+// A fusion may chain many thousands of ops, so the walk keeps its own stack
+// rather than recursing once per op. It visits operands in program order,
+// depth first, as a recursive walk would, so the IR it builds is the same.
+FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
+  SmallVector<PendingElement> stack;
+  std::optional<Value> finished; // the value of the element just popped
+  auto push = [&](Value t, ArrayRef<Value> c) {
+    stack.push_back({t, SmallVector<Value>(c)});
+  };
+  auto finish = [&](Value value) {
+    PendingElement &top = stack.back();
+    cache[cacheKey(top.tensor, top.coords)] = value;
+    finished = value;
+    stack.pop_back();
+  };
+
+  push(tensor, coords);
+  while (!stack.empty()) {
+    PendingElement &top = stack.back();
+    if (finished) {
+      Value value = *finished;
+      finished.reset();
+      if (top.forwards) {
+        finish(value);
+        continue;
+      }
+      top.operands.push_back(value);
+    } else if (!top.forwards && !top.elementwise) {
+      // First visit: a cached or leaf value, or what the element needs.
+      if (auto it = cache.find(cacheKey(top.tensor, top.coords));
+          it != cache.end()) {
+        finish(it->second);
+        continue;
+      }
+      FailureOr<ElementStep> step = emitStep(top.tensor, top.coords);
+      if (failed(step))
+        return failure();
+      if (step->value) {
+        finish(step->value);
+        continue;
+      }
+      if (step->elementwise) {
+        top.elementwise = step->elementwise;
+      } else {
+        top.forwards = true;
+        Value source = step->source;
+        SmallVector<Value> sourceCoords = std::move(step->sourceCoords);
+        push(source, sourceCoords);
+        continue;
+      }
+    }
+    // An elementwise op: its next operand, or the op once all are in.
+    Operation *op = stack.back().elementwise;
+    size_t done = stack.back().operands.size();
+    if (done < op->getNumOperands()) {
+      SmallVector<Value> sameCoords = stack.back().coords;
+      push(op->getOperand(done), sameCoords);
+      continue;
+    }
+    FailureOr<Value> value = buildElementwise(b, op, stack.back().operands);
+    if (failed(value))
+      return failure();
+    finish(*value);
+  }
+  return *finished;
 }
 
 Value ElementEmitter::emitIota(IotaOp iota, ArrayRef<Value> coords) {
@@ -32,27 +106,27 @@ Value ElementEmitter::emitIota(IotaOp iota, ArrayRef<Value> coords) {
   return roundToElementType(b, loc, asFloat, elementType);
 }
 
-FailureOr<Value> ElementEmitter::emitUncached(Value tensor,
-                                              ArrayRef<Value> coords) {
+FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
+                                                ArrayRef<Value> coords) {
   Type elementType = tensorType(tensor).getElementType();
   if (auto it = buffers.find(tensor); it != buffers.end())
-    return load(it->second, coords, elementType);
+    return ElementStep::leaf(load(it->second, coords, elementType));
 
   Operation *op = tensor.getDefiningOp();
   if (!op) {
     // An input without elements: code reading it is never executed (a loop
     // over an empty extent), yet must be built.
     if (tensorType(tensor).getNumElements() == 0)
-      return buildScalarConstant(b, loc, elementType, 0.0);
+      return ElementStep::leaf(buildScalarConstant(b, loc, elementType, 0.0));
     return emitError(loc) << "kernel input without a buffer";
   }
 
   if (auto constant = dyn_cast<ConstantOp>(op)) {
     auto dense = cast<DenseElementsAttr>(constant.getValue());
     if (dense.isSplat())
-      return buildScalarConstant(
+      return ElementStep::leaf(buildScalarConstant(
           b, loc, elementType,
-          attributeToDouble(dense.getSplatValue<Attribute>()));
+          attributeToDouble(dense.getSplatValue<Attribute>())));
     DenseElementsAttr stored = dense;
     if (elementType.isSignlessInteger(1))
       stored = dense.mapValues(b.getI8Type(), [](const APInt &bit) {
@@ -80,42 +154,35 @@ FailureOr<Value> ElementEmitter::emitUncached(Value tensor,
     }
     Value memref =
         memref::GetGlobalOp::create(b, loc, memrefType, global.getSymName());
-    return load(memref, coords, elementType);
+    return ElementStep::leaf(load(memref, coords, elementType));
   }
   if (auto iota = dyn_cast<IotaOp>(op))
-    return emitIota(iota, coords);
+    return ElementStep::leaf(emitIota(iota, coords));
   if (contractionHook && isa<MatmulOp, AttentionOp>(op))
-    return contractionHook(coords);
+    return ElementStep::leaf(contractionHook(coords));
   if (reductionHook && isReduction(op))
-    return reductionHook(op);
+    return ElementStep::leaf(reductionHook(op));
   if (auto broadcast = dyn_cast<BroadcastOp>(op))
-    return emit(broadcast.getOperand(),
-                idx.broadcastSource(
-                    coords, tensorType(broadcast.getOperand()).getShape()));
+    return ElementStep::forward(
+        broadcast.getOperand(),
+        idx.broadcastSource(coords,
+                            tensorType(broadcast.getOperand()).getShape()));
   if (auto transpose = dyn_cast<TransposeOp>(op)) {
     // Result dimension i walks operand dimension perm[i].
     SmallVector<Value> source(coords.size());
     for (auto [i, p] : llvm::enumerate(transpose.getPerm()))
       source[p] = coords[i];
-    return emit(transpose.getOperand(), source);
+    return ElementStep::forward(transpose.getOperand(), source);
   }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     Value linear =
         idx.linearize(coords, tensorType(reshape.getResult()).getShape());
-    return emit(reshape.getOperand(),
-                idx.delinearize(linear,
-                                tensorType(reshape.getOperand()).getShape()));
+    return ElementStep::forward(
+        reshape.getOperand(),
+        idx.delinearize(linear, tensorType(reshape.getOperand()).getShape()));
   }
-  if (op->hasTrait<OpTrait::Elementwise>()) {
-    SmallVector<Value> operands;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> value = emit(operand, coords);
-      if (failed(value))
-        return failure();
-      operands.push_back(*value);
-    }
-    return buildElementwise(b, op, operands);
-  }
+  if (isa<ScalarElementwiseOpInterface>(op))
+    return ElementStep::elementwiseOf(op);
   return op->emitOpError()
          << "cannot be computed element by element inside a kernel";
 }

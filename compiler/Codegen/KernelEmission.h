@@ -209,6 +209,37 @@ private:
 /// given coordinates. Values are cached per (value, coordinates), so a value
 /// used twice at one point is computed once. One emitter serves one block:
 /// its cached values must dominate every later use.
+/// What the element of a value at some coordinates takes (ElementEmitter).
+struct ElementStep {
+  /// The element itself, already built (loads, constants, hooks)...
+  Value value;
+  /// ...or the element of `source` at `sourceCoords` (shape ops)...
+  Value source;
+  SmallVector<Value> sourceCoords;
+  /// ...or `elementwise` applied to its operands' elements at the same
+  /// coordinates.
+  Operation *elementwise = nullptr;
+
+  static FailureOr<ElementStep> leaf(FailureOr<Value> value) {
+    if (failed(value))
+      return failure();
+    ElementStep step;
+    step.value = *value;
+    return step;
+  }
+  static ElementStep forward(Value source, ArrayRef<Value> coords) {
+    ElementStep step;
+    step.source = source;
+    step.sourceCoords.assign(coords.begin(), coords.end());
+    return step;
+  }
+  static ElementStep elementwiseOf(Operation *op) {
+    ElementStep step;
+    step.elementwise = op;
+    return step;
+  }
+};
+
 class ElementEmitter {
 public:
   ElementEmitter(OpBuilder &b, Location loc,
@@ -248,7 +279,9 @@ public:
   }
 
 private:
-  FailureOr<Value> emitUncached(Value tensor, ArrayRef<Value> coords);
+  /// Builds the element of `tensor` at `coords` if it needs no other
+  /// element, else says which it needs.
+  FailureOr<ElementStep> emitStep(Value tensor, ArrayRef<Value> coords);
   Value emitIota(IotaOp iota, ArrayRef<Value> coords);
 
   OpBuilder &b;

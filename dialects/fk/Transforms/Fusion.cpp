@@ -182,9 +182,21 @@ static bool isCheapToDuplicate(Operation *op) {
   return isa<BroadcastOp, ReshapeOp, TransposeOp, IotaOp, CastOp>(op);
 }
 
+/// The most ops one kernel holds. LLVM's NVPTX backend takes time
+/// superlinear in the length of a kernel's arithmetic chain (about 1 s for
+/// 3,000 chained adds, 17 s for 16,000), so longer chains are cut into
+/// kernels of this many ops, at the cost of one write and read per cut.
+static constexpr size_t kMaxKernelOps = 1024;
+
 std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
                                     bool returned) {
   Operation *root = group.root;
+  if (group.ops.size() >= kMaxKernelOps)
+    return llvm::formatv("the consumer kernel holds {0} ops, the most a "
+                         "kernel takes (compile time grows faster than its "
+                         "length)",
+                         group.ops.size())
+        .str();
   if (isContraction(producer)) {
     StringRef name = producer->getName().stripDialect();
     if (group.contraction)
