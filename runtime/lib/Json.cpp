@@ -19,8 +19,8 @@ namespace {
 /// Limits::maxDepth, so hostile nesting cannot exhaust the stack.
 class Parser {
 public:
-  Parser(const std::string &text, const Limits &limits)
-      : text(text), limits(limits) {}
+  Parser(const std::string &text, const Limits &limits, unsigned firstLine)
+      : text(text), limits(limits), line(firstLine) {}
 
   bool run(Value &result, std::string &errorOut) {
     skipSpace();
@@ -41,7 +41,7 @@ private:
   const std::string &text;
   const Limits &limits;
   size_t pos = 0;
-  unsigned line = 1;
+  unsigned line;
   size_t lineStart = 0;
   std::string error;
 
@@ -329,14 +329,15 @@ private:
 } // namespace
 
 bool fkrt::json::parse(const std::string &text, Value &result,
-                       std::string &error, const Limits &limits) {
+                       std::string &error, const Limits &limits,
+                       unsigned firstLine) {
   if (text.size() > limits.maxBytes) {
     error = "JSON text of " + std::to_string(text.size()) +
             " bytes exceeds the limit of " + std::to_string(limits.maxBytes);
     return false;
   }
   result = Value();
-  return Parser(text, limits).run(result, error);
+  return Parser(text, limits, firstLine).run(result, error);
 }
 
 bool fkrt::json::toInt64(const std::string &lexeme, int64_t &result,

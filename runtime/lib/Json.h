@@ -42,9 +42,10 @@ struct Limits {
 };
 
 /// Parses `text` as one JSON value. On failure returns false and sets
-/// `error` to "line L, column C: what went wrong".
+/// `error` to "line L, column C: what went wrong", counting the text's
+/// first line as line `firstLine`.
 bool parse(const std::string &text, Value &result, std::string &error,
-           const Limits &limits = Limits());
+           const Limits &limits = Limits(), unsigned firstLine = 1);
 
 /// Reads a number lexeme as an exact int64. Returns false when the lexeme has
 /// a fraction or exponent; sets `overflow` when it is an integer outside the

@@ -2,7 +2,10 @@
 
 #include "Manifest.h"
 #include "Json.h"
+#include "PtxEntries.h"
 
+#include <cstdio>
+#include <map>
 #include <set>
 
 using namespace fkrt;
@@ -13,57 +16,125 @@ namespace {
 const char *const kBeginMarker = "// fkc-manifest-begin";
 const char *const kEndMarker = "// fkc-manifest-end";
 
-/// Splits off the line starting at `pos`, without its terminator or a
-/// trailing '\r'; advances `pos` past the terminator.
-std::string nextLine(const std::string &text, size_t &pos) {
-  size_t end = text.find('\n', pos);
-  if (end == std::string::npos)
-    end = text.size();
-  std::string line = text.substr(pos, end - pos);
-  pos = end < text.size() ? end + 1 : end;
-  if (!line.empty() && line.back() == '\r')
-    line.pop_back();
-  return line;
-}
-
 bool startsWith(const std::string &s, const char *prefix) {
   return s.compare(0, std::char_traits<char>::length(prefix), prefix) == 0;
 }
 
-/// Finds the manifest in the leading comment block and returns its JSON with
-/// every earlier line blanked and each "// " prefix turned into spaces, so
-/// the JSON parser's line and column numbers are those of the artifact.
+/// The offset of the first byte in [begin, end) of `s` that does not begin
+/// a well-formed UTF-8 sequence (RFC 3629: no overlong forms, no UTF-16
+/// surrogates, nothing above U+10FFFF), or std::string::npos.
+size_t findInvalidUtf8(const std::string &s, size_t begin, size_t end) {
+  size_t i = begin;
+  while (i < end) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // The number of continuation bytes, and the range of the first one.
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf)
+      n = 1;
+    else if (c == 0xe0)
+      n = 2, lo = 0xa0;
+    else if (c == 0xed)
+      n = 2, hi = 0x9f;
+    else if (c >= 0xe1 && c <= 0xef)
+      n = 2;
+    else if (c == 0xf0)
+      n = 3, lo = 0x90;
+    else if (c == 0xf4)
+      n = 3, hi = 0x8f;
+    else if (c >= 0xf1 && c <= 0xf3)
+      n = 3;
+    else
+      return i;
+    if (end - i - 1 < n)
+      return i;
+    unsigned char first = static_cast<unsigned char>(s[i + 1]);
+    if (first < lo || first > hi)
+      return i;
+    for (size_t k = 2; k <= n; ++k) {
+      unsigned char next = static_cast<unsigned char>(s[i + k]);
+      if (next < 0x80 || next > 0xbf)
+        return i;
+    }
+    i += n + 1;
+  }
+  return std::string::npos;
+}
+
+/// Finds the manifest in the leading comment block (rules R3 to R7) and
+/// returns its JSON, starting at line `firstLine` of the artifact, with each
+/// "// " prefix turned into spaces so the JSON parser's line and column
+/// numbers are those of the artifact.
 bool extractJson(const std::string &text, std::string &jsonText,
-                 std::string &error) {
-  size_t pos = 0;
+                 unsigned &firstLine, std::string &error) {
+  size_t pos = 0, manifestBytes = 0;
   unsigned lineNo = 0, beginLine = 0;
   bool inside = false;
   while (pos < text.size()) {
-    std::string line = nextLine(text, pos);
+    // The line is [start, end) without its '\n' or a trailing '\r'.
+    size_t start = pos;
+    size_t newline = text.find('\n', pos);
+    pos = newline == std::string::npos ? text.size() : newline + 1;
+    size_t end = newline == std::string::npos ? text.size() : newline;
+    if (end > start && text[end - 1] == '\r')
+      --end;
     ++lineNo;
-    if (!line.empty() && !startsWith(line, "//"))
+    bool comment = end - start >= 2 && text[start] == '/' &&
+                   text[start + 1] == '/';
+    if (end != start && !comment)
       break; // End of the leading comment block.
+    auto is = [&](const char *marker) {
+      return text.compare(start, end - start, marker) == 0;
+    };
     if (!inside) {
-      jsonText += '\n';
-      if (line == kBeginMarker) {
+      if (is(kBeginMarker)) {
         inside = true;
         beginLine = lineNo;
+        firstLine = lineNo + 1;
       }
       continue;
     }
-    if (line == kEndMarker)
+    if (is(kEndMarker))
       return true;
-    if (line == "//" || line.empty()) {
-      jsonText += '\n';
-    } else if (startsWith(line, "// ")) {
-      jsonText += "   ";
-      jsonText.append(line, 3, std::string::npos);
-      jsonText += '\n';
-    } else {
-      error = "manifest: line " + std::to_string(lineNo) +
-              ": expected a line starting with '// ' inside the manifest";
+    manifestBytes += pos - start;
+    if (manifestBytes > kMaxManifestBytes) {
+      error = "manifest: more than " + std::to_string(kMaxManifestBytes) +
+              " bytes between the '" + kBeginMarker + "' line and the '" +
+              kEndMarker + "' line";
       return false;
     }
+    if (end == start || (end - start > 2 && text[start + 2] != ' ')) {
+      error = "manifest: line " + std::to_string(lineNo) +
+              ": expected '// ' followed by JSON text, or '//' alone, inside "
+              "the manifest";
+      if (end == start)
+        error += ", found an empty line";
+      return false;
+    }
+    if (end - start == 2) {
+      jsonText += '\n';
+      continue;
+    }
+    // RFC 8259: JSON text is UTF-8. Checked here, where the artifact's
+    // byte offsets are known.
+    size_t bad = findInvalidUtf8(text, start + 3, end);
+    if (bad != std::string::npos) {
+      char byte[8];
+      std::snprintf(byte, sizeof(byte), "0x%02x",
+                    static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
+      error = "manifest: line " + std::to_string(lineNo) + ", column " +
+              std::to_string(bad - start + 1) + " (byte offset " +
+              std::to_string(bad) + "): invalid UTF-8: byte " + byte +
+              " does not begin a well-formed sequence";
+      return false;
+    }
+    jsonText += "   ";
+    jsonText.append(text, start + 3, end - start - 3);
+    jsonText += '\n';
   }
   if (!inside)
     error = std::string("manifest: no '") + kBeginMarker +
@@ -75,48 +146,6 @@ bool extractJson(const std::string &text, std::string &jsonText,
   return false;
 }
 
-bool isPtxFollowChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_' || c == '$';
-}
-
-/// PTX identifiers: a letter followed by letters, digits, '_' or '$', or one
-/// of '_', '$', '%' followed by at least one of those.
-bool isPtxIdentifier(const std::string &name) {
-  if (name.empty())
-    return false;
-  char first = name[0];
-  bool letter = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z');
-  if (!letter && !((first == '_' || first == '$' || first == '%') &&
-                   name.size() > 1))
-    return false;
-  for (size_t i = 1; i < name.size(); ++i)
-    if (!isPtxFollowChar(name[i]))
-      return false;
-  return true;
-}
-
-/// The names following each `.entry` directive of the PTX. A textual scan:
-/// loading without CUDA cannot ask the JIT, and the driver re-checks.
-std::set<std::string> entryNames(const std::string &ptx) {
-  std::set<std::string> names;
-  const std::string directive = ".entry";
-  for (size_t pos = ptx.find(directive); pos != std::string::npos;
-       pos = ptx.find(directive, pos + 1)) {
-    size_t p = pos + directive.size();
-    if (p >= ptx.size() || (ptx[p] != ' ' && ptx[p] != '\t'))
-      continue;
-    while (p < ptx.size() && (ptx[p] == ' ' || ptx[p] == '\t'))
-      ++p;
-    size_t start = p;
-    while (p < ptx.size() && (isPtxFollowChar(ptx[p]) || ptx[p] == '%'))
-      ++p;
-    if (p > start)
-      names.insert(ptx.substr(start, p - start));
-  }
-  return names;
-}
-
 /// Checks the JSON against schema v2 (v1 being v2 without tensor maps),
 /// building the Manifest. Every failure names the offending field by its
 /// path, e.g. "graphs[0].inputs[1].shape[2]".
@@ -125,7 +154,7 @@ public:
   std::string error;
   fkrt_status status = FKRT_ERROR_INVALID_ARTIFACT;
 
-  bool read(const Value &root, const std::string &ptx, Manifest &manifest) {
+  bool read(const Value &root, Manifest &manifest) {
     if (root.kind != Value::Object)
       return fail("", "expected a JSON object");
     std::string format;
@@ -134,27 +163,30 @@ public:
     if (format != "fkc-artifact")
       return fail("format", "expected \"fkc-artifact\", found \"" + format +
                                 "\"");
+    // R15, R16: any integer is a version, one this reader knows or not.
     const Value *version = member(root, "", "version");
-    if (!version || !readInt(*version, "version", 0, INT32_MAX,
-                             "a positive integer", manifest.version))
+    if (!version)
       return false;
-    if (manifest.version < kMinArtifactVersion ||
-        manifest.version > FKRT_ARTIFACT_VERSION) {
+    int64_t v = 0;
+    bool overflow = false;
+    if (version->kind != Value::Number ||
+        !json::toInt64(version->text, v, overflow))
+      return fail("version", "expected an integer");
+    if (overflow || v < kMinArtifactVersion || v > FKRT_ARTIFACT_VERSION) {
       status = FKRT_ERROR_UNSUPPORTED_VERSION;
-      error = "manifest: unsupported artifact version " +
-              std::to_string(manifest.version) +
+      error = "manifest: unsupported artifact version " + version->text +
               " (this runtime reads versions " +
               std::to_string(kMinArtifactVersion) + " to " +
               std::to_string(FKRT_ARTIFACT_VERSION) + ")";
       return false;
     }
+    manifest.version = static_cast<int>(v);
     manifestVersion = manifest.version;
     if (!readString(root, "", "target", manifest.target))
       return false;
     if (!isTarget(manifest.target))
       return fail("target", "expected an architecture like \"sm_90\", found \"" +
                                 manifest.target + "\"");
-    entries = entryNames(ptx);
     const Value *graphs = array(root, "", "graphs");
     if (!graphs)
       return false;
@@ -175,7 +207,6 @@ public:
   }
 
 private:
-  std::set<std::string> entries;
   int manifestVersion = 0;
 
   bool fail(const std::string &path, const std::string &message) {
@@ -593,12 +624,9 @@ private:
       return fail(path, "expected an object");
     if (!readString(value, path, "kernel", launch.kernel))
       return false;
-    if (!isPtxIdentifier(launch.kernel))
+    if (!ptx::isIdentifier(launch.kernel))
       return fail(join(path, "kernel"),
                   "\"" + launch.kernel + "\" is not a PTX identifier");
-    if (!entries.count(launch.kernel))
-      return fail(join(path, "kernel"), "kernel \"" + launch.kernel +
-                                            "\" is not an .entry of the PTX");
     // CUDA's limits on grid and block dimensions for every sm_90 device.
     static const int64_t gridLimits[3] = {INT32_MAX, 65535, 65535};
     static const int64_t blockLimits[3] = {1024, 1024, 64};
@@ -673,9 +701,150 @@ private:
                       graph, graph.launches.back()))
         return false;
     }
+    return checkOutputsPassed(path, graph);
+  }
+
+  /// R44: nothing but a launch writes an output, so every output with
+  /// bytes must be passed to one, as a buffer or a tensor map's buffer. (A
+  /// launch may only read what it is passed; the manifest cannot say.)
+  bool checkOutputsPassed(const std::string &path, const GraphSpec &graph) {
+    std::vector<bool> passed(graph.outputs.size(), false);
+    for (const LaunchSpec &launch : graph.launches)
+      for (const ArgSpec &arg : launch.args) {
+        const BufferSpec *b = nullptr;
+        if (arg.kind == ArgSpec::Buffer)
+          b = &graph.buffers[arg.buffer];
+        else if (arg.kind == ArgSpec::TensorMap)
+          b = &graph.buffers[graph.tensorMaps[arg.tensorMap].buffer];
+        if (b && b->kind == BufferSpec::Output)
+          passed[b->index] = true;
+      }
+    for (size_t i = 0; i < graph.outputs.size(); ++i)
+      if (!passed[i] && graph.outputs[i].bytes != 0)
+        return fail(join(path, "outputs") + "[" + std::to_string(i) + "]",
+                    "output \"" + graph.outputs[i].name + "\" (" +
+                        std::to_string(graph.outputs[i].bytes) +
+                        (graph.outputs[i].bytes == 1 ? " byte" : " bytes") +
+                        ") is passed to no launch, so nothing writes it");
     return true;
   }
 };
+
+/// The alignment the runtime guarantees for an argument's address: what
+/// fkrt_run checks of inputs and outputs, the workspace's for workspace
+/// buffers (its base is 256-byte aligned, their offsets multiples of 256),
+/// a descriptor's slot for tensor maps.
+uint64_t guaranteedAlignment(const GraphSpec &graph, const ArgSpec &arg) {
+  if (arg.kind == ArgSpec::TensorMap)
+    return kTensorMapBytes;
+  return graph.buffers[arg.buffer].kind == BufferSpec::Workspace
+             ? kWorkspaceAlignment
+             : kTensorAlignment;
+}
+
+const char *argKindName(ArgSpec::Kind kind) {
+  switch (kind) {
+  case ArgSpec::Buffer:
+    return "buffer";
+  case ArgSpec::I64:
+    return "i64";
+  case ArgSpec::I32:
+    return "i32";
+  case ArgSpec::TensorMap:
+    return "tensor_map";
+  }
+  return "?";
+}
+
+/// Checks every launch against the `.entry` it calls (R46 to R49): the
+/// kernel is defined, takes as many parameters as the launch passes
+/// arguments, and each parameter can receive its argument. The runtime
+/// passes every argument as one value of 8 bytes (a device address or an
+/// i64) or 4 bytes (an i32), so the parameter must be a scalar integer of
+/// that size; the driver does not check this.
+bool checkKernels(const Manifest &manifest,
+                  const std::vector<ptx::Entry> &entryList,
+                  std::string &error) {
+  std::map<std::string, const ptx::Entry *> entries;
+  for (const ptx::Entry &e : entryList) {
+    auto it = entries.find(e.name);
+    if (it == entries.end() || (!it->second->defined && e.defined))
+      entries[e.name] = &e;
+  }
+  for (size_t g = 0; g < manifest.graphs.size(); ++g) {
+    const GraphSpec &graph = manifest.graphs[g];
+    for (size_t l = 0; l < graph.launches.size(); ++l) {
+      const LaunchSpec &launch = graph.launches[l];
+      std::string path = "manifest: graphs[" + std::to_string(g) +
+                         "].launches[" + std::to_string(l) + "]";
+      auto it = entries.find(launch.kernel);
+      if (it == entries.end()) {
+        error = path + ".kernel: kernel \"" + launch.kernel +
+                "\" is not an .entry of the PTX";
+        return false;
+      }
+      const ptx::Entry &entry = *it->second;
+      std::string kernel = ".entry " + entry.name + " (line " +
+                           std::to_string(entry.line) + " of the PTX)";
+      if (!entry.defined) {
+        error = path + ".kernel: " + kernel +
+                " is declared without a body, not defined";
+        return false;
+      }
+      if (launch.args.size() != entry.params.size()) {
+        error = path + ".args: " + std::to_string(launch.args.size()) +
+                " arguments, but " + kernel + " has " +
+                std::to_string(entry.params.size()) + " parameters";
+        return false;
+      }
+      for (size_t a = 0; a < launch.args.size(); ++a) {
+        const ArgSpec &arg = launch.args[a];
+        const ptx::Param &param = entry.params[a];
+        std::string where = path + ".args[" + std::to_string(a) + "]: ";
+        bool integer = arg.kind == ArgSpec::I64 || arg.kind == ArgSpec::I32;
+        std::string kind = std::string(integer ? "an '" : "a '") +
+                           argKindName(arg.kind) + "'";
+        std::string target = "parameter " + std::to_string(a) + " of " +
+                             kernel + ", '" + param.text() + "'";
+        unsigned bits = arg.kind == ArgSpec::I32 ? 32 : 64;
+        if (param.array || !param.integer || param.bits != bits) {
+          error = where + kind + " argument is passed as " +
+                  (bits == 32 ? "a 4-byte integer" : "an 8-byte value") +
+                  ", but " + target + " is not a " +
+                  std::to_string(bits) + "-bit integer (.u" +
+                  std::to_string(bits) + ", .s" + std::to_string(bits) +
+                  " or .b" + std::to_string(bits) + ")";
+          if (arg.kind == ArgSpec::TensorMap && param.array)
+            error += "; a tensor map is passed as its descriptor's address, "
+                     "not by value";
+          return false;
+        }
+        if (!param.pointer)
+          continue;
+        if (arg.kind != ArgSpec::Buffer && arg.kind != ArgSpec::TensorMap) {
+          error = where + kind + " argument cannot be passed to " + target +
+                  ": a .ptr parameter takes a 'buffer' or a 'tensor_map'";
+          return false;
+        }
+        if (!param.space.empty() && param.space != "global") {
+          error = where + kind + " argument is a global address, but " +
+                  target + " points to ." + param.space + " memory";
+          return false;
+        }
+        uint64_t have = guaranteedAlignment(graph, arg);
+        if (param.pointeeAlign && have % param.pointeeAlign != 0) {
+          error = where + target + " needs " +
+                  std::to_string(param.pointeeAlign) +
+                  "-byte aligned data, but " + kind +
+                  " argument is only aligned to " + std::to_string(have) +
+                  " bytes";
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
 
 } // namespace
 
@@ -689,19 +858,25 @@ fkrt_status fkrt::readManifest(const std::string &ptx, Manifest &manifest,
     return FKRT_ERROR_INVALID_ARTIFACT;
   }
   std::string jsonText;
-  if (!extractJson(ptx, jsonText, error))
+  unsigned firstLine = 1;
+  if (!extractJson(ptx, jsonText, firstLine, error))
     return FKRT_ERROR_INVALID_ARTIFACT;
   json::Value root;
   std::string jsonError;
-  if (!json::parse(jsonText, root, jsonError)) {
+  if (!json::parse(jsonText, root, jsonError, json::Limits(), firstLine)) {
     error = "manifest: " + jsonError;
     return FKRT_ERROR_INVALID_ARTIFACT;
   }
   SchemaReader reader;
   manifest = Manifest();
-  if (!reader.read(root, ptx, manifest)) {
+  if (!reader.read(root, manifest)) {
     error = reader.error;
     return reader.status;
   }
+  // The manifest is valid on its own; now the PTX, then the two together.
+  std::vector<ptx::Entry> entries;
+  if (!ptx::scanEntries(ptx, entries, error) ||
+      !checkKernels(manifest, entries, error))
+    return FKRT_ERROR_INVALID_ARTIFACT;
   return FKRT_SUCCESS;
 }

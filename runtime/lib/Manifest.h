@@ -19,7 +19,11 @@ namespace fkrt {
 /// Bounds the reader enforces beyond the JSON parser's own.
 constexpr int kMaxRank = 16;
 constexpr size_t kMaxArtifactBytes = size_t(1) << 30;
+/// The lines between the manifest's markers, line ends included.
+constexpr size_t kMaxManifestBytes = size_t(16) << 20;
 constexpr int64_t kWorkspaceAlignment = 256;
+/// The alignment fkrt_run requires of every input's and output's data.
+constexpr uint64_t kTensorAlignment = 16;
 /// The artifact versions the reader accepts: 1 is 2 without tensor maps.
 constexpr int kMinArtifactVersion = 1;
 /// CUDA's limits on a tiled tensor map (cuTensorMapEncodeTiled).
@@ -112,10 +116,12 @@ struct Manifest {
   std::vector<GraphSpec> graphs;
 };
 
-/// Extracts the manifest from the artifact text `ptx`, validates it and
-/// checks every launched kernel is an `.entry` of the PTX. On failure returns
+/// Extracts the manifest from the artifact text `ptx` and validates it, then
+/// scans the PTX's `.entry` directives and checks every launch against the
+/// kernel it calls (docs/artifact.md, rules R2 to R49). On failure returns
 /// FKRT_ERROR_INVALID_ARTIFACT or FKRT_ERROR_UNSUPPORTED_VERSION and sets
-/// `error` to a lowercase message starting with "manifest".
+/// `error` to a lowercase message starting with "artifact", "manifest" or
+/// "ptx".
 fkrt_status readManifest(const std::string &ptx, Manifest &manifest,
                          std::string &error);
 

@@ -418,9 +418,6 @@ size_t fkrt_manifest_launch_count(fkrt_module m, size_t graph) {
 
 namespace {
 
-/// The alignment every tensor's data must have.
-constexpr uintptr_t kTensorAlignment = 16;
-
 /// Checks one run argument against its manifest signature; `what` is e.g.
 /// "fkrt_run: graph 'mlp' input 0 ('x')".
 fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
@@ -429,7 +426,6 @@ fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
                 what + ": unknown dtype " + std::to_string(t.dtype));
   fkrt_dtype dtype = static_cast<fkrt_dtype>(t.dtype);
-  size_t size = fkrt_dtype_size(dtype);
   if (!t.data)
     return fail(FKRT_ERROR_INVALID_ARGUMENT, what + ": data is null");
   // fkc's kernels read and write 16 bytes at a time where shapes allow.

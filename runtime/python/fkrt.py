@@ -145,8 +145,11 @@ def library():
 def _check(status):
     if status != SUCCESS:
         lib = library()
-        raise Error(status, "%s: %s" % (lib.fkrt_status_string(status).decode(),
-                                        lib.fkrt_last_error().decode()))
+        # A message may quote bytes that are not UTF-8 (a file's path): they
+        # are shown escaped rather than turning the error into another one.
+        raise Error(status, "%s: %s" % (
+            lib.fkrt_status_string(status).decode(),
+            lib.fkrt_last_error().decode("utf-8", "backslashreplace")))
 
 
 def driver_available():
@@ -180,7 +183,9 @@ def _shape_text(shape):
 
 
 class TensorInfo:
-    """A graph input or output signature from the manifest."""
+    """A graph input or output signature from the manifest. Names are
+    str: the runtime rejects a manifest that is not UTF-8 when loading it.
+    """
 
     def __init__(self, info):
         self.name = info.name.decode()

@@ -136,6 +136,57 @@ class ManifestTest(unittest.TestCase):
                 m.inputs("nope")
             self.assertEqual(e.exception.status, fkrt.ERROR_NOT_FOUND)
 
+    def test_invalid_utf8_name_rejected_at_load(self):
+        # Rejected by the reader with the byte's offset, rather than loaded
+        # and failing to decode in inputs().
+        with open(SAMPLE, "rb") as f:
+            data = f.read()
+        bad = data.replace(b'"name": "w"', b'"name": "w\xff"', 1)
+        with self.assertRaises(fkrt.Error) as e:
+            fkrt.Module(data=bad)
+        self.assertEqual(e.exception.status, fkrt.ERROR_INVALID_ARTIFACT)
+        self.assertIn("(byte offset %d): invalid UTF-8: byte 0xff"
+                      % bad.index(b"\xff"), str(e.exception))
+        for sequence in (b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80",
+                         b"\xf4\x90\x80\x80"):
+            with self.assertRaises(fkrt.Error) as e:
+                fkrt.Module(data=data.replace(b'"name": "w"',
+                                              b'"name": "w' + sequence + b'"',
+                                              1))
+            self.assertIn("invalid UTF-8", str(e.exception))
+        # Well-formed UTF-8 names load and decode.
+        good = data.replace(b'"name": "w"', "\"name\": \"w\u00e9\u20ac\"".encode(), 1)
+        with fkrt.Module(data=good) as m:
+            self.assertEqual([i.name for i in m.inputs("mlp")],
+                             ["x", "w\u00e9\u20ac"])
+
+    def test_error_message_not_utf8(self):
+        # A path that is not UTF-8 is quoted in the message, escaped.
+        path = os.fsdecode(b"/nonexistent/\xff.ptx")
+        with self.assertRaises(fkrt.Error) as e:
+            fkrt.Module(path)
+        self.assertEqual(e.exception.status, fkrt.ERROR_IO)
+        self.assertIn("/nonexistent/\\xff.ptx: cannot open", str(e.exception))
+
+    def test_kernel_checked_against_ptx(self):
+        with open(SAMPLE, "rb") as f:
+            data = f.read()
+        # Named only in a comment: not a kernel of the PTX.
+        bad = data.replace(b".visible .entry mask_k0(",
+                           b"// .visible .entry mask_k0(\n(", 1)
+        with self.assertRaises(fkrt.Error) as e:
+            fkrt.Module(data=bad)
+        self.assertEqual(e.exception.status, fkrt.ERROR_INVALID_ARTIFACT)
+        self.assertIn("kernel \"mask_k0\" is not an .entry of the PTX",
+                      str(e.exception))
+        # One argument too many for its parameters.
+        bad = data.replace(b'"args": [{"buffer": 9}, {"buffer": 10}]',
+                           b'"args": [{"buffer": 9}, {"buffer": 10}, '
+                           b'{"i32": 1}]', 1)
+        with self.assertRaises(fkrt.Error) as e:
+            fkrt.Module(data=bad)
+        self.assertIn("3 arguments, but .entry mask_k0", str(e.exception))
+
     def test_run_argument_counts(self):
         # Checked before torch is imported: these pass without torch.
         with fkrt.Module(ADD) as m:

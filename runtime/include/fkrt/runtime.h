@@ -41,8 +41,10 @@ typedef enum fkrt_status {
   FKRT_ERROR_INVALID_ARGUMENT = 1,
   /// The artifact file could not be opened or read.
   FKRT_ERROR_IO = 2,
-  /// The artifact is malformed: no manifest, bad JSON, a field of the wrong
-  /// type, out-of-range values, a kernel missing from the PTX.
+  /// The artifact is malformed: no manifest, bad JSON or not UTF-8, a field
+  /// of the wrong type, out-of-range values, malformed PTX structure, a
+  /// kernel missing from the PTX or whose parameters do not take the
+  /// launch's arguments (docs/artifact.md, "Validation").
   FKRT_ERROR_INVALID_ARTIFACT = 3,
   /// The manifest's format version is not one this runtime reads.
   FKRT_ERROR_UNSUPPORTED_VERSION = 4,
@@ -114,7 +116,8 @@ FKRT_API const char *fkrt_dtype_name(fkrt_dtype dtype);
 FKRT_API size_t fkrt_dtype_size(fkrt_dtype dtype);
 
 /// Reads the artifact at `path`, parses and validates its manifest and
-/// checks every kernel it launches is an `.entry` of the PTX. Needs no GPU.
+/// checks every kernel it launches is an `.entry` of the PTX whose
+/// parameters take the launch's arguments. Needs no GPU.
 FKRT_API fkrt_status fkrt_module_load_file(const char *path,
                                            fkrt_module *module);
 
