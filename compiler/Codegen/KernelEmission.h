@@ -350,8 +350,9 @@ public:
   LaunchShape launchShape(int64_t count, int64_t threads = kBlockSize) const {
     LaunchShape shape;
     shape.block[0] = threads;
-    shape.grid[0] = std::max<int64_t>(
-        1, std::min(kMaxBlocks, (count + threads - 1) / threads));
+    // count / threads rounded up, without the overflow of count + threads.
+    int64_t blocks = count / threads + (count % threads != 0);
+    shape.grid[0] = std::max<int64_t>(1, std::min(kMaxBlocks, blocks));
     return shape;
   }
 

@@ -70,6 +70,11 @@ FailureOr<RankedTensorType> GraphBuilder::makeType(llvm::SMLoc loc,
 FailureOr<int64_t> GraphBuilder::normalizeAxis(const CallSite &call,
                                                llvm::StringRef attr,
                                                int64_t axis, int64_t rank) {
+  if (rank == 0) {
+    emitOpError(call) << attr << " " << axis
+                      << " is out of range: a rank-0 tensor has no axes";
+    return failure();
+  }
   if (axis < -rank || axis >= rank) {
     emitOpError(call) << attr << " " << axis << " is out of range for rank "
                       << rank << " (valid: " << -rank << ".." << rank - 1

@@ -147,9 +147,13 @@ Expr buildCast(GraphBuilder &b, const CallSite &call) {
   FailureOr<Value> operand = b.requireTensor(call, call.operands[0]);
   if (failed(operand))
     return Expr::invalid(call.loc);
-  auto type = cast<RankedTensorType>(operand->getType());
-  return Expr::ofTensor(
-      b.create<CastOp>(call.loc, type.clone(to->dtype), *operand), call.loc);
+  // A wider dtype may take more bytes than a tensor can.
+  FailureOr<RankedTensorType> type = makeTensorType(
+      CallErrors{b, call},
+      cast<RankedTensorType>(operand->getType()).getShape(), to->dtype);
+  if (failed(type))
+    return Expr::invalid(call.loc);
+  return Expr::ofTensor(b.create<CastOp>(call.loc, *type, *operand), call.loc);
 }
 
 //===----------------------------------------------------------------------===//

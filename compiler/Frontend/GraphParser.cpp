@@ -88,6 +88,25 @@ private:
       return success();
     return emitExpected(Token::describe(kind) + context);
   }
+  /// Expects the token `kind` that closes `opener`, opened at `openerLoc`;
+  /// the error's note points at the opener.
+  ParseResult expectClosing(Token::Kind kind, llvm::StringRef opener,
+                            llvm::SMLoc openerLoc) {
+    if (consumeIf(kind))
+      return success();
+    if (current().is(Token::error))
+      return failure();
+    InFlightDiagnostic diag = lexer.emitError(
+        current().getLoc(), "expected " + Token::describe(kind) +
+                                " to close " + opener + ", got ");
+    if (current().is(Token::eof))
+      diag << "end of file";
+    else
+      diag << "'" << current().getSpelling() << "'";
+    diag.attachNote(lexer.getLocation(openerLoc))
+        << opener << " opened here";
+    return failure();
+  }
 
   /// Skips to the first token of a later line that can start a statement,
   /// or to the end of the graph.
@@ -320,20 +339,26 @@ ParseResult GraphParser::parseStatement() {
   if (name.isNot(Token::identifier))
     return emitExpected("a statement ('name = expression') or 'return'");
   consume();
+  // A statement that fails to parse still defines its name, as an invalid
+  // value, so that later uses of it add no error of their own.
+  auto fail = [&] {
+    bind(name.getSpelling(), name.getLoc(), Expr::invalid(name.getLoc()));
+    return failure();
+  };
   std::optional<RankedTensorType> declared;
   llvm::SMLoc typeLoc = current().getLoc();
   if (consumeIf(Token::colon)) {
     typeLoc = current().getLoc();
     FailureOr<RankedTensorType> type = parseType();
     if (failed(type))
-      return failure();
+      return fail();
     declared = *type;
   }
   if (failed(expect(Token::equal, " after '" + name.getSpelling() + "'")))
-    return failure();
+    return fail();
   FailureOr<Expr> value = parseExpr();
   if (failed(value))
-    return failure();
+    return fail();
   // A written type is checked, never converted to.
   if (declared && value->isTensor() && value->getType() != *declared) {
     lexer.emitError(typeLoc, "'" + name.getSpelling() + "' is declared " +
@@ -471,7 +496,8 @@ FailureOr<Expr> GraphParser::parsePrimary() {
   case Token::l_paren: {
     consume();
     FailureOr<Expr> inner = parseExpr();
-    if (failed(inner) || failed(expect(Token::r_paren, " to close '('")))
+    if (failed(inner) ||
+        failed(expectClosing(Token::r_paren, "'('", token.getLoc())))
       return failure();
     return inner;
   }
@@ -509,6 +535,7 @@ FailureOr<Expr> GraphParser::parseCall() {
   call.opName = current().getSpelling();
   call.loc = current().getLoc();
   consume();
+  llvm::SMLoc openerLoc = current().getLoc();
   consume(); // '('
   if (!consumeIf(Token::r_paren)) {
     do {
@@ -546,8 +573,9 @@ FailureOr<Expr> GraphParser::parseCall() {
       }
       call.operands.push_back(*operand);
     } while (consumeIf(Token::comma));
-    if (failed(expect(Token::r_paren, " to close the call of '" +
-                                          call.opName + "'")))
+    if (failed(expectClosing(Token::r_paren,
+                             ("the call of '" + call.opName + "'").str(),
+                             openerLoc)))
       return failure();
   }
   return graphs.call(call);
@@ -646,14 +674,15 @@ FailureOr<double> GraphParser::parseNumber(const Token &token) {
 
 FailureOr<int64_t> GraphParser::parseInteger(const Token &token,
                                              bool negative) {
+  // -2^63 fits, though 2^63 does not.
   uint64_t magnitude;
-  if (token.getSpelling().getAsInteger(10, magnitude) ||
-      magnitude > static_cast<uint64_t>(INT64_MAX)) {
+  uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
+  if (token.getSpelling().getAsInteger(10, magnitude) || magnitude > limit) {
     lexer.emitError(token.getLoc(), "integer '" + token.getSpelling() +
                                         "' does not fit in 64 bits");
     return failure();
   }
-  return negative ? -static_cast<int64_t>(magnitude)
+  return negative ? static_cast<int64_t>(0 - magnitude)
                   : static_cast<int64_t>(magnitude);
 }
 

@@ -43,10 +43,24 @@ Lexer::Lexer(const llvm::SourceMgr &sourceMgr, MLIRContext *context)
   buffer = main->getBuffer();
   bufferName = main->getBufferIdentifier();
   curPtr = buffer.begin();
+  // A UTF-8 byte order mark is not part of the text.
+  if (buffer.starts_with("\xEF\xBB\xBF"))
+    curPtr += 3;
 }
 
 Location Lexer::getLocation(llvm::SMLoc loc) const {
-  auto [line, column] = sourceMgr.getLineAndColumn(loc);
+  // Columns count characters, not bytes, so that they match what an editor
+  // shows on lines with non-ASCII text.
+  unsigned line = sourceMgr.getLineAndColumn(loc).first;
+  const char *lineStart = loc.getPointer();
+  while (lineStart > buffer.begin() && lineStart[-1] != '\n' &&
+         lineStart[-1] != '\r')
+    --lineStart;
+  if (lineStart == buffer.begin() && buffer.starts_with("\xEF\xBB\xBF"))
+    lineStart += 3;
+  unsigned column = 1;
+  for (const char *p = lineStart; p < loc.getPointer(); ++p)
+    column += (static_cast<unsigned char>(*p) & 0xC0) != 0x80;
   return FileLineColLoc::get(context, bufferName, line, column);
 }
 

@@ -26,6 +26,19 @@ Diagnostic &operator<<(Diagnostic &diag, ShapeText text) {
       text.shape, [&](int64_t d) { diag << d; }, [&] { diag << ", "; });
   return diag << "]";
 }
+
+/// Prints a number as the language writes it: `inf`, `-inf`, `nan`, else
+/// as MLIR prints a double.
+struct NumberText {
+  double value;
+};
+Diagnostic &operator<<(Diagnostic &diag, NumberText text) {
+  if (std::isnan(text.value))
+    return diag << "nan";
+  if (std::isinf(text.value))
+    return diag << (text.value > 0 ? "inf" : "-inf");
+  return diag << text.value;
+}
 } // namespace
 
 bool mlir::fk::isFkElementType(Type type) {
@@ -74,9 +87,22 @@ FailureOr<RankedTensorType> mlir::fk::makeTensorType(EmitErrorFn emitError,
     if (dim < 0)
       return emitError() << "dimension sizes must be non-negative, got "
                          << ShapeText{shape};
-  if (!elementCount(shape))
+  if (shape.size() > static_cast<size_t>(kMaxTensorRank))
+    return emitError() << "shape " << ShapeText{shape} << " has rank "
+                       << shape.size() << "; tensors have at most "
+                       << kMaxTensorRank << " dimensions";
+  std::optional<int64_t> count = elementCount(shape);
+  if (!count)
     return emitError() << "shape " << ShapeText{shape}
                        << " has more elements than a 64-bit count can hold";
+  // The runtime addresses a tensor's bytes with 64-bit signed offsets.
+  int64_t elementBytes = elementType.isSignlessInteger(1)
+                             ? 1
+                             : elementType.getIntOrFloatBitWidth() / 8;
+  int64_t bytes;
+  if (llvm::MulOverflow(*count, elementBytes, bytes))
+    return emitError() << "shape " << ShapeText{shape} << " of " << elementType
+                       << " takes more than 2^63 - 1 bytes";
   return RankedTensorType::get(shape, elementType);
 }
 
@@ -238,7 +264,8 @@ LogicalResult mlir::fk::verifyNormParameter(EmitErrorFn emitError,
 LogicalResult mlir::fk::verifyEpsilon(EmitErrorFn emitError, double eps) {
   // layernorm C4, rmsnorm C3
   if (!std::isfinite(eps) || eps < 0)
-    return emitError() << "eps must be finite and non-negative, got " << eps;
+    return emitError() << "eps must be finite and non-negative, got "
+                       << NumberText{eps};
   return success();
 }
 
@@ -282,7 +309,7 @@ FailureOr<RankedTensorType> mlir::fk::inferAttentionType(
   }
   // attention C7
   if (!std::isfinite(scale))
-    return emitError() << "scale must be finite, got " << scale;
+    return emitError() << "scale must be finite, got " << NumberText{scale};
   batch->push_back(q[q.size() - 2]);
   batch->push_back(v.back());
   return makeTensorType(emitError, *batch, dtype);

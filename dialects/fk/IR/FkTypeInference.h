@@ -36,8 +36,13 @@ LogicalResult checkDtype(EmitErrorFn emitError, Type elementType,
 /// The number of elements of `shape`, or nullopt when it overflows int64.
 std::optional<int64_t> elementCount(ArrayRef<int64_t> shape);
 
-/// A tensor type of `shape`, or failure if a dimension is negative or the
-/// element count overflows int64.
+/// The most dimensions a tensor has; the runtime's manifest reader takes
+/// no more (runtime/lib/Manifest.h, kMaxRank).
+inline constexpr int64_t kMaxTensorRank = 16;
+
+/// A tensor type of `shape`, or failure if a dimension is negative, the
+/// rank is over kMaxTensorRank, or the element count or the size in bytes
+/// overflows int64: every type fkc accepts is one the runtime loads.
 FailureOr<RankedTensorType> makeTensorType(EmitErrorFn emitError,
                                            ArrayRef<int64_t> shape,
                                            Type elementType);
