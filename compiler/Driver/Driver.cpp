@@ -1,6 +1,7 @@
 //===- Driver.cpp - what fkc does, as a library ---------------------------===//
 
 #include "Driver/Driver.h"
+#include "Driver/DiagnosticPrinter.h"
 #include "Artifact/ArtifactWriter.h"
 #include "Driver/FusionGraph.h"
 #include "Frontend/Importer.h"
@@ -178,7 +179,7 @@ Compilation::process(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   };
 
   if (!options.verifyDiagnostics) {
-    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    DiagnosticPrinter printer(sourceMgr, &context);
     return compile();
   }
   SourceMgrDiagnosticVerifierHandler handler(sourceMgr, &context);

@@ -1056,7 +1056,7 @@ func.func @attention_c6(%q: tensor<4x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8
 
 // attention C7: scale is finite.
 func.func @attention_c7(%q: tensor<4x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{'fk.attention' op scale must be finite, got INF}}
+  // expected-error @+1 {{'fk.attention' op scale must be finite, got inf}}
   %0 = fk.attention %q, %k, %v scale = 0x7FF0000000000000 causal = false : tensor<4x16xf32>, tensor<8x16xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
