@@ -44,9 +44,17 @@ int main(int argc, char **argv) {
   app.add_option("-o,--output", options.outputFile,
                  "Where to write the result ('-' for stdout)")
       ->default_val("-");
-  app.add_option("--emit", options.emit, "The stage to stop after and print")
-      ->transform(CLI::CheckedTransformer(stageByName))
-      ->default_str(mlir::fk::getStageName(options.emit).str());
+  // A name checked against the stages in pipeline order, so that help and
+  // errors list the names (a transformer would print its name-to-number map).
+  std::string emit = mlir::fk::getStageName(options.emit).str();
+  std::vector<std::string> stageNames;
+  for (mlir::fk::Stage stage : mlir::fk::getStages())
+    stageNames.push_back(mlir::fk::getStageName(stage).str());
+  app.add_option("--emit", emit,
+                 "The stage to stop after and print (see Stages below)")
+      ->check(CLI::IsMember(stageNames).description(""))
+      ->type_name("STAGE")
+      ->default_str(emit);
   app.add_option("--target", options.pipeline.target.chip,
                  "GPU architecture to generate PTX for")
       ->default_str(options.pipeline.target.chip)
@@ -107,6 +115,7 @@ int main(int argc, char **argv) {
                "Compile each '// -----' separated chunk of the input on its "
                "own (for tests)");
   CLI11_PARSE(app, argc, argv);
+  options.emit = stageByName.at(emit);
 
   // Whatever CLI11 did not recognise is for MLIR's options.
   std::vector<std::string> extras = app.remaining();
