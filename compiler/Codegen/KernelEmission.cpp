@@ -36,7 +36,10 @@ FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
   SmallVector<PendingElement> stack;
   std::optional<Value> finished; // the value of the element just popped
   auto push = [&](Value t, ArrayRef<Value> c) {
-    stack.push_back({t, SmallVector<Value>(c)});
+    PendingElement element;
+    element.tensor = t;
+    element.coords.assign(c.begin(), c.end());
+    stack.push_back(std::move(element));
   };
   auto finish = [&](Value value) {
     PendingElement &top = stack.back();
