@@ -5,7 +5,10 @@
 #
 #   1. builds the runtime, fkc-run and the runtime's tests without the
 #      compiler into build-device/;
-#   2. runs the runtime's host and GPU tests, and fkc-run's unit tests;
+#   2. runs the runtime's host and GPU tests (with --oom: one takes all the
+#      device's free memory), and fkc-run's unit tests; then the GPU tests'
+#      load and failure tests (--load-only) under compute-sanitizer's
+#      memcheck and racecheck;
 #   3. checks fkc-run itself on runtime/tests/data/add.ptx against bundles
 #      that are right and wrong (written by test/runtime/Inputs/make_bundle.py);
 #   4. for every build/gpu-artifacts/X.ptx, for each of its graphs:
@@ -161,7 +164,13 @@ if [ "$built" -eq 1 ]; then
   step "fkrt-bundle-tests" "$build/runtime/fkrt-bundle-tests"
   step "fkc-run-tests" "$build/tools/fkc-run/fkc-run-tests"
   # Without a driver they pass vacuously ("0 passed"): here that fails.
-  expect "fkrt-gpu-tests" 0 "^[1-9][0-9]* passed, 0 failed" "$build/runtime/fkrt-gpu-tests" runtime/tests/data
+  expect "fkrt-gpu-tests" 0 "^[1-9][0-9]* passed, 0 failed" "$build/runtime/fkrt-gpu-tests" --oom runtime/tests/data
+  # Threads, modules and streams at once, and runs failing midway, under the
+  # sanitizer; the launch failing on purpose is not an API error to report.
+  if [ -n "$sanitizer" ]; then
+    expect "fkrt-gpu-tests --load-only: memcheck" 0 "^[1-9][0-9]* passed, 0 failed" "$sanitizer" --tool memcheck --leak-check full --report-api-errors no --error-exitcode "$sanitizer_error" "$build/runtime/fkrt-gpu-tests" --load-only runtime/tests/data
+    expect "fkrt-gpu-tests --load-only: racecheck" 0 "^[1-9][0-9]* passed, 0 failed" "$sanitizer" --tool racecheck --report-api-errors no --error-exitcode "$sanitizer_error" "$build/runtime/fkrt-gpu-tests" --load-only runtime/tests/data
+  fi
 
   section "fkc-run on runtime/tests/data/add.ptx"
   add=runtime/tests/data/add.ptx

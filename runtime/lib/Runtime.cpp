@@ -21,6 +21,13 @@ using namespace fkrt;
 
 namespace {
 
+/// The status of a run whose driver call failed with `r`: out of device
+/// memory is told apart, as the device API does.
+fkrt_status runStatus(cu::Result r) {
+  return r == cu::kErrorOutOfMemory ? FKRT_ERROR_OUT_OF_MEMORY
+                                    : FKRT_ERROR_CUDA;
+}
+
 /// One workspace allocation and the event marking the end of the last run
 /// that used it: a run taking the workspace makes its stream wait on that
 /// event, so runs on different streams never overlap on one workspace.
@@ -56,7 +63,8 @@ struct fkrt_module_impl {
   }
 
   /// Takes an idle workspace, allocating one when every workspace is in use.
-  fkrt_status acquire(size_t &slot) {
+  /// On failure the pool is as it was; `where` names the run.
+  fkrt_status acquire(size_t &slot, const std::string &where) {
     std::lock_guard<std::mutex> lock(mutex);
     if (!idle.empty()) {
       slot = idle.back();
@@ -66,16 +74,20 @@ struct fkrt_module_impl {
     Workspace w;
     cu::Result r = driver->memAlloc(&w.base, workspaceBytes);
     if (r != cu::kSuccess)
-      return fail(FKRT_ERROR_CUDA,
-                  "fkrt_run: allocating a workspace of " +
-                      std::to_string(workspaceBytes) + " bytes: " +
-                      cu::describe(*driver, "cuMemAlloc", r));
+      return fail(runStatus(r),
+                  where + ": allocating a workspace of " +
+                      std::to_string(workspaceBytes) + " bytes" +
+                      (workspaces.empty()
+                           ? std::string()
+                           : " (the module's " +
+                                 std::to_string(workspaces.size()) +
+                                 " are all in use)") +
+                      ": " + cu::describe(*driver, "cuMemAlloc", r));
     r = driver->eventCreate(&w.done, cu::kEventDisableTiming);
     if (r != cu::kSuccess) {
       driver->memFree(w.base);
-      return fail(FKRT_ERROR_CUDA, "fkrt_run: " + cu::describe(*driver,
-                                                               "cuEventCreate",
-                                                               r));
+      return fail(runStatus(r),
+                  where + ": " + cu::describe(*driver, "cuEventCreate", r));
     }
     workspaces.push_back(w);
     slot = workspaces.size() - 1;
@@ -558,7 +570,7 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
         l.block[1], l.block[2], l.sharedBytes, stream,
         params.empty() ? nullptr : params.data(), nullptr);
     if (r != cu::kSuccess)
-      return fail(FKRT_ERROR_CUDA,
+      return fail(runStatus(r),
                   where + " launch " + std::to_string(li) + " (kernel '" +
                       l.kernel + "'): " +
                       cu::describe(*m->driver, "cuLaunchKernel", r));
@@ -609,7 +621,7 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     if (!g.runWorkspaceBytes())
       return enqueue(m, gi, inputs, outputs, 0, s, where);
     size_t slot;
-    if ((status = m->acquire(slot)) != FKRT_SUCCESS)
+    if ((status = m->acquire(slot, where)) != FKRT_SUCCESS)
       return status;
     // Copy the handles under the lock: other runs may grow the vector.
     Workspace w;
@@ -631,14 +643,14 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     // memory it returns once `maps` is staged, so `maps` may then go.
     cu::Result r = d->streamWaitEvent(s, w.done, 0);
     if (r != cu::kSuccess) {
-      status = fail(FKRT_ERROR_CUDA,
+      status = fail(runStatus(r),
                     where + ": " + cu::describe(*d, "cuStreamWaitEvent", r));
     } else if (!maps.empty() &&
                (r = d->memcpyHtoDAsync(
                     w.base + g.descriptorOffset(), maps.data(),
                     maps.size() * sizeof(cu::TensorMap), s)) != cu::kSuccess) {
       status =
-          fail(FKRT_ERROR_CUDA,
+          fail(runStatus(r),
                where + ": copying " + std::to_string(maps.size()) +
                    " tensor maps: " + cu::describe(*d, "cuMemcpyHtoDAsync", r));
     } else {
@@ -649,7 +661,7 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     if (r != cu::kSuccess) {
       // The workspace's last use cannot be tracked; leave it out of the pool
       // rather than risk two runs sharing it.
-      return fail(FKRT_ERROR_CUDA,
+      return fail(runStatus(r),
                   where + ": " + cu::describe(*d, "cuEventRecord", r));
     }
     m->release(slot);

@@ -13,7 +13,9 @@ Three groups, each run where it can:
   output must be written by the run and be the same on a second run
   (outputs are poisoned with two different patterns before the two runs and
   compared bit for bit), and graphs whose function is known here (`add` of
-  add.ptx: y = 2 * x + w) are checked against torch.
+  add.ptx: y = 2 * x + w) are checked against torch. load.ptx is run from
+  several Python threads on one module, and with a launch the driver
+  rejects midway, after which the module must still run.
 
 A group that cannot run is left out with a line on stderr saying why, rather
 than reported as skipped, so that the summary stays a plain "OK".
@@ -21,6 +23,7 @@ than reported as skipped, so that the summary stays a plain "OK".
 
 import os
 import sys
+import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,6 +33,10 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                     "tests", "data")
 SAMPLE = os.path.join(DATA, "sample.ptx")
 ADD = os.path.join(DATA, "add.ptx")
+# Graph "scale": y = 3x + 1 - w through the workspace, and the workspace's
+# address in `where` (i32[2]); graph "fail": its third launch is rejected
+# (see the file's comments).
+LOAD = os.path.join(DATA, "load.ptx")
 
 
 def _take_artifacts(argv):
@@ -442,6 +449,76 @@ if GPU_ERROR is None:
                 with self.assertRaises(TypeError):
                     m.run("add", [w, w], stream="default")
                 self.assertIsNone(m.device)
+
+        def test_one_module_from_threads(self):
+            # Eight Python threads run "scale" of one module, each on a
+            # stream of its own with inputs of its own (whole numbers, so
+            # the result is exact), checked after every run. Its second
+            # kernel spins before reading the workspace, so runs sharing a
+            # workspace would clash; each run reports its workspace, and
+            # the module has at most one per thread.
+            threads, rounds = 8, 20
+            errors, workspaces = [], set()
+            lock = threading.Lock()
+
+            def body(m, t):
+                stream = torch.cuda.Stream(device=self.device)
+                with torch.cuda.stream(stream):
+                    i = torch.arange(2048, device=self.device,
+                                     dtype=torch.float32)
+                    for r in range(rounds):
+                        key = t * 1000 + r
+                        x = torch.remainder(i * 7 + key * 131, 2001) - 1000
+                        w = torch.remainder(i * 3 + key * 17, 1001) - 500
+                        y, where = m.run("scale", [x, w], stream=stream)
+                        stream.synchronize()
+                        if not torch.equal(y, 3 * x + 1 - w):
+                            raise AssertionError("round %d: y differs from "
+                                                 "3x + 1 - w" % r)
+                        with lock:
+                            workspaces.add(where.view(torch.int64).item())
+
+            def run(m, t):
+                try:
+                    body(m, t)
+                except Exception as e:  # reported by the main thread
+                    with lock:
+                        errors.append("thread %d: %r" % (t, e))
+
+            with fkrt.Module(LOAD) as m:
+                workers = [threading.Thread(target=run, args=(m, t))
+                           for t in range(threads)]
+                for worker in workers:
+                    worker.start()
+                for worker in workers:
+                    worker.join()
+                torch.cuda.synchronize()
+            self.assertEqual(errors, [])
+            self.assertNotIn(0, workspaces)
+            self.assertTrue(1 <= len(workspaces) <= threads, workspaces)
+
+        def test_failed_launch_leaves_module_usable(self):
+            # "fail"'s third launch is rejected after the first two (y =
+            # 9x + 4 through the workspace) were enqueued: the error names
+            # the launch and kernel, and the module then runs its other
+            # graph on the same workspace.
+            with fkrt.Module(LOAD) as m:
+                x = torch.arange(2048, device=self.device,
+                                 dtype=torch.float32) - 1000
+                w = torch.remainder(x * 3, 1001)
+                _, where = m.run("scale", [x, w])
+                first = where.view(torch.int64).item()
+                y = torch.full((2048,), float("nan"), device=self.device)
+                with self.assertRaises(fkrt.Error) as e:
+                    m.run("fail", [x, w], outputs=[y])
+                self.assertEqual(e.exception.status, fkrt.ERROR_CUDA)
+                self.assertIn("graph 'fail' launch 2 (kernel 'load_reject'):"
+                              " cuLaunchKernel failed", str(e.exception))
+                self.assertTrue(torch.equal(y, 9 * x + 4))
+                for _ in range(3):
+                    y, where = m.run("scale", [x, w])
+                    self.assertTrue(torch.equal(y, 3 * x + 1 - w))
+                    self.assertEqual(where.view(torch.int64).item(), first)
 
         def test_jit_error_reported(self):
             bad = open(ADD, "rb").read().replace(b"add.f32", b"add.bogus")

@@ -4,106 +4,40 @@
 // several threads on several streams sharing the workspace pool, the device
 // memory and event API, the JIT error log, a failing kernel attribute; then
 // tests/data/tensor_map.ptx, whose kernels hand back the tensor map
-// descriptors the runtime encoded. Without a CUDA driver it says so and
-// passes vacuously. Prints "N passed, M failed" last.
+// descriptors the runtime encoded; then the load and failure tests of
+// gpu_load_tests.cpp. Without a CUDA driver it says so and passes
+// vacuously. Prints "N passed, M failed" last.
 //
-// Usage: fkrt-gpu-tests [DATA_DIR]
+// Usage: fkrt-gpu-tests [--load-only] [--oom] [DATA_DIR]
+//
+//   --load-only  only the tests of gpu_load_tests.cpp (what
+//                scripts/gpu-check.sh runs under compute-sanitizer)
+//   --oom        also the out-of-memory test, which takes all the device's
+//                free memory for a moment: not while other programs use
+//                the GPU (lit runs tests in parallel, so it leaves it out)
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuSupport.h"
 #include "TestSupport.h"
 #include "fkrt/runtime.h"
 #include "fkrt/runtime.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <functional>
-#include <sstream>
 #include <string>
-#include <thread>
-#include <type_traits>
 #include <vector>
 
 namespace {
 
-
-/// The driver calls the test needs to manage memory and streams itself.
-struct Cuda {
-  using Ptr = unsigned long long;
-  int (*init)(unsigned);
-  int (*deviceGet)(int *, int);
-  int (*primaryCtxRetain)(void **, int);
-  int (*ctxSetCurrent)(void *);
-  int (*memAlloc)(Ptr *, size_t);
-  int (*memFree)(Ptr);
-  int (*memcpyHtoD)(Ptr, const void *, size_t);
-  int (*memcpyDtoH)(void *, Ptr, size_t);
-  int (*streamCreate)(void **, unsigned);
-  int (*streamSynchronize)(void *);
-  int (*streamDestroy)(void *);
-  /// Optional: null when the driver predates CUDA 12.0.
-  int (*tensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *,
-                              const uint64_t *, const uint32_t *,
-                              const uint32_t *, int, int, int, int) = nullptr;
-  void *context = nullptr;
-
-  bool load() {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
-    if (!lib)
-      return false;
-    auto get = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          dlsym(lib, name));
-      return fn != nullptr;
-    };
-    int dev;
-    get(tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
-    return get(init, "cuInit") && get(deviceGet, "cuDeviceGet") &&
-           get(primaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
-           get(ctxSetCurrent, "cuCtxSetCurrent") &&
-           get(memAlloc, "cuMemAlloc_v2") && get(memFree, "cuMemFree_v2") &&
-           get(memcpyHtoD, "cuMemcpyHtoD_v2") &&
-           get(memcpyDtoH, "cuMemcpyDtoH_v2") &&
-           get(streamCreate, "cuStreamCreate") &&
-           get(streamSynchronize, "cuStreamSynchronize") &&
-           get(streamDestroy, "cuStreamDestroy_v2") && init(0) == 0 &&
-           deviceGet(&dev, 0) == 0 && primaryCtxRetain(&context, dev) == 0 &&
-           ctxSetCurrent(context) == 0;
-  }
-} cuda;
-
+using fkrt_test::cuda;
+using fkrt_test::Cuda;
+using fkrt_test::onStreamsOfTheirOwn;
 
 const int64_t kN = 1000;
 
 /// Runs y = 2x + w with x[i] = seed + i, w[i] = i on `stream` `repeats`
 /// times and returns whether every result is right.
-/// Runs `body(t, stream)` on `threads` threads at once, each with a stream
-/// of its own, and checks that every one returns true.
-void onStreamsOfTheirOwn(int threads,
-                         const std::function<bool(int, void *)> &body) {
-  std::vector<std::thread> running;
-  std::vector<int> ok(threads, 0);
-  for (int t = 0; t < threads; ++t)
-    running.emplace_back([&, t] {
-      // The test's own allocations need the context current on this thread;
-      // fkrt_run does not.
-      void *stream = nullptr;
-      if (cuda.ctxSetCurrent(cuda.context) || cuda.streamCreate(&stream, 1))
-        return;
-      ok[t] = body(t, stream);
-      if (!ok[t])
-        std::printf("thread %d: %s\n", t, fkrt_last_error());
-      cuda.streamDestroy(stream);
-    });
-  for (std::thread &t : running)
-    t.join();
-  for (int o : ok)
-    CHECK(o);
-}
-
 bool runAdd(fkrt_module m, void *stream, int seed, int repeats) {
   std::vector<float> x(kN), w(kN), y(kN);
   for (int64_t i = 0; i < kN; ++i)
@@ -361,14 +295,9 @@ void testTensorMaps(const std::string &dataDir) {
   fkrt_module_destroy(m);
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  std::string dataDir = argc > 1 ? argv[1] : FKRT_TEST_DATA_DIR;
-  if (fkrt_driver_available() != FKRT_SUCCESS || !cuda.load()) {
-    std::printf("skipped: no usable CUDA driver (%s)\n", fkrt_last_error());
-    return fkrt_test::finish();
-  }
+/// The tests of this file: add.ptx, the device API, tensor maps, JIT and
+/// load errors.
+void runBasicTests(const std::string &dataDir) {
   std::string ptx = fkrt_test::readFile(dataDir + "/add.ptx");
   fkrt_module m = nullptr;
   CHECK(fkrt_module_load_memory(ptx.data(), ptx.size(), &m) == FKRT_SUCCESS);
@@ -415,6 +344,35 @@ int main(int argc, char **argv) {
   CHECK(fkrt_module_load_cuda(m, 999) == FKRT_ERROR_CUDA);
   CHECK(std::strstr(fkrt_last_error(), "device 999: cuDeviceGet failed"));
   fkrt_module_destroy(m);
+}
 
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string dataDir = FKRT_TEST_DATA_DIR;
+  bool loadOnly = false, outOfMemory = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--load-only") {
+      loadOnly = true;
+    } else if (arg == "--oom") {
+      outOfMemory = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      std::fprintf(stderr,
+                   "fkrt-gpu-tests: unknown option '%s'\n"
+                   "usage: fkrt-gpu-tests [--load-only] [--oom] [DATA_DIR]\n",
+                   arg.c_str());
+      return 2;
+    } else {
+      dataDir = arg;
+    }
+  }
+  if (fkrt_driver_available() != FKRT_SUCCESS || !cuda.load()) {
+    std::printf("skipped: no usable CUDA driver (%s)\n", fkrt_last_error());
+    return fkrt_test::finish();
+  }
+  if (!loadOnly)
+    runBasicTests(dataDir);
+  fkrt_test::runLoadTests(dataDir, outOfMemory);
   return fkrt_test::finish();
 }

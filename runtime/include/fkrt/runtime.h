@@ -182,6 +182,15 @@ FKRT_API size_t fkrt_manifest_launch_count(fkrt_module module, size_t graph);
 ///  4. the module was loaded with fkrt_module_load_cuda (NOT_LOADED);
 ///  5. a graph with tensor maps needs cuTensorMapEncodeTiled in the driver
 ///     (NO_DRIVER).
+/// Then it takes a workspace and enqueues. A failure there is
+/// FKRT_ERROR_OUT_OF_MEMORY when the device is out of memory (a new
+/// workspace that cannot be allocated: nothing is enqueued, and the message
+/// names its bytes) and FKRT_ERROR_CUDA for another failed driver call (the
+/// message names the call and, for a launch, its index and kernel); the
+/// launches enqueued before a failed one still run, and the outputs are
+/// then undefined. The module stays usable after any failure: the run's
+/// workspace goes back to the pool, and the next run to take it waits for
+/// what was enqueued.
 /// Safe to call from several threads at once on one module: each run takes a
 /// workspace of its own from the module's pool (see docs/artifact.md).
 FKRT_API fkrt_status fkrt_run(fkrt_module module, const char *graph_name,
