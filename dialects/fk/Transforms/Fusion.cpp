@@ -510,6 +510,9 @@ namespace {
 struct FusePass : fk::impl::FkFuseBase<FusePass> {
   using FkFuseBase::FkFuseBase;
   void runOnOperation() override {
+    // A declaration has no graph to fuse.
+    if (getOperation().isExternal())
+      return;
     FusionPlanner(getOperation(), explain).run();
   }
 };
