@@ -105,6 +105,9 @@ namespace {
 struct FormFusionsPass : fk::impl::FkFormFusionsBase<FormFusionsPass> {
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
+    // A declaration has no graph to wrap.
+    if (fn.isExternal())
+      return;
     Block &block = fn.getBody().front();
     OpBuilder b(&getContext());
 

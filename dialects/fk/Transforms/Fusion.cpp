@@ -18,6 +18,8 @@
 //  - a value used by several kernels is not recomputed in each, unless it
 //    is pure index arithmetic (broadcast, reshape, transpose, iota) or a
 //    cast, which cost no arithmetic worth saving;
+//  - a value that a fusion already in the input reads is a kernel of its
+//    own (that fusion takes no more ops, and reads it from memory);
 //  - a reduction fuses with its consumers only over the trailing axes of
 //    the consumers' rows (a "row"), when the row fits on chip, and all
 //    reductions of a kernel must share the row space;
@@ -316,6 +318,25 @@ void FusionPlanner::offer(Operation *producer) {
                            why);
   };
 
+  // A fusion already in the input is a consumer kernel that takes no more
+  // ops, so the value must be in device memory for it. The value is then
+  // computed once, by a kernel of its own, and every consumer kernel reads
+  // it: fusing it into the other consumers would compute it twice (an
+  // arithmetic value used by several kernels is not fused). It cannot be an
+  // extra output of another consumer kernel instead, as a graph result can:
+  // that kernel may come after the fusion in the input, or read what it
+  // computes.
+  llvm::SmallPtrSet<Operation *, 2> formedConsumers;
+  for (Operation *user : producer->getUsers())
+    if (isa<FusionOp>(user))
+      formedConsumers.insert(user);
+  if (!formedConsumers.empty()) {
+    keep(llvm::formatv("it has {0} consumer kernels, {1} of them fusions "
+                       "formed before this pass, which take no more ops",
+                       consumers.size() + formedConsumers.size(),
+                       formedConsumers.size()));
+    return;
+  }
   if (consumers.empty()) {
     keep("");
     return;
@@ -510,6 +531,9 @@ namespace {
 struct FusePass : fk::impl::FkFuseBase<FusePass> {
   using FkFuseBase::FkFuseBase;
   void runOnOperation() override {
+    // A declaration has no graph to fuse.
+    if (getOperation().isExternal())
+      return;
     FusionPlanner(getOperation(), explain).run();
   }
 };

@@ -48,15 +48,20 @@ def FkRecognizeAttention : Pass<"fk-recognize-attention", "func::FuncOp"> {
     (`exp(s - max(s)) / sum(...)`, with or without the max), float casts
     anywhere around it; the scale as `mul` or `div` by a scalar constant on
     the scores, on Q or on K; K transposed in the graph or passed
-    transposed; an additive mask that does not depend on Q, K or V; a causal
-    mask `select(j <= i + Nk - Nq, s, fill)` of iotas with fill `-inf` or at
-    most -1e4; leading (batch, head) dims, with K and V broadcast over heads
-    (grouped-query attention). The result computes what the matched ops
-    compute, with f16/bf16 intermediates kept in f32 (a difference within
-    f16 rounding) and NaN scores under a causal mask giving NaN where the
-    select would have hidden them. `explain` remarks on each recognition
-    and, once a softmax is found, on each near miss with the condition that
-    failed.
+    transposed; an additive mask that does not depend on Q, K or V (a scale
+    applied after the mask scales it too: `(s + m) * c` gives the mask
+    `m * c`, an `fk.mul` in front of the attention); a causal mask
+    `select(j <= i + Nk - Nq, s, fill)` of iotas with fill `-inf` or at most
+    -1e4, times any scale applied after the select; leading (batch, head)
+    dims, with K and V broadcast over heads (grouped-query attention). The
+    result computes what the matched ops compute, with f16/bf16
+    intermediates kept in f32 (a difference within f16 rounding) and NaN
+    scores under a causal mask giving NaN where the select would have hidden
+    them. A match that `fk.attention` cannot express (what its verifier
+    rejects: operands of different dtypes, a scale that is not finite) is a
+    near miss, and a near miss leaves the graph as it was. `explain` remarks
+    on each recognition and, once a softmax is found, on each near miss with
+    the condition that failed.
   }];
   let options = [
     Option<"explain", "explain", "bool", /*default=*/"false",

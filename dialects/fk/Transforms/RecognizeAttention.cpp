@@ -12,22 +12,27 @@
 //               mask select(j <= i [+ Nk - Nq], S, fill) of iotas with fill
 //               -inf or at most -1e4 (or the hidden branch first, with
 //               j > i); an additive mask S + M; a scale S * c, c * S or
-//               S / c by a scalar constant
+//               S / c by a scalar constant. A scale found outside the
+//               mask scales it too ((S + M) * c = c * S + c * M: the
+//               attention gets the mask M * c), and outside the select its
+//               fill (which must still mask once scaled)
 //   Q @ Kt      Kt = transpose(K) of the last two dims, or K passed already
 //               transposed; a scalar scale may multiply Q or K instead;
 //               K and V may be broadcast over leading (head) dims
 //
 // Once the softmax is found, every failed condition is a near miss that
-// `explain` reports with its reason; a plain matmul says nothing.
+// `explain` reports with its reason; a plain matmul says nothing. What
+// fk.attention's verifier would reject is checked before anything is built,
+// so that a near miss leaves the graph as it was.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkScalarSemantics.h"
+#include "fk/IR/FkTypeInference.h"
 #include "fk/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -82,22 +87,48 @@ static Value skipLeadingBroadcast(Value v) {
   return broadcast.getOperand();
 }
 
-/// The operand of `reduce(x, axes=[last])` reached from `v` through the
-/// reshape that keeps the axis and the broadcast back, or null.
+/// The operand of `reduce(x, axes=[last])` when `v` is that reduction
+/// brought back to the shape of x with one value per row: reshaped to keep
+/// the reduced axis as size 1 (leading unit dims aside) and broadcast along
+/// it. Null otherwise; `why` says why when a reduction was found but is not
+/// over the key axis or does not come back along the rows it reduced (a
+/// broadcast aligns trailing dims, so [..., Nq] broadcast to [..., Nq, Nk]
+/// without the reshape spreads a row's value along a column).
 template <typename ReduceOp>
-static Value matchRowReduction(Value v, std::string &why) {
-  if (auto broadcast = v.getDefiningOp<BroadcastOp>())
-    v = broadcast.getOperand();
-  if (auto reshape = v.getDefiningOp<ReshapeOp>())
-    v = reshape.getOperand();
-  auto reduce = v.getDefiningOp<ReduceOp>();
+static Value matchRowReduction(Value v, StringRef what, std::string &why) {
+  Value kept = v;
+  if (auto broadcast = kept.getDefiningOp<BroadcastOp>())
+    kept = broadcast.getOperand();
+  Value reduced = kept;
+  if (auto reshape = reduced.getDefiningOp<ReshapeOp>())
+    reduced = reshape.getOperand();
+  auto reduce = reduced.getDefiningOp<ReduceOp>();
   if (!reduce)
     return nullptr;
-  int64_t last = tensorType(reduce.getOperand()).getRank() - 1;
+  ArrayRef<int64_t> rowShape = tensorType(reduce.getOperand()).getShape();
+  int64_t last = static_cast<int64_t>(rowShape.size()) - 1;
   if (reduce.getAxes() != ArrayRef<int64_t>{last}) {
     why = llvm::formatv("the softmax reduces axes other than the key axis "
                         "({0})",
                         last)
+              .str();
+    return nullptr;
+  }
+  // Padded with leading 1s to the rank of the rows, as broadcasting reads
+  // it, the kept value must be [lead..., 1]: the row's own value.
+  ArrayRef<int64_t> keptShape = tensorType(kept).getShape();
+  SmallVector<int64_t> rowValue(rowShape.drop_back());
+  rowValue.push_back(1);
+  SmallVector<int64_t> aligned;
+  if (keptShape.size() <= rowShape.size()) {
+    aligned.assign(rowShape.size() - keptShape.size(), 1);
+    llvm::append_range(aligned, keptShape);
+  }
+  if (tensorType(v).getShape() != rowShape || aligned != rowValue) {
+    why = llvm::formatv("the softmax's {0} over the key axis is not brought "
+                        "back along the rows it reduces (kept as size 1 and "
+                        "broadcast along the key axis)",
+                        what)
               .str();
     return nullptr;
   }
@@ -111,6 +142,11 @@ struct Attention {
   /// K^T when the graph passes it already transposed ([..., D, Nk]).
   Value keyTransposed;
   double scale = 1.0;
+  /// The scales applied after the mask was added, which scale it too:
+  /// (s + m) * c is c * s + c * m.
+  double maskScale = 1.0;
+  /// Where the mask is added.
+  std::optional<Location> maskLoc;
   bool causal = false;
 };
 
@@ -125,7 +161,7 @@ public:
   std::string why;
 
 private:
-  bool matchCausal(SelectOp select, Value &rest);
+  bool matchCausal(SelectOp select, double scaleAfter, Value &rest);
   LogicalResult matchQueryKey(MatmulOp matmul, Attention &attention);
 };
 } // namespace
@@ -150,7 +186,7 @@ Value AttentionMatcher::matchSoftmax(Value probabilities) {
   auto exp = div.getLhs().getDefiningOp<ExpOp>();
   if (!exp)
     return nullptr;
-  Value summed = matchRowReduction<ReduceSumOp>(div.getRhs(), why);
+  Value summed = matchRowReduction<ReduceSumOp>(div.getRhs(), "sum", why);
   if (!summed)
     return nullptr;
   if (summed != exp.getResult()) {
@@ -159,7 +195,7 @@ Value AttentionMatcher::matchSoftmax(Value probabilities) {
   }
   Value x = exp.getOperand();
   if (auto sub = x.getDefiningOp<SubOp>()) {
-    Value maxed = matchRowReduction<ReduceMaxOp>(sub.getRhs(), why);
+    Value maxed = matchRowReduction<ReduceMaxOp>(sub.getRhs(), "maximum", why);
     if (!why.empty())
       return nullptr;
     if (maxed && maxed == sub.getLhs())
@@ -169,8 +205,10 @@ Value AttentionMatcher::matchSoftmax(Value probabilities) {
 }
 
 /// select(j <= i + (Nk - Nq), s, fill) with `rest` = s, or the hidden
-/// branch first: select(j > i + ..., fill, s).
-bool AttentionMatcher::matchCausal(SelectOp select, Value &rest) {
+/// branch first: select(j > i + ..., fill, s). `scaleAfter` is what the
+/// scores are multiplied by after the select, which multiplies the fill too.
+bool AttentionMatcher::matchCausal(SelectOp select, double scaleAfter,
+                                   Value &rest) {
   Value condition = select.getCondition();
   if (auto broadcast = condition.getDefiningOp<BroadcastOp>())
     condition = broadcast.getOperand();
@@ -222,10 +260,18 @@ bool AttentionMatcher::matchCausal(SelectOp select, Value &rest) {
   } else {
     return false;
   }
+  // What the softmax sees at a hidden score must be -inf or low enough to
+  // be as good. Written so that NaN fails, and a scale after the select
+  // counts: a negative one turns -inf into +inf, zero turns it into NaN, and
+  // one below 1 lifts a finite fill.
   std::optional<double> fillValue = getSplatValue(fill);
-  if (!fillValue || *fillValue > kMaskingFill) {
+  if (!fillValue || !(*fillValue * scaleAfter <= kMaskingFill)) {
     why = "the causal select's fill is not -inf or a large negative constant "
           "(at most -1e4)";
+    if (fillValue && scaleAfter != 1.0)
+      why += llvm::formatv(" once scaled by {0:e}, the scale applied after it",
+                           scaleAfter)
+                 .str();
     return false;
   }
   rest = kept;
@@ -297,7 +343,8 @@ LogicalResult AttentionMatcher::matchScores(Value scores, Attention &attention) 
       return matchQueryKey(matmul, attention);
     if (auto select = s.getDefiningOp<SelectOp>()) {
       Value rest;
-      if (attention.causal || !matchCausal(select, rest)) {
+      if (attention.causal ||
+          !matchCausal(select, attention.scale, rest)) {
         if (why.empty())
           why = "the scores go through a select that is not a causal mask "
                 "of iotas";
@@ -352,6 +399,8 @@ LogicalResult AttentionMatcher::matchScores(Value scores, Attention &attention) 
         return failure();
       }
       attention.mask = left ? rhs : lhs;
+      attention.maskScale = attention.scale;
+      attention.maskLoc = add.getLoc();
       s = left ? lhs : rhs;
       continue;
     }
@@ -396,47 +445,114 @@ struct RecognizeAttentionPass
       return false;
     }
     attention.query = skipLeadingBroadcast(attention.query);
-    if (attention.mask &&
-        dependsOn(attention.mask, {attention.query, attention.value,
-                                   root.getLhs()})) {
-      remark(root, "the mask depends on the query, the value or the scores");
+    if (attention.key)
+      attention.key = skipLeadingBroadcast(attention.key);
+    if (attention.mask) {
+      std::pair<Value, StringRef> sources[] = {
+          {attention.query, "query"},
+          {attention.key ? attention.key : attention.keyTransposed, "key"},
+          {attention.value, "value"},
+          {root.getLhs(), "scores"}};
+      for (auto [source, name] : sources)
+        if (dependsOn(attention.mask, source)) {
+          remark(root, "the mask depends on the " + name.str());
+          return false;
+        }
+      if (!isa<FloatType>(tensorType(attention.mask).getElementType())) {
+        remark(root, "the mask is not a float tensor");
+        return false;
+      }
+    }
+    // Everything fk.attention's verifier checks is checked before anything
+    // is built, so that a near miss leaves the graph as it was.
+    RankedTensorType keyType;
+    if (attention.key) {
+      keyType = tensorType(attention.key);
+    } else {
+      // K was passed transposed, [..., D, Nk]: attention takes [..., Nk, D].
+      SmallVector<int64_t> shape(tensorType(attention.keyTransposed).getShape());
+      std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+      keyType = tensorType(attention.keyTransposed).clone(shape);
+    }
+    if (std::string why = whyNotAttention(root, attention, keyType);
+        !why.empty()) {
+      remark(root, why);
       return false;
     }
+
     OpBuilder b(root);
     Location loc = root.getLoc();
     if (Value keyTransposed = attention.keyTransposed) {
-      // K was passed transposed, [..., D, Nk]: attention takes [..., Nk, D].
-      int64_t rank = tensorType(keyTransposed).getRank();
+      int64_t rank = keyType.getRank();
       SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
       std::swap(perm[rank - 1], perm[rank - 2]);
-      SmallVector<int64_t> shape(tensorType(keyTransposed).getShape());
-      std::swap(shape[rank - 1], shape[rank - 2]);
-      attention.key = TransposeOp::create(
-          b, loc, tensorType(keyTransposed).clone(shape), keyTransposed,
-          b.getDenseI64ArrayAttr(perm));
+      attention.key = TransposeOp::create(b, loc, keyType, keyTransposed,
+                                          b.getDenseI64ArrayAttr(perm));
     }
-    attention.key = skipLeadingBroadcast(attention.key);
-    if (attention.mask && !isa<FloatType>(tensorType(attention.mask).getElementType())) {
-      remark(root, "the mask is not a float tensor");
-      return false;
+    if (attention.mask && attention.maskScale != 1.0) {
+      // (s + m) * c: the attention adds c * m to its scaled scores.
+      RankedTensorType maskType = tensorType(attention.mask);
+      Value factor = ConstantOp::create(
+          b, *attention.maskLoc, maskType,
+          DenseElementsAttr::get(
+              maskType, doubleToAttribute(maskType.getElementType(),
+                                          attention.maskScale)));
+      attention.mask = MulOp::create(b, *attention.maskLoc, maskType,
+                                     attention.mask, factor);
     }
     auto op = AttentionOp::create(
         b, loc, root.getType(), attention.query, attention.key,
         attention.value, attention.mask, b.getF64FloatAttr(attention.scale),
         b.getBoolAttr(attention.causal));
-    if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {
-      // The diagnostics above came from the verifier; keep the graph.
-      op.erase();
-      return false;
+    if (explain) {
+      InFlightDiagnostic diag = root.emitRemark();
+      diag << "attention recognized: softmax(" << attention.scale
+           << " * q @ k^T";
+      if (attention.mask) {
+        diag << " + ";
+        if (attention.maskScale != 1.0)
+          diag << attention.maskScale << " * ";
+        diag << "mask";
+      }
+      diag << ")" << (attention.causal ? ", causal" : "")
+           << " @ v becomes one fk.attention";
     }
-    if (explain)
-      root.emitRemark() << "attention recognized: softmax(" << attention.scale
-                        << " * q @ k^T" << (attention.mask ? " + mask" : "")
-                        << ")" << (attention.causal ? ", causal" : "")
-                        << " @ v becomes one fk.attention";
     root.getResult().replaceAllUsesWith(op.getResult());
     root.erase();
     return true;
+  }
+
+  /// Why fk.attention cannot express the match (what its verifier would
+  /// reject: attention C1-C8, and its operands' float types), or "".
+  std::string whyNotAttention(MatmulOp root, const Attention &attention,
+                              RankedTensorType keyType) {
+    RankedTensorType queryType = tensorType(attention.query),
+                     valueType = tensorType(attention.value);
+    for (RankedTensorType type : {queryType, keyType, valueType})
+      if (!isa<FloatType>(type.getElementType()))
+        return "the query, key and value are not float tensors";
+    std::optional<RankedTensorType> maskType;
+    if (attention.mask)
+      maskType = tensorType(attention.mask);
+    std::string message;
+    FailureOr<RankedTensorType> type;
+    {
+      ScopedDiagnosticHandler capture(&getContext(), [&](Diagnostic &diag) {
+        message = diag.str();
+        return success();
+      });
+      type = inferAttentionType(
+          [&] { return mlir::emitError(root.getLoc()); }, queryType, keyType,
+          valueType, maskType, attention.scale);
+    }
+    if (failed(type))
+      return "fk.attention cannot express it: " + message;
+    if (*type != root.getType())
+      return llvm::formatv("fk.attention cannot express it: its result would "
+                           "be {0}, not {1}",
+                           *type, root.getType())
+          .str();
+    return "";
   }
 
   void remark(MatmulOp root, StringRef why) {

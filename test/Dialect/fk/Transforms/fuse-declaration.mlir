@@ -1,8 +1,5 @@
 // A function declaration has no graph to fuse; fk-fuse should leave it as it
 // is.
-// XFAIL: *
-// Known bug: fk-fuse crashes on it (FusionPlanner::run takes the first block
-// of the body without checking that there is one).
 // RUN: fkc-opt %s --fk-fuse | FileCheck %s
 
 // CHECK: func.func private @declaration(tensor<4xf32>) -> tensor<4xf32>

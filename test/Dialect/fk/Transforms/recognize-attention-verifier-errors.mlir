@@ -2,15 +2,17 @@
 // the graph stays as it is, and the pass emits no error. Two such graphs:
 // an f32 mask added to f16 scores cast to f32 (attention C2: one dtype), and
 // a division by zero (attention C7: a finite scale).
-// XFAIL: *
-// Known bug: the pass builds the fk.attention and runs its verifier, whose
-// messages come out as errors ("'fk.attention' op query, key, value and mask
-// must share one dtype", "... scale must be finite, got INF") although the
-// pass succeeds and keeps the graph; a transpose it built for a K passed
-// transposed is left behind, unused.
 // RUN: fkc-opt %s --fk-recognize-attention 2>&1 >/dev/null | FileCheck %s --check-prefix=DIAG --allow-empty
+// RUN: fkc %s --emit=canonical 2>&1 >/dev/null | FileCheck %s --check-prefix=DIAG --allow-empty
 // DIAG-NOT: error
 // RUN: fkc-opt %s --fk-recognize-attention | FileCheck %s
+// With explain, each is a near miss with the verifier's reason (checked
+// with FileCheck: expected-remark lines would make fkc-opt report errors in
+// the runs above).
+// RUN: fkc-opt %s --fk-recognize-attention=explain 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// REMARK: remark: attention not recognized: fk.attention cannot express it: query, key, value and mask must share one dtype
+// REMARK: remark: attention not recognized: fk.attention cannot express it: query, key, value and mask must share one dtype
+// REMARK: remark: attention not recognized: fk.attention cannot express it: scale must be finite, got INF
 
 // CHECK-LABEL: func.func @f32_mask
 // CHECK-NOT:     fk.attention

@@ -340,9 +340,43 @@ func.func @mask_from_value(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tenso
   %s = fk.matmul %q, %kt : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
   %sm = fk.add %s, %v : tensor<8x8xf32>
   %p = fk.softmax %sm axis = 1 : tensor<8x8xf32>
-  // expected-remark @+1 {{attention not recognized: the mask depends on the query, the value or the scores}}
+  // expected-remark @+1 {{attention not recognized: the mask depends on the value}}
   %o = fk.matmul %p, %v : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
   return %o : tensor<8x8xf32>
+}
+
+// Near miss: the mask is computed from the key (a bias per key, the sum of
+// its row), without a matmul.
+// CHECK-LABEL: func.func @mask_from_key
+// CHECK-NOT:     fk.attention
+// CHECK:         return
+func.func @mask_from_key(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %kt = fk.transpose %k perm = [1, 0] : tensor<8x16xf32> -> tensor<16x8xf32>
+  %s = fk.matmul %q, %kt : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
+  %ks = fk.reduce_sum %k axes = [1] : tensor<8x16xf32> -> tensor<8xf32>
+  %kb = fk.broadcast %ks : tensor<8xf32> -> tensor<8x8xf32>
+  %sm = fk.add %s, %kb : tensor<8x8xf32>
+  %p = fk.softmax %sm axis = 1 : tensor<8x8xf32>
+  // expected-remark @+1 {{attention not recognized: the mask depends on the key}}
+  %o = fk.matmul %p, %v : tensor<8x8xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
+}
+
+// Near miss: the same with K passed transposed; no transpose is left
+// behind.
+// CHECK-LABEL: func.func @mask_from_pretransposed_key
+// CHECK-NOT:     fk.transpose
+// CHECK-NOT:     fk.attention
+// CHECK:         return
+func.func @mask_from_pretransposed_key(%q: tensor<8x16xf32>, %kt: tensor<16x8xf32>, %v: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = fk.matmul %q, %kt : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
+  %ks = fk.reduce_sum %kt axes = [0] : tensor<16x8xf32> -> tensor<8xf32>
+  %kb = fk.broadcast %ks : tensor<8xf32> -> tensor<8x8xf32>
+  %sm = fk.add %s, %kb : tensor<8x8xf32>
+  %p = fk.softmax %sm axis = 1 : tensor<8x8xf32>
+  // expected-remark @+1 {{attention not recognized: the mask depends on the key}}
+  %o = fk.matmul %p, %v : tensor<8x8xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
 }
 
 // Near miss: two additive masks.
