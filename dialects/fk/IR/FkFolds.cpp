@@ -12,6 +12,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FoldInterfaces.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::fk;
 
@@ -149,4 +151,17 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
     return getResult();
   }
   return reshapeSplat(adaptor.getOperand(), getType());
+}
+
+OpFoldResult AttentionOp::fold(FoldAdaptor) {
+  // A query that sees no key gives NaN (docs/language.md, attention): with
+  // no keys at all every element is NaN, whatever the operands hold. Folded
+  // here, every later stage and kernel agrees with the graph on it.
+  auto key = cast<RankedTensorType>(getKey().getType());
+  if (key.getDimSize(key.getRank() - 2) != 0)
+    return {};
+  auto type = cast<RankedTensorType>(getType());
+  return DenseElementsAttr::get(
+      type, FloatAttr::get(type.getElementType(),
+                           std::numeric_limits<double>::quiet_NaN()));
 }

@@ -439,6 +439,7 @@ def Fk_AttentionOp : Fk_Op<"attention", [Pure]> {
     type($value) `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
