@@ -4,6 +4,7 @@
 #include "Artifact/BufferPlan.h"
 #include "Codegen/Passes.h"
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -234,8 +235,11 @@ static SmallVector<StringRef> getUnresolvedMathFunctions(StringRef ptx) {
 }
 
 LogicalResult mlir::fk::writeArtifact(ModuleOp module,
-                                      const TargetOptions &target,
+                                      const PtxOptions &ptxOptions,
                                       llvm::raw_ostream &os) {
+  FailureOr<TargetAttr> target = getTarget(module, "fkc");
+  if (failed(target))
+    return failure();
   FailureOr<std::string> ptx = getPtx(module);
   if (failed(ptx))
     return failure();
@@ -244,7 +248,7 @@ LogicalResult mlir::fk::writeArtifact(ModuleOp module,
     return module.emitError()
            << "the kernels call CUDA math functions ("
            << llvm::join(unresolved, ", ") << ") but libdevice was not found at '"
-           << getLibdevicePath(target.cudaPath)
+           << getLibdevicePath(ptxOptions.cudaPath)
            << "'; pass --cuda-path=DIR of a CUDA toolkit";
   std::vector<GraphManifest> graphs;
   for (auto host : module.getOps<func::FuncOp>()) {
@@ -256,7 +260,8 @@ LogicalResult mlir::fk::writeArtifact(ModuleOp module,
   std::string manifest;
   llvm::raw_string_ostream json(manifest);
   json << "{\"format\": \"fkc-artifact\", \"version\": " << kArtifactVersion
-       << ", \"target\": " << compact(target.chip) << ",\n\"graphs\": [";
+       << ", \"target\": " << compact(target->getChip())
+       << ",\n\"graphs\": [";
   for (auto [i, graph] : llvm::enumerate(graphs)) {
     json << (i ? ",\n" : "\n");
     graph.write(json);

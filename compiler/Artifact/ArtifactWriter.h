@@ -19,10 +19,11 @@ namespace mlir::fk {
 inline constexpr int kArtifactVersion = 2;
 
 /// Writes the artifact of `module`, which must hold the host functions of
-/// `fk-lower-to-gpu` and the kernel module as a `gpu.binary` of PTX.
-/// Emits an error on the module for what the manifest cannot express.
-/// Fails if the PTX calls libdevice functions that were not linked.
-LogicalResult writeArtifact(ModuleOp module, const TargetOptions &target,
+/// `fk-lower-to-gpu` and the kernel module as a `gpu.binary` of PTX, for
+/// the module's `fk.target`. Emits an error on the module for what the
+/// manifest cannot express. Fails if the PTX calls libdevice functions that
+/// were not linked (`ptxOptions` says where libdevice was looked for).
+LogicalResult writeArtifact(ModuleOp module, const PtxOptions &ptxOptions,
                             llvm::raw_ostream &os);
 
 } // namespace mlir::fk

@@ -31,9 +31,7 @@
 
 #include "Codegen/FlashAttention.h"
 #include "Codegen/KernelEmission.h"
-#include "Codegen/TargetDescription.h"
 #include "Codegen/TileEpilogue.h"
-#include "fk/Transforms/FlashAttention.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -118,10 +116,11 @@ namespace {
 class FlashKernel {
 public:
   FlashKernel(FusionOp fusion, const FlashAttentionTiling &tiling,
-              gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels)
+              TargetAttr target, gpu::GPUFuncOp kernel,
+              gpu::GPUModuleOp kernels)
       : k(fusion, kernel, kernels, /*firstBuffer=*/3), tiling(tiling),
-        attention(fusion.getAttention()), shape(attention), b(k.b),
-        loc(k.loc), ctx(fusion.getContext()), kernel(kernel) {}
+        target(target), attention(fusion.getAttention()), shape(attention),
+        b(k.b), loc(k.loc), ctx(fusion.getContext()), kernel(kernel) {}
 
   FailureOr<LaunchShape> build();
 
@@ -188,6 +187,7 @@ private:
 
   KernelContext k;
   const FlashAttentionTiling &tiling;
+  TargetAttr target;
   AttentionOp attention;
   AttentionShape shape;
   OpBuilder &b;
@@ -556,10 +556,8 @@ FailureOr<LaunchShape> FlashKernel::build() {
       b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   // Two blocks per SM when their shared memory fits: the warpgroups of one
   // block then fill the tensor cores while the other's do their softmax.
-  // ptxas holds each thread to 128 registers for it. (The flash kernel runs
-  // on sm_90a only.)
-  if (tiling.twoBlocksFit(shape.elementBytes(),
-                          *getTargetDescription("sm_90a")))
+  // ptxas holds each thread to 128 registers for it.
+  if (tiling.twoBlocksFit(shape.elementBytes(), target))
     kernel->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
 
   // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
@@ -763,7 +761,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
 FailureOr<LaunchShape>
 mlir::fk::buildFlashAttentionKernel(FusionOp fusion,
                                     const FlashAttentionTiling &tiling,
-                                    gpu::GPUFuncOp kernel,
+                                    TargetAttr target, gpu::GPUFuncOp kernel,
                                     gpu::GPUModuleOp kernels) {
-  return FlashKernel(fusion, tiling, kernel, kernels).build();
+  return FlashKernel(fusion, tiling, target, kernel, kernels).build();
 }

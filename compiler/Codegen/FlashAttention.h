@@ -22,8 +22,7 @@
 
 #include "Codegen/KernelBuilder.h"
 #include "Codegen/SharedMemory.h"
-#include "Codegen/TargetDescription.h"
-#include "fk/Transforms/FlashAttention.h"
+#include "fk/IR/FkKernelLimits.h"
 
 namespace mlir::fk {
 
@@ -68,10 +67,9 @@ struct FlashAttentionTiling {
            kRingAlignment;
   }
   /// Whether two blocks fit on one SM of `target`.
-  bool twoBlocksFit(int64_t elementBytes,
-                    const TargetDescription &target) const {
+  bool twoBlocksFit(int64_t elementBytes, TargetAttr target) const {
     return 2 * (getSharedBytes(elementBytes) + kSharedOverheadPerBlock) <=
-           target.sharedMemoryPerSm;
+           target.getSharedMemoryPerSm();
   }
 };
 
@@ -83,10 +81,11 @@ SmallVector<Value, 3> buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
                                                Value value);
 
 /// Fills `kernel`, whose arguments are the three tensor maps then the
-/// fusion's input and result buffers, and returns its launch.
+/// fusion's input and result buffers, for `target`, and returns its launch.
 FailureOr<LaunchShape>
 buildFlashAttentionKernel(FusionOp fusion, const FlashAttentionTiling &tiling,
-                          gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels);
+                          TargetAttr target, gpu::GPUFuncOp kernel,
+                          gpu::GPUModuleOp kernels);
 
 } // namespace mlir::fk
 

@@ -6,6 +6,7 @@
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkTarget.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -126,12 +127,25 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   for (Value result : fusion.getResults())
     arguments.push_back(buffers.lookup(result));
 
+  TilingAttr tiling = getTiling(fusion);
+  if (!tiling)
+    return fusion.emitOpError() << "is an attention fusion without "
+                                   "fk.tiling (run fk-tile and fk-promote)";
+  // Of the kernels, only those on wgmma and TMA depend on the target.
+  TargetAttr target;
+  if (isWarpgroupKernel(tiling)) {
+    FailureOr<TargetAttr> moduleTarget = getTarget(fusion, "fk-lower-to-gpu");
+    if (failed(moduleTarget))
+      return failure();
+    target = *moduleTarget;
+  }
+  auto promotion = fusion->getAttrOfType<PromotionAttr>(kPromotionAttrName);
+  if (failed(checkTiling(fusion, tiling, target, promotion,
+                         /*needPromotion=*/true)))
+    return failure();
+
   // Tensor-core and flash kernels also take the tensor maps of their
   // operands.
-  TilingAttr tiling = getTiling(fusion);
-  auto promotion = fusion->getAttrOfType<PromotionAttr>(kPromotionAttrName);
-  if (failed(checkTiling(fusion, tiling, promotion, /*needPromotion=*/true)))
-    return failure();
   std::optional<TensorCoreTiling> tensorCore;
   std::optional<FlashAttentionTiling> flash;
   if (tiling.getStrategy() == KernelStrategy::Flash) {
@@ -169,7 +183,8 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   FailureOr<LaunchShape> shape =
       tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore, kernel,
                                                kernels)
-      : flash    ? buildFlashAttentionKernel(fusion, *flash, kernel, kernels)
+      : flash    ? buildFlashAttentionKernel(fusion, *flash, target, kernel,
+                                             kernels)
                  : buildFusionKernel(fusion, tiling, kernel, kernels);
   if (failed(shape))
     return failure();
@@ -221,9 +236,8 @@ struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
         // convert-nvgpu-to-nvvm assumes 64-bit indices, whatever the data
         // layout says; its index casts would not reconcile with 32-bit ones.
         if (auto fusion = dyn_cast<FusionOp>(op)) {
-          KernelStrategy strategy = getTiling(fusion).getStrategy();
-          smallBuffers &= strategy != KernelStrategy::TensorCore &&
-                          strategy != KernelStrategy::Flash;
+          TilingAttr tiling = getTiling(fusion);
+          smallBuffers &= tiling && !isWarpgroupKernel(tiling);
         }
         for (Type type : op->getResultTypes())
           if (auto tensor = dyn_cast<RankedTensorType>(type))

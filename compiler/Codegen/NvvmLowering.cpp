@@ -7,7 +7,7 @@
 
 #include "Codegen/NvvmLowering.h"
 #include "Codegen/Passes.h"
-#include "Codegen/TargetDescription.h"
+#include "fk/IR/FkTarget.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -36,16 +36,13 @@
 #include "llvm/Support/Path.h"
 #include <cstdlib>
 
+namespace mlir::fk {
+#define GEN_PASS_DEF_FKATTACHNVVMTARGET
+#include "Codegen/Passes.h.inc"
+} // namespace mlir::fk
+
 using namespace mlir;
 using namespace mlir::fk;
-
-bool mlir::fk::isSupportedChip(llvm::StringRef chip, std::string &message) {
-  if (llvm::is_contained(getSupportedChips(), chip))
-    return true;
-  message = "unsupported target '" + chip.str() + "'; expected one of " +
-            llvm::join(getSupportedChips(), ", ");
-  return false;
-}
 
 std::string mlir::fk::getPtxFeatures(llvm::StringRef chip) {
   // The oldest PTX ISA that knows the architecture: 8.0 covers up to sm_90a.
@@ -72,13 +69,32 @@ std::string mlir::fk::findCudaToolkit() {
   return "";
 }
 
+namespace {
+struct AttachNvvmTargetPass
+    : fk::impl::FkAttachNvvmTargetBase<AttachNvvmTargetPass> {
+  using FkAttachNvvmTargetBase::FkAttachNvvmTargetBase;
+
+  void runOnOperation() override {
+    FailureOr<TargetAttr> target =
+        getTarget(getOperation(), "fk-attach-nvvm-target");
+    if (failed(target))
+      return signalPassFailure();
+    StringRef chip = target->getChip();
+    auto nvvmTarget =
+        NVVM::NVVMTargetAttr::get(&getContext(), optLevel,
+                                  "nvptx64-nvidia-cuda", chip,
+                                  getPtxFeatures(chip));
+    for (auto kernels : getOperation().getOps<gpu::GPUModuleOp>())
+      kernels.setTargetsAttr(ArrayAttr::get(&getContext(), {nvvmTarget}));
+  }
+};
+} // namespace
+
 void mlir::fk::addNvvmLoweringPasses(OpPassManager &pm,
-                                     const TargetOptions &target) {
-  GpuNVVMAttachTargetOptions attach;
-  attach.chip = target.chip;
-  attach.features = getPtxFeatures(target.chip);
-  attach.optLevel = target.optLevel;
-  pm.addPass(createGpuNVVMAttachTarget(attach));
+                                     const PtxOptions &ptx) {
+  FkAttachNvvmTargetOptions attach;
+  attach.optLevel = ptx.optLevel;
+  pm.addPass(createFkAttachNvvmTarget(attach));
 
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // Tensor-core kernels: mbarriers, TMA and wgmma to NVVM. First, because
@@ -99,10 +115,10 @@ void mlir::fk::addNvvmLoweringPasses(OpPassManager &pm,
 }
 
 void mlir::fk::addPtxEmissionPasses(OpPassManager &pm,
-                                    const TargetOptions &target) {
+                                    const PtxOptions &ptx) {
   GpuModuleToBinaryPassOptions options;
   options.compilationTarget = "isa";
-  options.toolkitPath = target.cudaPath;
+  options.toolkitPath = ptx.cudaPath;
   pm.addPass(createGpuModuleToBinaryPass(options));
 }
 

@@ -8,29 +8,28 @@ include "mlir/Pass/PassBase.td"
 def FkTile : Pass<"fk-tile", "func::FuncOp"> {
   let summary = "Chooses each fusion's kernel and how it divides its work";
   let description = [{
-    Sets `fk.tiling` (#fk.tiling) on every `fk.fusion` from a description
-    of the target (compiler/Codegen/TargetDescription.h; here, whether it
-    has wgmma) and a heuristic per fusion kind:
+    Sets `fk.tiling` (#fk.tiling) on every `fk.fusion` from the module's
+    target (`fk.target`, which the pass needs; here, whether it has wgmma
+    and TMA and its shared memory per SM) and a heuristic per fusion kind:
 
     - loop fusions: `elements`, each thread computing runs of 16 bytes of
       the narrowest element (vector accesses), 256 threads per block;
     - reduction fusions over rows that fit in registers: `rows`, one block
       per row, runs as above, enough threads for about 8 elements each;
       other reductions: `elements`, one result element per thread;
-    - matmul fusions: `tensor_core` where the target has wgmma (sm_90a) and
-      the operands can be read by TMA (f16/bf16 fusion inputs with rows of
-      16-byte multiples): one warpgroup per 128x128 output tile, K in steps
-      of 64 (a 128-byte swizzled row of f16); otherwise `elements`, one
-      output element per thread. `explain` says why a matmul is not on
-      tensor cores.
-    - attention fusions (sm_90a only; fk-decompose decomposes attention
-      for other targets): `flash`, two warpgroups of 64 query rows each
-      per block, key blocks of 128 where two blocks fit on an SM and there
-      is no mask input (else 64), the head dim whole.
+    - matmul fusions: `tensor_core` where the target has wgmma and TMA
+      (sm_90a) and the operands can be read by TMA (f16/bf16 fusion inputs
+      with rows of 16-byte multiples): one warpgroup per 128x128 output
+      tile, K in steps of 64 (a 128-byte swizzled row of f16); otherwise
+      `elements`, one output element per thread. `explain` says why a
+      matmul is not on tensor cores.
+    - attention fusions (those the flash kernel computes on the target,
+      which fk-decompose keeps whole; any other is an error): `flash`, two
+      warpgroups of 64 query rows each per block, key blocks of 128 where
+      two blocks fit on an SM and there is no mask input (else 64), the
+      head dim whole.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "the target architecture (fkc --target)">,
     ListOption<"matmulTile", "matmul-tile", "int64_t",
                "the tensor-core tile M,N,K (default 128,128,64)">,
     ListOption<"attentionTile", "attention-tile", "int64_t",
@@ -51,20 +50,37 @@ def FkPromote : Pass<"fk-promote", "func::FuncOp"> {
     tile of which every warp of the block reads. They go through a ring of
     shared-memory stages filled by TMA, swizzled by 128 bytes (the layout
     wgmma reads without bank conflicts), with one mbarrier per stage. The
-    ring is as deep as fits while two blocks share an SM (so that one
-    block's epilogue overlaps another's main loop), at least 2 stages and
-    at most one per K step plus one (a larger `stages` is cut to that); it
-    must also hold the f32 accumulator tile, which the epilogue stages
-    through it. `elements` and `rows`
-    kernels read each input element once and keep rows in registers:
-    nothing to promote.
+    ring is as deep as fits in the shared memory of the module's target
+    (`fk.target`, which the pass needs) while two blocks share an SM (so
+    that one block's epilogue overlaps another's main loop), at least 2
+    stages and at most what one block may hold and one per K step plus one
+    (a larger `stages` is cut to that); it must also hold the f32
+    accumulator tile, which the epilogue stages through it. A `flash`
+    fusion promotes Q, K and V; its K/V ring is double-buffered (deeper
+    only where the epilogue's output tile needs the room). `elements` and
+    `rows` kernels read each input element once and keep rows in
+    registers: nothing to promote.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "the target architecture (fkc --target)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "ring depth for every promoted fusion (0: the heuristic)">,
   ];
+}
+
+def FkAttachNvvmTarget : Pass<"fk-attach-nvvm-target", "ModuleOp"> {
+  let summary = "Makes the module's target the target of its GPU modules";
+  let description = [{
+    Sets `#nvvm.target` on every `gpu.module`: the chip of the module's
+    `fk.target`, the oldest PTX ISA that knows it, and LLVM optimization
+    level `O`; `gpu-module-to-binary` generates PTX for that target.
+    Upstream's `nvvm-attach-target` does the same for a chip given as an
+    option.
+  }];
+  let options = [
+    Option<"optLevel", "O", "unsigned", /*default=*/"3",
+           "LLVM optimization level of the kernels (0-3)">,
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }
 
 def FkLowerToGpu : Pass<"fk-lower-to-gpu", "ModuleOp"> {
@@ -82,7 +98,11 @@ def FkLowerToGpu : Pass<"fk-lower-to-gpu", "ModuleOp"> {
 
     Kernels compute one result element per thread in a grid-stride loop,
     reading inputs through the index arithmetic of the fusion's shape ops
-    (see compiler/Codegen/KernelBuilder.h).
+    (see compiler/Codegen/KernelBuilder.h). A fusion without `fk.tiling`
+    gets the one fk-tile gives loop, reduction and matmul fusions on a
+    target without tensor cores; `tensor_core` and `flash` fusions are
+    checked against, and built for, the module's `fk.target`, which the
+    pass needs when there are such fusions.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::DLTIDialect",

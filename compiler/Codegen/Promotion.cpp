@@ -4,6 +4,7 @@
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
+#include "fk/IR/FkTarget.h"
 
 namespace mlir::fk {
 #define GEN_PASS_DEF_FKPROMOTE
@@ -16,7 +17,7 @@ using namespace mlir::fk;
 /// The flash kernel's ring holds a K and a V block per stage, after the Q
 /// tile; the epilogue stages the f32 output tile through all of it.
 static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
-                                     const TargetDescription &target) {
+                                     TargetAttr target) {
   // Sizes per stage: the stage count is what is being chosen.
   FlashAttentionTiling flash = FlashAttentionTiling::get(tiling, /*stages=*/1);
   auto queryType =
@@ -33,7 +34,7 @@ static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
       2, llvm::divideCeil(flash.getOutputTileBytes() -
                               flash.getQueryBytes(elementBytes),
                           range.stageBytes));
-  range.most = (target.sharedMemoryPerBlock - kRingAlignment -
+  range.most = (target.getSharedMemoryPerBlock() - kRingAlignment -
                 flash.getQueryBytes(elementBytes)) /
                range.stageBytes;
   range.useful =
@@ -42,7 +43,7 @@ static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
 }
 
 StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
-                                   const TargetDescription &target) {
+                                   TargetAttr target) {
   if (tiling.getStrategy() == KernelStrategy::Flash)
     return getFlashStageRange(fusion, tiling, target);
   MatmulOp matmul = fusion.getMatmul();
@@ -57,7 +58,8 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
   // The epilogue stages the f32 accumulator tile through the ring.
   range.least = std::max<int64_t>(
       2, llvm::divideCeil(tile[0] * tile[1] * 4, stageBytes));
-  range.most = (target.sharedMemoryPerBlock - kRingAlignment) / stageBytes;
+  range.most =
+      (target.getSharedMemoryPerBlock() - kRingAlignment) / stageBytes;
   // More stages than K steps + 1 are never filled.
   range.useful = std::max(range.least, kSteps + 1);
   return range;
@@ -65,7 +67,7 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
 
 FailureOr<PromotionAttr>
 mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
-                          const TargetDescription &target, int64_t stages) {
+                          TargetAttr target, int64_t stages) {
   bool flash = tiling.getStrategy() == KernelStrategy::Flash;
   if (tiling.getStrategy() != KernelStrategy::TensorCore && !flash)
     return PromotionAttr();
@@ -77,7 +79,7 @@ mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
   } else if (stages == 0) {
     // Two blocks per SM, each with its ring and the static mbarriers (which
     // ptxas rounds up to 1 KiB).
-    int64_t fitsTwo = (target.sharedMemoryPerSm / 2 - 2 * kRingAlignment) /
+    int64_t fitsTwo = (target.getSharedMemoryPerSm() / 2 - 2 * kRingAlignment) /
                       range.stageBytes;
     stages = std::clamp<int64_t>(fitsTwo, range.least, range.useful);
   }
@@ -87,7 +89,7 @@ mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
            << "fk-promote: " << stages << " stages of " << range.stageBytes
            << " bytes do not fit: a " << tiling.getTile()[0] << "x"
            << tiling.getTile()[1] << " tile needs " << range.least << " to "
-           << range.most << " on " << target.chip;
+           << range.most << " on " << target.getChip();
   return PromotionAttr::get(fusion.getContext(), getPromotedOperands(fusion),
                             CopyEngine::Tma,
                             stages, /*swizzle=*/128);
@@ -98,8 +100,7 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
   using FkPromoteBase::FkPromoteBase;
 
   void runOnOperation() override {
-    FailureOr<TargetDescription> target =
-        getTargetOrError(getOperation(), "fk-promote", chip);
+    FailureOr<TargetAttr> target = getTarget(getOperation(), "fk-promote");
     if (failed(target))
       return signalPassFailure();
     WalkResult walk = getOperation().walk([&](FusionOp fusion) {
@@ -109,7 +110,7 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
                               "fk-tile first)";
         return WalkResult::interrupt();
       }
-      if (failed(checkTiling(fusion, tiling)))
+      if (failed(checkTiling(fusion, tiling, *target)))
         return WalkResult::interrupt();
       FailureOr<PromotionAttr> promotion =
           choosePromotion(fusion, tiling, *target, stages);

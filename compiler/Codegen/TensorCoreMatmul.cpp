@@ -24,6 +24,7 @@
 #include "Codegen/KernelEmission.h"
 #include "Codegen/SharedMemory.h"
 #include "Codegen/TileEpilogue.h"
+#include "fk/IR/FkKernelLimits.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -64,7 +65,11 @@ struct MatmulShape {
 };
 } // namespace
 
-std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion) {
+std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
+                                             TargetAttr target) {
+  std::string why = whyNoWarpgroupKernels(target);
+  if (!why.empty())
+    return why;
   MatmulOp matmul = fusion.getMatmul();
   if (!matmul)
     return "not a matmul fusion";

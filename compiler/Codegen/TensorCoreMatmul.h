@@ -37,9 +37,10 @@ struct TensorCoreTiling {
   }
 };
 
-/// Why the operands of `fusion` cannot be read by the tensor-core kernel,
-/// or an empty string when they can (the target is checked by fk-tile).
-std::string whyNotTensorCoreMatmul(FusionOp fusion);
+/// Why the tensor-core kernel cannot compute `fusion` on `target` (the
+/// target lacks wgmma or TMA, or the kernel cannot read the operands), or
+/// an empty string when it can.
+std::string whyNotTensorCoreMatmul(FusionOp fusion, TargetAttr target);
 
 /// The tensor maps the kernel reads the matmul's operands through, made in
 /// the host function at `b` for the operands' buffers: {lhs, rhs}.

@@ -5,7 +5,8 @@
 #include "Codegen/KernelEmission.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
-#include "fk/Transforms/FlashAttention.h"
+#include "fk/IR/FkKernelLimits.h"
+#include "fk/IR/FkTarget.h"
 
 namespace mlir::fk {
 #define GEN_PASS_DEF_FKTILE
@@ -47,11 +48,10 @@ static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
   return "";
 }
 
-TilingAttr mlir::fk::chooseTiling(FusionOp fusion,
-                                  const TargetDescription &target,
-                                  ArrayRef<int64_t> matmulTile,
-                                  std::string *whyNotTensorCores,
-                                  ArrayRef<int64_t> attentionTile) {
+/// The tiling of a loop, reduction or matmul fusion on the kernels every
+/// target runs: runs of elements, rows, or one matmul output element per
+/// thread.
+static TilingAttr getElementOrRowTiling(FusionOp fusion) {
   MLIRContext *ctx = fusion.getContext();
   auto elements = [&](int64_t width) {
     return TilingAttr::get(ctx, KernelStrategy::Elements, {width}, kBlockSize);
@@ -73,14 +73,29 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion,
     return TilingAttr::get(ctx, KernelStrategy::Rows, {width},
                            getRowKernelThreads(length / width, width));
   }
+  case FusionKind::Matmul:
+    return elements(1);
+  case FusionKind::Attention:
+    return {};
+  }
+  llvm_unreachable("unknown fusion kind");
+}
+
+TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
+                                  ArrayRef<int64_t> matmulTile,
+                                  std::string *whyNotTensorCores,
+                                  ArrayRef<int64_t> attentionTile) {
+  MLIRContext *ctx = fusion.getContext();
+  switch (fusion.getKind()) {
+  case FusionKind::Loop:
+  case FusionKind::Reduction:
+    return getElementOrRowTiling(fusion);
   case FusionKind::Matmul: {
-    std::string why = target.hasWarpgroupMma
-                          ? whyNotTensorCoreMatmul(fusion)
-                          : "wgmma needs target sm_90a, not " + target.chip;
+    std::string why = whyNotTensorCoreMatmul(fusion, target);
     if (!why.empty()) {
       if (whyNotTensorCores)
         *whyNotTensorCores = why;
-      return elements(1);
+      return getElementOrRowTiling(fusion);
     }
     SmallVector<int64_t> tile = {128, 128, 64};
     if (!matmulTile.empty())
@@ -132,8 +147,13 @@ static std::string checkFlashTile(AttentionOp attention, ArrayRef<int64_t> tile,
   return "";
 }
 
+bool mlir::fk::isWarpgroupKernel(TilingAttr tiling) {
+  return tiling.getStrategy() == KernelStrategy::TensorCore ||
+         tiling.getStrategy() == KernelStrategy::Flash;
+}
+
 LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
-                                   PromotionAttr promotion,
+                                   TargetAttr target, PromotionAttr promotion,
                                    bool needPromotion) {
   auto error = [&]() {
     return fusion.emitOpError() << "has an unusable " << tiling << ": ";
@@ -169,7 +189,7 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
   case KernelStrategy::TensorCore: {
     if (fusion.getKind() != FusionKind::Matmul)
       return error() << "only matmul fusions run on tensor cores";
-    std::string why = whyNotTensorCoreMatmul(fusion);
+    std::string why = whyNotTensorCoreMatmul(fusion, target);
     if (why.empty())
       why = checkTensorCoreTile(tile);
     if (why.empty() && threads != 128)
@@ -181,7 +201,7 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
   case KernelStrategy::Flash: {
     if (fusion.getKind() != FusionKind::Attention)
       return error() << "only attention fusions run the flash kernel";
-    std::string why = whyNotFlashAttention(fusion.getAttention());
+    std::string why = whyNotFlashAttention(fusion.getAttention(), target);
     if (why.empty())
       why = checkFlashTile(fusion.getAttention(), tile, threads);
     if (!why.empty())
@@ -191,14 +211,16 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
   }
   // The tensor-core and flash kernels read their operands by TMA, as their
   // promotion says.
-  bool tensorCore = tiling.getStrategy() == KernelStrategy::TensorCore;
-  if (!tensorCore && tiling.getStrategy() != KernelStrategy::Flash)
+  if (!isWarpgroupKernel(tiling))
     return success();
   if (promotion)
-    return checkPromotion(fusion, tiling, promotion);
+    return checkPromotion(fusion, tiling, promotion, target);
   if (needPromotion)
     return fusion.emitOpError()
-           << "is tiled for " << (tensorCore ? "tensor cores" : "the flash kernel")
+           << "is tiled for "
+           << (tiling.getStrategy() == KernelStrategy::TensorCore
+                   ? "tensor cores"
+                   : "the flash kernel")
            << " but has no fk.promotion (run fk-promote)";
   return success();
 }
@@ -217,10 +239,10 @@ SmallVector<int64_t> mlir::fk::getPromotedOperands(FusionOp fusion) {
 }
 
 LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
-                                       PromotionAttr promotion) {
+                                       PromotionAttr promotion,
+                                       TargetAttr target) {
   SmallVector<int64_t> operands = getPromotedOperands(fusion);
-  StageRange range =
-      getStageRange(fusion, tiling, *getTargetDescription("sm_90a"));
+  StageRange range = getStageRange(fusion, tiling, target);
   if (promotion.getOperands() == ArrayRef<int64_t>(operands) &&
       promotion.getCopy() == CopyEngine::Tma && promotion.getSwizzle() == 128 &&
       promotion.getStages() >= range.least &&
@@ -235,17 +257,10 @@ LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
               << range.most << " stages";
 }
 
-FailureOr<TargetDescription>
-mlir::fk::getTargetOrError(Operation *op, StringRef pass, StringRef chip) {
-  if (std::optional<TargetDescription> target = getTargetDescription(chip))
-    return *target;
-  return op->emitError() << pass << ": unknown chip '" << chip << "'";
-}
-
 TilingAttr mlir::fk::getTiling(FusionOp fusion) {
   if (auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName))
     return tiling;
-  return chooseTiling(fusion, *getTargetDescription("sm_90"));
+  return getElementOrRowTiling(fusion);
 }
 
 namespace {
@@ -253,8 +268,7 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
   using FkTileBase::FkTileBase;
 
   void runOnOperation() override {
-    FailureOr<TargetDescription> target =
-        getTargetOrError(getOperation(), "fk-tile", chip);
+    FailureOr<TargetAttr> target = getTarget(getOperation(), "fk-tile");
     if (failed(target))
       return signalPassFailure();
     if (!matmulTile.empty()) {
@@ -273,14 +287,15 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
       return signalPassFailure();
     }
     WalkResult walk = getOperation().walk([&](FusionOp fusion) {
-      if (fusion.getKind() == FusionKind::Attention &&
-          !target->hasWarpgroupMma) {
-        fusion.emitError() << "fk-tile: the flash-attention kernel needs "
-                              "wgmma (sm_90a), not "
-                           << target->chip
-                           << "; fk-decompose decomposes attention for "
-                              "other targets";
-        return WalkResult::interrupt();
+      if (AttentionOp attention = fusion.getAttention()) {
+        std::string why = whyNotFlashAttention(attention, *target);
+        if (!why.empty()) {
+          fusion.emitError() << "fk-tile: the flash-attention kernel cannot "
+                                "compute this attention: "
+                             << why
+                             << "; fk-decompose decomposes such attentions";
+          return WalkResult::interrupt();
+        }
       }
       std::string why;
       TilingAttr tiling =

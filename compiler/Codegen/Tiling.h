@@ -1,32 +1,26 @@
 //===- Tiling.h - how a fusion's kernel divides its work -------*- C++ -*-===//
 //
-// The heuristics of fk-tile and fk-promote, which the kernel builders also
-// use for fusions that come without a tiling (IR given to fk-lower-to-gpu
-// directly).
+// The heuristics of fk-tile and fk-promote for the module's target
+// (fk/IR/FkTarget.h), and the checks that a tiling and promotion, chosen or
+// written by hand, are ones the kernel builders can build.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FKC_CODEGEN_TILING_H
 #define FKC_CODEGEN_TILING_H
 
-#include "Codegen/TargetDescription.h"
 #include "fk/IR/FkOps.h"
 
 #include <string>
 
 namespace mlir::fk {
 
-
-/// The description of `chip` for pass `pass`, or an error at `op`.
-FailureOr<TargetDescription> getTargetOrError(Operation *op, StringRef pass,
-                                              StringRef chip);
-
 /// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K)
 /// and `attentionTile` (query rows, key block), which fk-tile checks once
 /// for the whole function, replace the heuristic's tiles when not empty.
 /// When a matmul stays off the tensor cores, `whyNotTensorCores` (if given)
 /// says why.
-TilingAttr chooseTiling(FusionOp fusion, const TargetDescription &target,
+TilingAttr chooseTiling(FusionOp fusion, TargetAttr target,
                         ArrayRef<int64_t> matmulTile = {},
                         std::string *whyNotTensorCores = nullptr,
                         ArrayRef<int64_t> attentionTile = {});
@@ -34,7 +28,7 @@ TilingAttr chooseTiling(FusionOp fusion, const TargetDescription &target,
 /// The promotion fk-promote gives a fusion tiled as `tiling`, or null when
 /// nothing is worth promoting; `stages` (if not 0) fixes the ring depth.
 FailureOr<PromotionAttr> choosePromotion(FusionOp fusion, TilingAttr tiling,
-                                         const TargetDescription &target,
+                                         TargetAttr target,
                                          int64_t stages = 0);
 
 /// The depths a tensor-core fusion's shared-memory ring may have.
@@ -46,12 +40,18 @@ struct StageRange {
   int64_t least = 0, most = 0, useful = 0;
 };
 StageRange getStageRange(FusionOp fusion, TilingAttr tiling,
-                         const TargetDescription &target);
+                         TargetAttr target);
+
+/// Whether `tiling` asks for a kernel built on wgmma and TMA (tensor_core,
+/// flash), which only some targets run.
+bool isWarpgroupKernel(TilingAttr tiling);
 
 /// Whether a kernel can be built for `fusion` as `tiling` and `promotion`
-/// say (they may come from IR written by hand); emits an error if not.
+/// say (they may come from IR written by hand) on `target`, which only
+/// warpgroup kernels read (it may be null for others); emits an error if
+/// not.
 LogicalResult checkTiling(FusionOp fusion, TilingAttr tiling,
-                          PromotionAttr promotion = {},
+                          TargetAttr target, PromotionAttr promotion = {},
                           bool needPromotion = false);
 
 /// The fusion inputs a tensor-core or flash kernel reads by TMA: the
@@ -59,12 +59,13 @@ LogicalResult checkTiling(FusionOp fusion, TilingAttr tiling,
 SmallVector<int64_t> getPromotedOperands(FusionOp fusion);
 
 /// Whether `promotion` is what the tensor-core or flash kernel of `fusion`
-/// tiled as `tiling` takes; emits an error if not.
+/// tiled as `tiling` takes on `target`; emits an error if not.
 LogicalResult checkPromotion(FusionOp fusion, TilingAttr tiling,
-                             PromotionAttr promotion);
+                             PromotionAttr promotion, TargetAttr target);
 
-/// The tiling of `fusion`: its fk.tiling, else the heuristic's for a
-/// target without tensor cores.
+/// The tiling of `fusion`: its fk.tiling, else, for loop, reduction and
+/// matmul fusions, the heuristic's on a target without tensor cores (the
+/// kernels every target runs); null for an attention fusion without one.
 TilingAttr getTiling(FusionOp fusion);
 
 /// Threads of a row kernel whose rows hold `runs` runs of adjacent elements

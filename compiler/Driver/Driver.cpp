@@ -8,6 +8,7 @@
 #include "Reference/Interpreter.h"
 #include "Reference/ReferenceBundle.h"
 #include "fk/IR/FkDialect.h"
+#include "fk/IR/FkTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -44,6 +45,7 @@ public:
 private:
   OwningOpRef<ModuleOp> parseInput(llvm::SourceMgr &sourceMgr,
                                    MLIRContext *context);
+  LogicalResult setTarget(ModuleOp module);
   LogicalResult runStages(ModuleOp module);
   /// Interprets every function of `module` on seeded random inputs.
   FailureOr<SmallVector<SmallVector<RefTensor>>> interpretAll(ModuleOp module);
@@ -61,6 +63,23 @@ OwningOpRef<ModuleOp> Compilation::parseInput(llvm::SourceMgr &sourceMgr,
   if (name.ends_with(".mlir"))
     return parseSourceFile<ModuleOp>(sourceMgr, context);
   return importGraphFile(sourceMgr, context);
+}
+
+/// Gives `module` the description of the chip to compile for. A .mlir input
+/// may carry a target of its own (a made-up one, say), which stays unless
+/// --target names another chip.
+LogicalResult Compilation::setTarget(ModuleOp module) {
+  if (auto own = module->getAttrOfType<TargetAttr>(kTargetAttrName)) {
+    if (options.chip && *options.chip != own.getChip())
+      return emitError(module.getLoc())
+             << "--target=" << *options.chip << " differs from the module's '"
+             << kTargetAttrName << "' for '" << own.getChip() << "'";
+    return success();
+  }
+  std::string chip = options.chip.value_or(kDefaultChip.str());
+  module->setAttr(kTargetAttrName,
+                  getTargetDescription(module.getContext(), chip));
+  return success();
 }
 
 FailureOr<SmallVector<SmallVector<RefTensor>>>
@@ -165,14 +184,14 @@ Compilation::process(std::unique_ptr<llvm::MemoryBuffer> buffer) {
 
   auto compile = [&]() -> LogicalResult {
     OwningOpRef<ModuleOp> module = parseInput(sourceMgr, &context);
-    if (!module || failed(runStages(*module)))
+    if (!module || failed(setTarget(*module)) || failed(runStages(*module)))
       return failure();
     if (options.verifyStages)
       return success();
     if (options.interpret)
       return printValues(*module);
     if (options.emit == Stage::Ptx)
-      return writeArtifact(*module, options.pipeline.target, os);
+      return writeArtifact(*module, options.pipeline.ptx, os);
     module->print(os);
     os << "\n";
     return success();
@@ -201,13 +220,17 @@ int mlir::fk::runDriver(const DriverOptions &options) {
     llvm::errs() << "fkc: error: " << message << "\n";
     return 1;
   }
+  if (options.chip && !isSupportedChip(*options.chip, message)) {
+    llvm::errs() << "fkc: error: --target: " << message << "\n";
+    return 1;
+  }
   DriverOptions resolved = options;
-  const TargetOptions &target = options.pipeline.target;
-  if (target.cudaPath.empty()) {
-    resolved.pipeline.target.cudaPath = findCudaToolkit();
-  } else if (!llvm::sys::fs::exists(getLibdevicePath(target.cudaPath))) {
+  const PtxOptions &ptx = options.pipeline.ptx;
+  if (ptx.cudaPath.empty()) {
+    resolved.pipeline.ptx.cudaPath = findCudaToolkit();
+  } else if (!llvm::sys::fs::exists(getLibdevicePath(ptx.cudaPath))) {
     llvm::errs() << "fkc: error: --cuda-path: no libdevice at '"
-                 << getLibdevicePath(target.cudaPath) << "'\n";
+                 << getLibdevicePath(ptx.cudaPath) << "'\n";
     return 1;
   }
   Compilation compilation(resolved, output->os());

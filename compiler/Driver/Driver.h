@@ -10,16 +10,24 @@
 
 #include "Pipelines/Pipeline.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir::fk {
+
+/// The chip fkc compiles for unless told otherwise.
+inline constexpr llvm::StringLiteral kDefaultChip = "sm_90a";
 
 struct DriverOptions {
   /// A .graph file, or a .mlir file holding fk IR; "-" reads stdin.
   std::string inputFile = "-";
   std::string outputFile = "-";
   Stage emit = Stage::Ptx;
-  /// What the kernels are compiled for, and whether ops are fused.
+  /// The chip to compile for (--target, one of getSupportedChips()): the
+  /// driver gives the module its description as `fk.target` before the
+  /// first stage. None: kDefaultChip, or the target a .mlir input carries.
+  std::optional<std::string> chip;
+  /// How the PTX is generated, and whether ops are fused.
   PipelineOptions pipeline;
   /// Write the fused graph as Graphviz DOT here (and an SVG next to it when
   /// Graphviz is installed); empty: nowhere.

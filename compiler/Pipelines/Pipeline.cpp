@@ -3,7 +3,6 @@
 #include "Pipelines/Pipeline.h"
 
 #include "Codegen/Passes.h"
-#include "Codegen/TargetDescription.h"
 #include "fk/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/Passes.h"
@@ -94,9 +93,6 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
   }
   case Stage::Primitive: {
     FkDecomposeCompositeOpsOptions decompose;
-    std::optional<TargetDescription> target =
-        getTargetDescription(options.target.chip);
-    decompose.keepAttention = target && target->hasWarpgroupMma;
     decompose.explain = options.explainFusion;
     pm.addNestedPass<func::FuncOp>(createFkDecomposeCompositeOps(decompose));
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
@@ -114,7 +110,6 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
     return;
   case Stage::Tiled: {
     FkTileOptions tile;
-    tile.chip = options.target.chip;
     tile.matmulTile = options.matmulTile;
     tile.attentionTile = options.attentionTile;
     tile.explain = options.explainFusion;
@@ -123,7 +118,6 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
   }
   case Stage::Promoted: {
     FkPromoteOptions promote;
-    promote.chip = options.target.chip;
     promote.stages = options.stages;
     pm.addNestedPass<func::FuncOp>(createFkPromote(promote));
     return;
@@ -133,10 +127,10 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
     pm.addNestedPass<func::FuncOp>(createCSEPass());
     return;
   case Stage::Nvvm:
-    addNvvmLoweringPasses(pm, options.target);
+    addNvvmLoweringPasses(pm, options.ptx);
     return;
   case Stage::Ptx:
-    addPtxEmissionPasses(pm, options.target);
+    addPtxEmissionPasses(pm, options.ptx);
     return;
   }
 }

@@ -49,7 +49,8 @@ std::optional<Stage> parseStageName(llvm::StringRef name);
 
 /// What the stages may be asked to do differently.
 struct PipelineOptions {
-  TargetOptions target;
+  /// How the PTX is generated; what for is the module's `fk.target`.
+  PtxOptions ptx;
   /// Group ops into kernels (the fusion pass); otherwise one kernel per op.
   bool fusion = true;
   /// Report every fusion decision as a remark.

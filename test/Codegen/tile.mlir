@@ -1,61 +1,109 @@
-// fk-tile gives every fusion a kernel strategy and its tiles for the target:
-// loop fusions run elements in 16-byte runs, row reductions one block per
-// row, and matmuls wgmma tiles where sm_90a and the operands allow.
-// RUN: fkc-opt %s --fk-tile=chip=sm_90a | FileCheck %s
-// RUN: fkc-opt %s --fk-tile=chip=sm_90 | FileCheck %s --check-prefix=SM90
-// RUN: fkc-opt %s --fk-tile="chip=sm_90a matmul-tile=64,256,64" | FileCheck %s --check-prefix=TILE
-// RUN: fkc-opt %s --fk-tile="chip=sm_90a explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHY
+// fk-tile gives every fusion a kernel strategy and its tiles for the
+// module's target: loop fusions run elements in 16-byte runs, row
+// reductions one block per row, matmuls wgmma tiles where the target
+// (sm_90a) and the operands allow, attentions the flash kernel's tiles.
+// RUN: fkc-opt %s --split-input-file --fk-tile | FileCheck %s
+// RUN: fkc-opt %s --split-input-file --fk-tile="matmul-tile=64,256,64" | FileCheck %s --check-prefix=TILE
+// RUN: fkc-opt %s --split-input-file --fk-tile="explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHY
 
-// CHECK-LABEL: func.func @loop
-// CHECK: fk.tiling = #fk.tiling<elements, tile = [8], threads = 256>
-// SM90-LABEL: func.func @loop
-// SM90: fk.tiling = #fk.tiling<elements, tile = [8], threads = 256>
-func.func @loop(%x: tensor<4x64xf16>) -> tensor<4x64xf16> {
-  %0 = fk.fusion loop(%x) : (tensor<4x64xf16>) -> tensor<4x64xf16> {
-  ^bb0(%a: tensor<4x64xf16>):
-    %e = fk.exp %a : tensor<4x64xf16>
-    fk.yield %e : tensor<4x64xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  // CHECK-LABEL: func.func @loop
+  // CHECK: fk.tiling = #fk.tiling<elements, tile = [8], threads = 256>
+  func.func @loop(%x: tensor<4x64xf16>) -> tensor<4x64xf16> {
+    %0 = fk.fusion loop(%x) : (tensor<4x64xf16>) -> tensor<4x64xf16> {
+    ^bb0(%a: tensor<4x64xf16>):
+      %e = fk.exp %a : tensor<4x64xf16>
+      fk.yield %e : tensor<4x64xf16>
+    }
+    return %0 : tensor<4x64xf16>
   }
-  return %0 : tensor<4x64xf16>
+
+  // A row of 1024 f32 in runs of 4: 256 runs, two per thread.
+  // CHECK-LABEL: func.func @rows
+  // CHECK: fk.tiling = #fk.tiling<rows, tile = [4], threads = 128>
+  func.func @rows(%x: tensor<8x1024xf32>) -> tensor<8xf32> {
+    %0 = fk.fusion reduction(%x) : (tensor<8x1024xf32>) -> tensor<8xf32> {
+    ^bb0(%a: tensor<8x1024xf32>):
+      %s = fk.reduce_sum %a axes = [1] : tensor<8x1024xf32> -> tensor<8xf32>
+      fk.yield %s : tensor<8xf32>
+    }
+    return %0 : tensor<8xf32>
+  }
+
+  // CHECK-LABEL: func.func @gemm
+  // CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>
+  // TILE-LABEL: func.func @gemm
+  // TILE: fk.tiling = #fk.tiling<tensor_core, tile = [64, 256, 64], threads = 128>
+  func.func @gemm(%x: tensor<100x64xbf16>, %w: tensor<64x72xbf16>) -> tensor<100x72xbf16> {
+    %0 = fk.fusion matmul(%x, %w) : (tensor<100x64xbf16>, tensor<64x72xbf16>) -> tensor<100x72xbf16> {
+    ^bb0(%a: tensor<100x64xbf16>, %b: tensor<64x72xbf16>):
+      %m = fk.matmul %a, %b : tensor<100x64xbf16>, tensor<64x72xbf16> -> tensor<100x72xbf16>
+      fk.yield %m : tensor<100x72xbf16>
+    }
+    return %0 : tensor<100x72xbf16>
+  }
+
+  // An operand computed in the fusion cannot be read through a tensor map.
+  // CHECK-LABEL: func.func @prologue
+  // CHECK: fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>
+  // WHY: remark: matmul on the element-per-thread kernel, not tensor cores: an operand is computed in the fusion (a prologue); tensor maps read only fusion inputs
+  func.func @prologue(%x: tensor<16x64xf32>, %w: tensor<64x16xf16>) -> tensor<16x16xf16> {
+    %0 = fk.fusion matmul(%x, %w) : (tensor<16x64xf32>, tensor<64x16xf16>) -> tensor<16x16xf16> {
+    ^bb0(%a: tensor<16x64xf32>, %b: tensor<64x16xf16>):
+      %c = fk.cast %a : tensor<16x64xf32> -> tensor<16x64xf16>
+      %m = fk.matmul %c, %b : tensor<16x64xf16>, tensor<64x16xf16> -> tensor<16x16xf16>
+      fk.yield %m : tensor<16x16xf16>
+    }
+    return %0 : tensor<16x16xf16>
+  }
 }
 
-// A row of 1024 f32 in runs of 4: 256 runs, two per thread.
-// CHECK-LABEL: func.func @rows
-// CHECK: fk.tiling = #fk.tiling<rows, tile = [4], threads = 128>
-func.func @rows(%x: tensor<8x1024xf32>) -> tensor<8xf32> {
-  %0 = fk.fusion reduction(%x) : (tensor<8x1024xf32>) -> tensor<8xf32> {
-  ^bb0(%a: tensor<8x1024xf32>):
-    %s = fk.reduce_sum %a axes = [1] : tensor<8x1024xf32> -> tensor<8xf32>
-    fk.yield %s : tensor<8xf32>
-  }
-  return %0 : tensor<8xf32>
-}
+// -----
 
-// CHECK-LABEL: func.func @gemm
-// CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>
-// SM90-LABEL: func.func @gemm
-// SM90: fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>
-// TILE-LABEL: func.func @gemm
-// TILE: fk.tiling = #fk.tiling<tensor_core, tile = [64, 256, 64], threads = 128>
-func.func @gemm(%x: tensor<100x64xbf16>, %w: tensor<64x72xbf16>) -> tensor<100x72xbf16> {
-  %0 = fk.fusion matmul(%x, %w) : (tensor<100x64xbf16>, tensor<64x72xbf16>) -> tensor<100x72xbf16> {
-  ^bb0(%a: tensor<100x64xbf16>, %b: tensor<64x72xbf16>):
-    %m = fk.matmul %a, %b : tensor<100x64xbf16>, tensor<64x72xbf16> -> tensor<100x72xbf16>
-    fk.yield %m : tensor<100x72xbf16>
-  }
-  return %0 : tensor<100x72xbf16>
-}
-
-// An operand computed in the fusion cannot be read through a tensor map.
-// CHECK-LABEL: func.func @prologue
+// The same matmul on sm_90, which has no wgmma.
+// CHECK-LABEL: func.func @gemm_sm90
 // CHECK: fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>
-// WHY: remark: matmul on the element-per-thread kernel, not tensor cores: an operand is computed in the fusion (a prologue); tensor maps read only fusion inputs
-func.func @prologue(%x: tensor<16x64xf32>, %w: tensor<64x16xf16>) -> tensor<16x16xf16> {
-  %0 = fk.fusion matmul(%x, %w) : (tensor<16x64xf32>, tensor<64x16xf16>) -> tensor<16x16xf16> {
-  ^bb0(%a: tensor<16x64xf32>, %b: tensor<64x16xf16>):
-    %c = fk.cast %a : tensor<16x64xf32> -> tensor<16x64xf16>
-    %m = fk.matmul %c, %b : tensor<16x64xf16>, tensor<64x16xf16> -> tensor<16x16xf16>
-    fk.yield %m : tensor<16x16xf16>
+// WHY: remark: matmul on the element-per-thread kernel, not tensor cores: target sm_90 has no wgmma
+module attributes {fk.target = #fk.target<chip = "sm_90">} {
+  func.func @gemm_sm90(%x: tensor<100x64xbf16>, %w: tensor<64x72xbf16>) -> tensor<100x72xbf16> {
+    %0 = fk.fusion matmul(%x, %w) : (tensor<100x64xbf16>, tensor<64x72xbf16>) -> tensor<100x72xbf16> {
+    ^bb0(%a: tensor<100x64xbf16>, %b: tensor<64x72xbf16>):
+      %m = fk.matmul %a, %b : tensor<100x64xbf16>, tensor<64x72xbf16> -> tensor<100x72xbf16>
+      fk.yield %m : tensor<100x72xbf16>
+    }
+    return %0 : tensor<100x72xbf16>
   }
-  return %0 : tensor<16x16xf16>
+}
+
+// -----
+
+// Key blocks of 128 where two blocks of the flash kernel fit on an SM (at
+// head dim 64, 2 x 83 KiB on sm_90a's 228 KiB); on a made-up sm_90a with
+// 160 KiB per SM they do not, and the key block is 64.
+// CHECK-LABEL: func.func @attention
+// CHECK: fk.tiling = #fk.tiling<flash, tile = [128, 128, 64], threads = 256>
+// CHECK-LABEL: func.func @attention_small_sm
+// CHECK: fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @attention(%q: tensor<2x200x64xf16>, %k: tensor<2x200x64xf16>, %v: tensor<2x200x64xf16>) -> tensor<2x200x64xf16> {
+    %0 = fk.fusion attention(%q, %k, %v) : (tensor<2x200x64xf16>, tensor<2x200x64xf16>, tensor<2x200x64xf16>) -> tensor<2x200x64xf16> {
+    ^bb0(%a: tensor<2x200x64xf16>, %b: tensor<2x200x64xf16>, %c: tensor<2x200x64xf16>):
+      %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x200x64xf16>, tensor<2x200x64xf16>, tensor<2x200x64xf16> -> tensor<2x200x64xf16>
+      fk.yield %o : tensor<2x200x64xf16>
+    }
+    return %0 : tensor<2x200x64xf16>
+  }
+}
+
+// -----
+
+module attributes {fk.target = #fk.target<chip = "sm_90a", shared_memory_per_block = 163840, shared_memory_per_sm = 163840>} {
+  func.func @attention_small_sm(%q: tensor<2x200x64xf16>, %k: tensor<2x200x64xf16>, %v: tensor<2x200x64xf16>) -> tensor<2x200x64xf16> {
+    %0 = fk.fusion attention(%q, %k, %v) : (tensor<2x200x64xf16>, tensor<2x200x64xf16>, tensor<2x200x64xf16>) -> tensor<2x200x64xf16> {
+    ^bb0(%a: tensor<2x200x64xf16>, %b: tensor<2x200x64xf16>, %c: tensor<2x200x64xf16>):
+      %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x200x64xf16>, tensor<2x200x64xf16>, tensor<2x200x64xf16> -> tensor<2x200x64xf16>
+      fk.yield %o : tensor<2x200x64xf16>
+    }
+    return %0 : tensor<2x200x64xf16>
+  }
 }

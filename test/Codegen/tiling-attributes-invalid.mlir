@@ -1,134 +1,187 @@
 // Tilings and promotions written by hand are checked before a kernel is
-// built from them: a clear error, never a crash or a wrong kernel.
+// built from them, tensor-core and flash ones for the module's target: a
+// clear error, never a crash or a wrong kernel.
 // RUN: fkc-opt %s --split-input-file --fk-lower-to-gpu --verify-diagnostics
 
-func.func @tensor_core_loop(%x: tensor<64xf16>) -> tensor<64xf16> {
-  // expected-error @+1 {{'fk.fusion' op has an unusable #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>: only matmul fusions run on tensor cores}}
-  %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>} : (tensor<64xf16>) -> tensor<64xf16> {
-  ^bb0(%a: tensor<64xf16>):
-    %e = fk.exp %a : tensor<64xf16>
-    fk.yield %e : tensor<64xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @tensor_core_loop(%x: tensor<64xf16>) -> tensor<64xf16> {
+    // expected-error @+1 {{'fk.fusion' op has an unusable #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>: only matmul fusions run on tensor cores}}
+    %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>} : (tensor<64xf16>) -> tensor<64xf16> {
+    ^bb0(%a: tensor<64xf16>):
+      %e = fk.exp %a : tensor<64xf16>
+      fk.yield %e : tensor<64xf16>
+    }
+    return %0 : tensor<64xf16>
   }
-  return %0 : tensor<64xf16>
 }
 
 // -----
 
-func.func @zero_run(%x: tensor<64xf16>) -> tensor<64xf16> {
-  // expected-error @+1 {{tile sizes must be positive}}
-  %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<elements, tile = [0], threads = 256>} : (tensor<64xf16>) -> tensor<64xf16> {
-  ^bb0(%a: tensor<64xf16>):
-    %e = fk.exp %a : tensor<64xf16>
-    fk.yield %e : tensor<64xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @zero_run(%x: tensor<64xf16>) -> tensor<64xf16> {
+    // expected-error @+1 {{tile sizes must be positive}}
+    %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<elements, tile = [0], threads = 256>} : (tensor<64xf16>) -> tensor<64xf16> {
+    ^bb0(%a: tensor<64xf16>):
+      %e = fk.exp %a : tensor<64xf16>
+      fk.yield %e : tensor<64xf16>
+    }
+    return %0 : tensor<64xf16>
   }
-  return %0 : tensor<64xf16>
 }
 
 // -----
 
-func.func @odd_threads(%x: tensor<64xf16>) -> tensor<64xf16> {
-  // expected-error @+1 {{threads must be whole warps, 32 to 1024}}
-  %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<elements, tile = [8], threads = 100>} : (tensor<64xf16>) -> tensor<64xf16> {
-  ^bb0(%a: tensor<64xf16>):
-    %e = fk.exp %a : tensor<64xf16>
-    fk.yield %e : tensor<64xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @odd_threads(%x: tensor<64xf16>) -> tensor<64xf16> {
+    // expected-error @+1 {{threads must be whole warps, 32 to 1024}}
+    %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<elements, tile = [8], threads = 100>} : (tensor<64xf16>) -> tensor<64xf16> {
+    ^bb0(%a: tensor<64xf16>):
+      %e = fk.exp %a : tensor<64xf16>
+      fk.yield %e : tensor<64xf16>
+    }
+    return %0 : tensor<64xf16>
   }
-  return %0 : tensor<64xf16>
 }
 
 // -----
 
-func.func @computed_operand(%x: tensor<128x64xf32>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
-  // expected-error @+1 {{an operand is computed in the fusion (a prologue); tensor maps read only fusion inputs}}
-  %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>} : (tensor<128x64xf32>, tensor<64x128xf16>) -> tensor<128x128xf16> {
-  ^bb0(%a: tensor<128x64xf32>, %b: tensor<64x128xf16>):
-    %c = fk.cast %a : tensor<128x64xf32> -> tensor<128x64xf16>
-    %m = fk.matmul %c, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
-    fk.yield %m : tensor<128x128xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @computed_operand(%x: tensor<128x64xf32>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+    // expected-error @+1 {{an operand is computed in the fusion (a prologue); tensor maps read only fusion inputs}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>} : (tensor<128x64xf32>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+    ^bb0(%a: tensor<128x64xf32>, %b: tensor<64x128xf16>):
+      %c = fk.cast %a : tensor<128x64xf32> -> tensor<128x64xf16>
+      %m = fk.matmul %c, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+      fk.yield %m : tensor<128x128xf16>
+    }
+    return %0 : tensor<128x128xf16>
   }
-  return %0 : tensor<128x128xf16>
 }
 
 // -----
 
-func.func @wrong_operands(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
-  // expected-error @+1 {{has an unusable #fk.promotion<operands = [0, 7], copy = tma, stages = 3, swizzle = 128>: the tensor-core kernel reads operands [0, 1] by TMA, 128-byte swizzled, in 2 to 7 stages}}
-  %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 7], copy = tma, stages = 3, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
-  ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
-    %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
-    fk.yield %m : tensor<128x128xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @wrong_operands(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+    // expected-error @+1 {{has an unusable #fk.promotion<operands = [0, 7], copy = tma, stages = 3, swizzle = 128>: the tensor-core kernel reads operands [0, 1] by TMA, 128-byte swizzled, in 2 to 7 stages}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 7], copy = tma, stages = 3, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+    ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+      %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+      fk.yield %m : tensor<128x128xf16>
+    }
+    return %0 : tensor<128x128xf16>
   }
-  return %0 : tensor<128x128xf16>
 }
 
 // -----
 
-func.func @one_stage(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
-  // expected-error @+1 {{in 2 to 7 stages}}
-  %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = cp_async, stages = 1, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
-  ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
-    %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
-    fk.yield %m : tensor<128x128xf16>
+// The tensor-core and flash kernels run on targets with wgmma only, and
+// their rings hold what the target's shared memory does.
+module attributes {fk.target = #fk.target<chip = "sm_80">} {
+  func.func @tensor_core_sm80(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+    // expected-error @+1 {{has an unusable #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>: target sm_80 has no wgmma}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 3, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+    ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+      %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+      fk.yield %m : tensor<128x128xf16>
+    }
+    return %0 : tensor<128x128xf16>
   }
-  return %0 : tensor<128x128xf16>
 }
 
 // -----
 
-func.func @flash_loop(%x: tensor<64xf16>) -> tensor<64xf16> {
-  // expected-error @+1 {{only attention fusions run the flash kernel}}
-  %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>} : (tensor<64xf16>) -> tensor<64xf16> {
-  ^bb0(%a: tensor<64xf16>):
-    %e = fk.exp %a : tensor<64xf16>
-    fk.yield %e : tensor<64xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a", shared_memory_per_block = 101376, shared_memory_per_sm = 102400>} {
+  func.func @stages_beyond_target(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+    // expected-error @+1 {{the tensor-core kernel reads operands [0, 1] by TMA, 128-byte swizzled, in 2 to 3 stages}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 4, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+    ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+      %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+      fk.yield %m : tensor<128x128xf16>
+    }
+    return %0 : tensor<128x128xf16>
   }
-  return %0 : tensor<64xf16>
 }
 
 // -----
 
-func.func @attention_elements(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
-  // expected-error @+1 {{an attention fusion runs on the flash kernel only}}
-  %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
-  ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
-    %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
-    fk.yield %o : tensor<2x100x64xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @one_stage(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+    // expected-error @+1 {{in 2 to 7 stages}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = cp_async, stages = 1, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+    ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+      %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+      fk.yield %m : tensor<128x128xf16>
+    }
+    return %0 : tensor<128x128xf16>
   }
-  return %0 : tensor<2x100x64xf16>
 }
 
 // -----
 
-func.func @flash_head_dim_tile(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
-  // expected-error @+1 {{the third tile size must be the head dim}}
-  %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 128], threads = 256>, fk.promotion = #fk.promotion<operands = [0, 1, 2], copy = tma, stages = 2, swizzle = 128>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
-  ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
-    %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
-    fk.yield %o : tensor<2x100x64xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @flash_loop(%x: tensor<64xf16>) -> tensor<64xf16> {
+    // expected-error @+1 {{only attention fusions run the flash kernel}}
+    %0 = fk.fusion loop(%x) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>} : (tensor<64xf16>) -> tensor<64xf16> {
+    ^bb0(%a: tensor<64xf16>):
+      %e = fk.exp %a : tensor<64xf16>
+      fk.yield %e : tensor<64xf16>
+    }
+    return %0 : tensor<64xf16>
   }
-  return %0 : tensor<2x100x64xf16>
 }
 
 // -----
 
-func.func @flash_promotion(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
-  // expected-error @+1 {{the flash kernel reads operands [0, 1, 2] by TMA, 128-byte swizzled, in 2 to}}
-  %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>, fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 2, swizzle = 128>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
-  ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
-    %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
-    fk.yield %o : tensor<2x100x64xf16>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @attention_elements(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+    // expected-error @+1 {{an attention fusion runs on the flash kernel only}}
+    %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+    ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
+      %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
+      fk.yield %o : tensor<2x100x64xf16>
+    }
+    return %0 : tensor<2x100x64xf16>
   }
-  return %0 : tensor<2x100x64xf16>
 }
 
 // -----
 
-func.func @flash_f32(%q: tensor<2x100x64xf32>, %k: tensor<2x100x64xf32>, %v: tensor<2x100x64xf32>) -> tensor<2x100x64xf32> {
-  // expected-error @+1 {{the operands are not f16 or bf16 (wgmma reads 16-bit tiles)}}
-  %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>} : (tensor<2x100x64xf32>, tensor<2x100x64xf32>, tensor<2x100x64xf32>) -> tensor<2x100x64xf32> {
-  ^bb0(%a: tensor<2x100x64xf32>, %b: tensor<2x100x64xf32>, %c: tensor<2x100x64xf32>):
-    %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf32>, tensor<2x100x64xf32>, tensor<2x100x64xf32> -> tensor<2x100x64xf32>
-    fk.yield %o : tensor<2x100x64xf32>
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @flash_head_dim_tile(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+    // expected-error @+1 {{the third tile size must be the head dim}}
+    %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 128], threads = 256>, fk.promotion = #fk.promotion<operands = [0, 1, 2], copy = tma, stages = 2, swizzle = 128>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+    ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
+      %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
+      fk.yield %o : tensor<2x100x64xf16>
+    }
+    return %0 : tensor<2x100x64xf16>
   }
-  return %0 : tensor<2x100x64xf32>
+}
+
+// -----
+
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @flash_promotion(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+    // expected-error @+1 {{the flash kernel reads operands [0, 1, 2] by TMA, 128-byte swizzled, in 2 to}}
+    %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>, fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 2, swizzle = 128>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
+    ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
+      %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
+      fk.yield %o : tensor<2x100x64xf16>
+    }
+    return %0 : tensor<2x100x64xf16>
+  }
+}
+
+// -----
+
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @flash_f32(%q: tensor<2x100x64xf32>, %k: tensor<2x100x64xf32>, %v: tensor<2x100x64xf32>) -> tensor<2x100x64xf32> {
+    // expected-error @+1 {{the operands are not f16 or bf16 (wgmma reads 16-bit tiles)}}
+    %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>} : (tensor<2x100x64xf32>, tensor<2x100x64xf32>, tensor<2x100x64xf32>) -> tensor<2x100x64xf32> {
+    ^bb0(%a: tensor<2x100x64xf32>, %b: tensor<2x100x64xf32>, %c: tensor<2x100x64xf32>):
+      %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf32>, tensor<2x100x64xf32>, tensor<2x100x64xf32> -> tensor<2x100x64xf32>
+      fk.yield %o : tensor<2x100x64xf32>
+    }
+    return %0 : tensor<2x100x64xf32>
+  }
 }

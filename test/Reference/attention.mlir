@@ -1,6 +1,10 @@
 // fk.attention computes softmax(scale * q @ k^T + mask) @ v with numpy batch broadcasting; causal query i sees keys j <= i + Nk - Nq, and a query that sees no key gives nan.
 // RUN: fkc-opt %s --fk-print-reference | FileCheck %s
 
+// fk-decompose (the decomposition test runs it on these) needs the module's
+// target to decide on attentions; these are decomposed on any target.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+
 // Scores [1, 0] weigh the rows of v by [0.731059, 0.268941].
 // CHECK: @attention result #0: tensor<1x2xf32> {{\[\[}}1.53788, 2.53788]]
 func.func @attention() -> tensor<1x2xf32> {
@@ -78,4 +82,6 @@ func.func @attention_batched() -> (tensor<2x3x1x1xf32>, tensor<1x2xf16>) {
   %h = fk.attention %qh, %kh, %vh scale = 0.5 causal = false
       : tensor<1x2xf16>, tensor<2x2xf16>, tensor<2x2xf16> -> tensor<1x2xf16>
   return %r, %h : tensor<2x3x1x1xf32>, tensor<1x2xf16>
+}
+
 }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver/Driver.h"
+#include "fk/IR/FkTarget.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -55,18 +56,21 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember(stageNames).description(""))
       ->type_name("STAGE")
       ->default_str(emit);
-  app.add_option("--target", options.pipeline.target.chip,
-                 "GPU architecture to generate PTX for")
-      ->default_str(options.pipeline.target.chip)
-      ->check([](const std::string &chip) {
-        std::string message;
-        return mlir::fk::isSupportedChip(chip, message) ? std::string()
-                                                         : message;
-      });
-  app.add_option("--cuda-path", options.pipeline.target.cudaPath,
+  std::string chip;
+  CLI::Option *target =
+      app.add_option("--target", chip,
+                     "GPU architecture to generate PTX for (a .mlir input "
+                     "may carry its own as 'fk.target')")
+          ->default_str(mlir::fk::kDefaultChip.str())
+          ->check([](const std::string &chip) {
+            std::string message;
+            return mlir::fk::isSupportedChip(chip, message) ? std::string()
+                                                             : message;
+          });
+  app.add_option("--cuda-path", options.pipeline.ptx.cudaPath,
                  "CUDA toolkit whose libdevice is linked for math functions "
                  "(default: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)");
-  app.add_option("-O", options.pipeline.target.optLevel,
+  app.add_option("-O", options.pipeline.ptx.optLevel,
                  "Optimization level of the kernels")
       ->default_val(3)
       ->check(CLI::Range(0, 3));
@@ -116,6 +120,8 @@ int main(int argc, char **argv) {
                "own (for tests)");
   CLI11_PARSE(app, argc, argv);
   options.emit = stageByName.at(emit);
+  if (target->count() != 0)
+    options.chip = chip;
 
   // Whatever CLI11 did not recognise is for MLIR's options.
   std::vector<std::string> extras = app.remaining();

@@ -25,6 +25,8 @@ def Fk_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  // `fk.target` may only be a #fk.target on the builtin module.
+  let hasOperationAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -139,6 +141,47 @@ def Fk_PromotionAttr : AttrDef<Fk_Dialect, "Promotion"> {
                         "CopyEngine":$copy, "int64_t":$stages,
                         "int64_t":$swizzle);
   let assemblyFormat = "`<` `operands` `=` `[` $operands `]` `,` `copy` `=` $copy `,` `stages` `=` $stages `,` `swizzle` `=` $swizzle `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// The target: what the module is compiled for
+//===----------------------------------------------------------------------===//
+
+def Fk_TargetAttr : AttrDef<Fk_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "the GPU a module is compiled for";
+  let description = [{
+    Set on the builtin module as `fk.target` by the driver (`fkc --target`);
+    every pass whose decisions depend on the GPU reads it there
+    (dialects/fk/IR/FkTarget.h). `chip` is the architecture the PTX is
+    generated for; the other parameters are what fkc knows of it, derived
+    from the chip (the flagship part of its architecture):
+    `compute_capability` (times ten), `sm_count`, the shared memory one
+    block may use (`shared_memory_per_block`, opted in) and one SM holds
+    (`shared_memory_per_sm`), in bytes, `registers_per_thread`, and whether
+    the target has Hopper's warpgroup MMA (`wgmma`, sm_90a only: its PTX
+    runs on sm_90 parts alone) and the tensor memory accelerator (`tma`,
+    sm_90 and later).
+
+    The printed form lists every parameter. When parsed, the parameters
+    after `chip` are optional, each defaulting to the chip's: so a test
+    names a real target by its chip and makes one up by overriding some
+    facts. A made-up target may have less than its chip (less shared
+    memory, no wgmma), never an instruction the chip's PTX lacks.
+
+    ```mlir
+    module attributes {fk.target = #fk.target<chip = "sm_90a", compute_capability = 90, sm_count = 132, shared_memory_per_block = 232448, shared_memory_per_sm = 233472, registers_per_thread = 255, wgmma = true, tma = true>} {}
+    module attributes {fk.target = #fk.target<chip = "sm_90a", shared_memory_per_block = 101376, shared_memory_per_sm = 102400>} {}
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"the architecture">:$chip,
+                        "int64_t":$computeCapability, "int64_t":$smCount,
+                        "int64_t":$sharedMemoryPerBlock,
+                        "int64_t":$sharedMemoryPerSm,
+                        "int64_t":$registersPerThread, "bool":$wgmma,
+                        "bool":$tma);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,10 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkScalarSemantics.h"
+#include "fk/IR/FkTarget.h"
 #include "fk/IR/FkTypeInference.h"
-#include "fk/Transforms/FlashAttention.h"
 #include "fk/Transforms/Passes.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -212,11 +213,14 @@ struct DecomposeCompositeOpsPass
 
   void runOnOperation() override {
     SmallVector<Operation *> composites;
-    getOperation().walk([&](Operation *op) {
-      if (auto attention = dyn_cast<AttentionOp>(op); attention && keepAttention) {
-        std::string why = whyNotFlashAttention(attention);
+    WalkResult walk = getOperation().walk([&](Operation *op) {
+      if (auto attention = dyn_cast<AttentionOp>(op)) {
+        FailureOr<TargetAttr> target = getTarget(op, "fk-decompose");
+        if (failed(target))
+          return WalkResult::interrupt();
+        std::string why = whyNotFlashAttention(attention, *target);
         if (why.empty())
-          return;
+          return WalkResult::advance();
         if (explain)
           op->emitRemark() << "attention decomposed into its naive kernels, "
                               "not the flash kernel: "
@@ -224,7 +228,10 @@ struct DecomposeCompositeOpsPass
       }
       if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp>(op))
         composites.push_back(op);
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     for (Operation *op : composites) {
       Value replacement =
           llvm::TypeSwitch<Operation *, Value>(op)

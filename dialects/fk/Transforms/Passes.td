@@ -24,17 +24,16 @@ def FkDecomposeCompositeOps : Pass<"fk-decompose", "func::FuncOp"> {
     Reduced values are reshaped to keep the reduced axes (as size 1) and
     broadcast back.
 
-    With `keep-attention` (targets with wgmma), an attention that the
-    flash-attention kernel computes stays whole (see
-    `whyNotFlashAttention`: f16/bf16, head dim 64 or 128); `explain`
-    remarks on each attention decomposed all the same.
+    An attention that the flash-attention kernel computes on the module's
+    target (`fk.target`, which the pass needs when the function holds an
+    attention) stays whole: see `whyNotFlashAttention` in
+    dialects/fk/IR/FkKernelLimits.h (a target with wgmma and TMA, f16/bf16,
+    head dim 64 or 128). `explain` remarks on each attention decomposed,
+    and why.
   }];
   let options = [
-    Option<"keepAttention", "keep-attention", "bool", /*default=*/"false",
-           "keep the attention ops the flash-attention kernel computes">,
     Option<"explain", "explain", "bool", /*default=*/"false",
-           "with keep-attention, remark on each attention decomposed "
-           "all the same, and why">,
+           "remark on each attention decomposed, and why">,
   ];
   let dependentDialects = ["::mlir::fk::FkDialect"];
 }

@@ -1,7 +1,8 @@
 // fk-decompose rewrites softmax, layernorm, rmsnorm and attention into the
 // reductions, matmuls and elementwise ops of their definitions; f16/bf16
-// operands are cast to f32 first and the result back. Its options
-// (keep-attention, explain) are tested in decompose-keep-attention.mlir.
+// operands are cast to f32 first and the result back. Which attentions it
+// keeps whole for the module's target, and `explain`, are tested in
+// decompose-target.mlir.
 // RUN: fkc-opt %s --fk-decompose | FileCheck %s
 
 // The decomposition computes what the composite ops compute: on seeded random
@@ -22,6 +23,9 @@
 // ...and on the hand-computed cases of the reference interpreter's tests.
 // RUN: fkc-opt %fkc_src_root/test/Reference/normalization.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/normalization.mlir
 // RUN: fkc-opt %fkc_src_root/test/Reference/attention.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/attention.mlir
+
+// The attentions here (head dims 8 and 4) are decomposed on any target.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
 
 // softmax: e = exp(x - max(x)), e / sum(e), the reductions reshaped to keep
 // the axis as size 1 and broadcast back.
@@ -266,4 +270,6 @@ func.func @untouched(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   %0 = fk.exp %x : tensor<4x8xf32>
   %1 = fk.reduce_sum %0 axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
   return %1 : tensor<4xf32>
+}
+
 }

@@ -1,11 +1,23 @@
-//===- FlashAttention.cpp - which attentions stay whole -------------------===//
+//===- FkKernelLimits.cpp - what fkc's kernels can compute ----------------===//
 
-#include "fk/Transforms/FlashAttention.h"
+#include "fk/IR/FkKernelLimits.h"
 
 using namespace mlir;
 using namespace mlir::fk;
 
-std::string mlir::fk::whyNotFlashAttention(AttentionOp attention) {
+std::string mlir::fk::whyNoWarpgroupKernels(TargetAttr target) {
+  if (!target.getWgmma())
+    return "target " + target.getChip().str() + " has no wgmma";
+  if (!target.getTma())
+    return "target " + target.getChip().str() + " has no TMA";
+  return "";
+}
+
+std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
+                                           TargetAttr target) {
+  std::string why = whyNoWarpgroupKernels(target);
+  if (!why.empty())
+    return why;
   auto type = [](Value v) { return cast<RankedTensorType>(v.getType()); };
   RankedTensorType query = type(attention.getQuery()),
                    key = type(attention.getKey()),
