@@ -12,7 +12,7 @@
 // RUN: fkc-opt %s --fk-recognize-attention=explain 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // REMARK: remark: attention not recognized: fk.attention cannot express it: query, key, value and mask must share one dtype
 // REMARK: remark: attention not recognized: fk.attention cannot express it: query, key, value and mask must share one dtype
-// REMARK: remark: attention not recognized: fk.attention cannot express it: scale must be finite, got INF
+// REMARK: remark: attention not recognized: fk.attention cannot express it: scale must be finite, got inf
 
 // CHECK-LABEL: func.func @f32_mask
 // CHECK-NOT:     fk.attention
