@@ -33,10 +33,18 @@ static MemRefType getBufferType(Type tensor) {
   return MemRefType::get(type.getShape(), elementType);
 }
 
-/// A graph the lowering takes: fusions and the return only; fusions read
+/// A graph the lowering takes: a body of tensor arguments holding fusions
+/// and the return only; fusions read
 /// graph arguments or other fusions' results; each graph result is a
 /// distinct fusion result (fk-form-fusions and fk-fuse make it so).
 static LogicalResult checkGraphBody(func::FuncOp graph) {
+  if (graph.isExternal())
+    return graph.emitOpError()
+           << "is a declaration; only graphs with a body become kernels";
+  for (Type type : graph.getFunctionType().getInputs())
+    if (!isa<RankedTensorType>(type))
+      return graph.emitOpError()
+             << "takes " << type << "; graph arguments are tensors";
   Block &block = graph.getBody().front();
   for (Operation &op : block) {
     if (isa<func::ReturnOp>(op))
@@ -204,8 +212,6 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
 }
 
 LogicalResult GraphLowering::run() {
-  if (failed(checkGraphBody(graph)))
-    return failure();
   host = createHostFunction();
   b.setInsertionPointToStart(&host.getBody().front());
   int64_t index = 0;
@@ -230,6 +236,8 @@ struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
     bool smallBuffers = true;
     for (auto graph :
          llvm::to_vector(module.getBody()->getOps<func::FuncOp>())) {
+      if (failed(checkGraphBody(graph)))
+        return signalPassFailure();
       for (Type type : graph.getFunctionType().getInputs())
         smallBuffers &= cast<RankedTensorType>(type).getNumElements() <= kMaxSmallBufferElements;
       graph.walk([&](Operation *op) {

@@ -65,3 +65,20 @@ func.func @no_scalar_lowering(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A declaration has no kernels to build.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  // expected-error @+1 {{'func.func' op is a declaration; only graphs with a body become kernels}}
+  func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
+}
+
+// -----
+
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  // expected-error @+1 {{'func.func' op takes 'i32'; graph arguments are tensors}}
+  func.func @scalar(%n: i32) {
+    return
+  }
+}
