@@ -2,6 +2,10 @@
 # Compiles every example and every valid test graph for the GPU check:
 # build/gpu-artifacts/NAME.ptx (the artifact) and NAME.fkt (its inputs and
 # reference outputs for a fresh seed), and runs ptxas on each artifact.
+# A fresh batch of random graphs (scripts/random_graphs.py, seeds from the
+# same seed; FKC_GPU_RANDOM_COUNT of them, 32 by default, every fourth with
+# tensor-core shapes) is compiled the same way, as random_g<SEED>.ptx/.fkt,
+# with their sources in build/gpu-artifacts/random-graphs/.
 # Then carry build/gpu-artifacts to the GPU machine and run
 # scripts/gpu-check.sh there (see docs/tools.md).
 #
@@ -15,26 +19,49 @@ fkc=$build/bin/fkc
 ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 seed=$(( $(date +%s) % 100000 ))
 if [[ ${1:-} == --seed ]]; then seed=$2; shift 2; fi
+random_count=${FKC_GPU_RANDOM_COUNT:-32}
 
 rm -rf "$out" && mkdir -p "$out"
 echo "gpu-prepare: seed $seed" | tee "$out/SEED"
 compiled=0 failed=0 skipped=0
-for graph in examples/*.graph $(find test -name '*.graph' | sort); do
-  # Graphs that test diagnostics are not meant to compile.
-  if grep -qE 'expected-error|RUN: not' "$graph"; then skipped=$((skipped + 1)); continue; fi
-  name=$(echo "${graph%.graph}" | tr '/' '_')
+
+# compile GRAPH NAME: NAME.ptx and NAME.fkt, through ptxas.
+compile() {
+  local graph=$1 name=$2 arch
   if ! "$fkc" "$graph" -o "$out/$name.ptx" --reference "$out/$name.fkt" \
-       --seed "$seed" "$@" 2> "$out/$name.log"; then
+       --seed "$seed" "${@:3}" 2> "$out/$name.log"; then
     echo "FAIL  $graph (fkc)"; sed 's/^/      /' "$out/$name.log" | head -5
-    failed=$((failed + 1)); rm -f "$out/$name.ptx" "$out/$name.fkt"; continue
+    failed=$((failed + 1)); rm -f "$out/$name.ptx" "$out/$name.fkt"; return
   fi
   arch=$(sed -n 's/^\.target \([a-z0-9_]*\).*/\1/p' "$out/$name.ptx" | head -1)
   if [[ -x $ptxas ]] && ! "$ptxas" -arch="$arch" "$out/$name.ptx" -o /dev/null \
        2>> "$out/$name.log"; then
-    echo "FAIL  $graph (ptxas)"; failed=$((failed + 1)); continue
+    echo "FAIL  $graph (ptxas)"; failed=$((failed + 1)); return
   fi
   rm -f "$out/$name.log"
   compiled=$((compiled + 1))
+}
+
+for graph in examples/*.graph $(find test -name '*.graph' | sort); do
+  # Graphs that test diagnostics are not meant to compile, and known
+  # failures (XFAIL) do not.
+  if grep -qE 'expected-error|RUN: not|XFAIL:' "$graph"; then skipped=$((skipped + 1)); continue; fi
+  compile "$graph" "$(echo "${graph%.graph}" | tr '/' '_')" "$@"
 done
-echo "gpu-prepare: $compiled compiled, $failed failed, $skipped diagnostic tests skipped -> $out ($(du -sh "$out" | cut -f1))"
+
+# The random batch: seeds seed*1000, seed*1000+1, ... so that every run
+# checks graphs no run checked before.
+random_dir=$out/random-graphs
+first=$((seed * 1000))
+if [[ $random_count -gt 0 ]] &&
+   python3 scripts/random_graphs.py generate --seed "$first" --count "$random_count" \
+     --large-every 4 --out "$random_dir"; then
+  echo "gpu-prepare: random graphs g$first..g$((first + random_count - 1)) (scripts/random_graphs.py generate --seed S)" | tee -a "$out/SEED"
+  for graph in "$random_dir"/*.graph; do
+    compile "$graph" "random_$(basename "${graph%.graph}")" "$@"
+  done
+elif [[ $random_count -gt 0 ]]; then
+  echo "FAIL  scripts/random_graphs.py generate"; failed=$((failed + 1))
+fi
+echo "gpu-prepare: $compiled compiled, $failed failed, $skipped diagnostic tests and known failures skipped -> $out ($(du -sh "$out" | cut -f1))"
 [[ $failed == 0 ]]

@@ -51,3 +51,11 @@ else:
     lit_config.note("ptxas not found (set PTXAS or CUDA_HOME): the tests' PTX "
                     "is not checked by ptxas")
     config.substitutions.append(("%ptxas", "true"))
+
+# test/random/random-graphs.test runs for FKC_RANDOM_SECONDS (60 by default)
+# from the seed FKC_RANDOM_SEED (1 by default; "random" draws a fresh one).
+config.substitutions.append(
+    ("%random_seconds", os.environ.get("FKC_RANDOM_SECONDS", "60")))
+config.substitutions.append(
+    ("%random_seed", os.environ.get("FKC_RANDOM_SEED", "1")))
+config.substitutions.append(("%{random_ptxas}", ptxas or "none"))
