@@ -19,18 +19,10 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_USE_SANITIZER="Address;Undefined" \
     -DFKC_BUILD_FUZZER=OFF
 fi
-ninja -C "$build" -j"$(nproc)"
 # libMLIR.so is not instrumented but shares LLVM's bump allocators with our
 # code, whose inlined allocator poisons slabs that the library then fills:
 # user poisoning off keeps ASan's own checks and drops those false reports.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0}
 export FKC_FUZZ_SECONDS=${FKC_FUZZ_SECONDS:-10}
 export FKC_RANDOM_SECONDS=${FKC_RANDOM_SECONDS:-10}
-log=$(mktemp)
-status=0
-/usr/lib/llvm-22/bin/lit -s "$build/test" 2>&1 | tee "$log" || status=$?
-passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -n1)
-failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -n1)
-rm -f "$log"
-echo "lit (ASan+UBSan): ${passed:-0} passed, ${failed:-0} failed"
-exit "$status"
+FKC_BUILD_DIR=$build FKC_TEST_LABEL="lit (ASan+UBSan)" exec bash scripts/test.sh

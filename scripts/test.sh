@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds what is out of date and runs the whole test suite (lit: dialect,
 # front end, interpreter, tools, examples, runtime host tests, fuzzers).
-# FKC_FUZZ_SECONDS bounds each fuzzer's run (default 60).
+# FKC_FUZZ_SECONDS bounds each fuzzer's run (default 60); FKC_BUILD_DIR
+# names the build (default build); FKC_TEST_LABEL starts the summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${FKC_BUILD_DIR:-build}
@@ -13,5 +14,5 @@ status=0
 passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -n1)
 failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -n1)
 rm -f "$log"
-echo "lit: ${passed:-0} passed, ${failed:-0} failed"
+echo "${FKC_TEST_LABEL:-lit}: ${passed:-0} passed, ${failed:-0} failed"
 exit "$status"
