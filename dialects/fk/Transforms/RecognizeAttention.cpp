@@ -274,6 +274,17 @@ bool AttentionMatcher::matchCausal(SelectOp select, double scaleAfter,
                  .str();
     return false;
   }
+  // A finite fill is as good as -inf only where every row keeps a key. With
+  // more queries than keys the first Nq - Nk rows keep none: the graph
+  // averages their values, where fk.attention gives them NaN.
+  if (!std::isinf(*fillValue) && nq > nk) {
+    why = llvm::formatv("the causal select's fill is finite and {0} of the "
+                        "{1} queries see no key (a softmax of equal fills "
+                        "there, NaN in fk.attention)",
+                        nq - nk, nq)
+              .str();
+    return false;
+  }
   rest = kept;
   return true;
 }
