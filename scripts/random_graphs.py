@@ -14,6 +14,8 @@ fails the same way.
                          [--fkc PATH] [--ptxas PATH|none] [--out DIR]
                          [--jobs J] [--large-every K] [--timeout SEC]
                          [--no-minimize] [--minimize-seconds SEC]
+    (both: [--large] [--large-every K] [--exclude A,B] [--known-bugs];
+    docs/tools.md describes them)
 
 `generate` writes g<seed>.graph files (or prints one graph file when there
 is no --out); `run` checks graphs of seeds S, S+1, ... until N graphs or T
@@ -2553,8 +2555,9 @@ def main(argv=None):
                         help="every K-th graph is --large")
     common.add_argument("--known-bugs", action="store_true",
                         help="also make the graphs of open bugs (left out "
-                        "by default): " + ", ".join(
-                            "%s (%s)" % kv for kv in sorted(KNOWN_BUGS.items())))
+                        "by default): " + (", ".join(
+                            "%s (%s)" % kv for kv in sorted(KNOWN_BUGS.items()))
+                            or "none now"))
     common.add_argument("--exclude", default="", metavar="A,B",
                         help="generators or features to leave out: " +
                         ", ".join(FEATURES))
