@@ -37,6 +37,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <thread>
 
 namespace mlir::fk {
 #define GEN_PASS_DEF_FKRECOGNIZEATTENTION
@@ -553,7 +554,12 @@ struct RecognizeAttentionPass
     std::string message;
     FailureOr<RankedTensorType> type;
     {
+      // Passes run on several functions at once: capture only this
+      // thread's diagnostic, and let other threads' remarks through.
+      std::thread::id self = std::this_thread::get_id();
       ScopedDiagnosticHandler capture(&getContext(), [&](Diagnostic &diag) {
+        if (std::this_thread::get_id() != self)
+          return failure();
         message = diag.str();
         return success();
       });
