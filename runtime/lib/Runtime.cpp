@@ -4,6 +4,7 @@
 #include "fkrt/runtime.h"
 
 #include "Cuda.h"
+#include "GraphReplay.h"
 #include "Manifest.h"
 #include "Status.h"
 
@@ -57,6 +58,9 @@ struct fkrt_module_impl {
   /// Every workspace allocated, and those not in use by a run.
   std::vector<Workspace> workspaces;
   std::vector<size_t> idle;
+  /// Runs replayed as CUDA graphs (fkrt_module_set_cuda_graphs).
+  std::atomic<bool> cudaGraphs{true};
+  GraphReplays replays;
 
   const GraphSpec *graph(size_t index) const {
     return index < manifest.graphs.size() ? &manifest.graphs[index] : nullptr;
@@ -104,6 +108,7 @@ struct fkrt_module_impl {
       return;
     {
       cu::ContextScope scope(*driver, context);
+      replays.clear(*driver);
       for (Workspace &w : workspaces) {
         driver->eventSynchronize(w.done);
         driver->eventDestroy(w.done);
@@ -578,7 +583,72 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
   return FKRT_SUCCESS;
 }
 
+/// The replay of a run of graph `gi`: its graph and buffer addresses.
+ReplayKey replayKey(size_t gi, const fkrt_tensor *inputs,
+                    const fkrt_tensor *outputs, const GraphSpec &g) {
+  ReplayKey key;
+  key.graph = gi;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    key.addresses.push_back(reinterpret_cast<uintptr_t>(inputs[i].data));
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    key.addresses.push_back(reinterpret_cast<uintptr_t>(outputs[i].data));
+  return key;
+}
+
+/// How a replay of graph `gi` records this run's work: the tensor maps
+/// written into its workspace, then the launches.
+GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
+                                const fkrt_tensor *inputs,
+                                const fkrt_tensor *outputs,
+                                const std::string &where) {
+  GraphReplays::Recorder r;
+  r.prepare = [=](cu::DevicePtr workspace) {
+    const GraphSpec &g = m->manifest.graphs[gi];
+    std::vector<cu::TensorMap> maps;
+    if (fkrt_status status = encodeTensorMaps(*m->driver, g, inputs, outputs,
+                                              workspace, maps, where);
+        status != FKRT_SUCCESS || maps.empty())
+      return status;
+    cu::Result result = m->driver->memcpyHtoD(
+        workspace + g.descriptorOffset(), maps.data(),
+        maps.size() * sizeof(cu::TensorMap));
+    if (result != cu::kSuccess)
+      return fail(runStatus(result),
+                  where + ": copying " + std::to_string(maps.size()) +
+                      " tensor maps: " +
+                      cu::describe(*m->driver, "cuMemcpyHtoD", result));
+    return FKRT_SUCCESS;
+  };
+  r.enqueue = [=](cu::DevicePtr workspace, cu::Stream stream) {
+    return enqueue(m, gi, inputs, outputs, workspace, stream, where);
+  };
+  return r;
+}
+
 } // namespace
+
+extern "C" fkrt_status fkrt_set_cuda_graphs(fkrt_module m, int enabled) {
+  return guarded([&] {
+    if (!m)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_set_cuda_graphs: module is null");
+    m->cudaGraphs = enabled != 0;
+    if (!enabled && m->loaded) {
+      // Their workspaces are no longer needed.
+      cu::ContextScope scope(*m->driver, m->context);
+      m->replays.clear(*m->driver);
+    }
+    return FKRT_SUCCESS;
+  });
+}
+
+extern "C" int fkrt_cuda_graphs(fkrt_module m) {
+  return m && m->cudaGraphs ? 1 : 0;
+}
+
+extern "C" size_t fkrt_cuda_graph_count(fkrt_module m) {
+  return m ? m->replays.size() : 0;
+}
 
 extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                                 const fkrt_tensor *inputs, size_t num_inputs,
@@ -618,6 +688,16 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                           "which the CUDA driver library libcuda.so.1 lacks "
                           "(a driver for CUDA 12.0 or later has it)");
     cu::Stream s = static_cast<cu::Stream>(stream);
+    // One launch gains nothing from a graph.
+    if (m->cudaGraphs && g.launches.size() > 1) {
+      bool replayed;
+      status = m->replays.run(*d, replayKey(gi, inputs, outputs, g),
+                              g.runWorkspaceBytes(),
+                              recorder(m, gi, inputs, outputs, where), s,
+                              where, replayed);
+      if (replayed || status != FKRT_SUCCESS)
+        return status;
+    }
     if (!g.runWorkspaceBytes())
       return enqueue(m, gi, inputs, outputs, 0, s, where);
     size_t slot;

@@ -134,6 +134,9 @@ def library():
                                   size, ctypes.POINTER(_Tensor), size,
                                   ctypes.c_void_p]),
             "fkrt_driver_available": (status, []),
+            "fkrt_set_cuda_graphs": (status, [m, ctypes.c_int]),
+            "fkrt_cuda_graphs": (ctypes.c_int, [m]),
+            "fkrt_cuda_graph_count": (size, [m]),
         }
         for name, (restype, argtypes) in protos.items():
             fn = getattr(lib, name)
@@ -320,6 +323,23 @@ class Module:
     def launch_count(self, graph):
         return self._lib.fkrt_manifest_launch_count(self._m,
                                                     self._graph(graph))
+
+    @property
+    def cuda_graphs(self):
+        """Whether runs replay their launches as CUDA graphs (default
+        True): a graph run twice with the same input and output addresses is
+        captured once and then enqueued with one call. Set it while no run is
+        in flight."""
+        return bool(self._lib.fkrt_cuda_graphs(self._m))
+
+    @cuda_graphs.setter
+    def cuda_graphs(self, enabled):
+        _check(self._lib.fkrt_set_cuda_graphs(self._m, 1 if enabled else 0))
+
+    @property
+    def cuda_graph_count(self):
+        """The number of CUDA graphs the module holds."""
+        return self._lib.fkrt_cuda_graph_count(self._m)
 
     def _signature(self, graph):
         sig = self._signatures.get(graph)

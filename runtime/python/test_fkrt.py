@@ -115,6 +115,10 @@ class ManifestTest(unittest.TestCase):
             self.assertEqual(m.workspace_bytes("mlp"), 8192)
             self.assertEqual(m.launch_count("mlp"), 2)
             self.assertIsNone(m.device)
+            self.assertTrue(m.cuda_graphs)
+            m.cuda_graphs = False
+            self.assertFalse(m.cuda_graphs)
+            self.assertEqual(m.cuda_graph_count, 0)
 
     def test_from_memory(self):
         with open(SAMPLE, "rb") as f:

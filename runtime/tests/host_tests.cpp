@@ -192,6 +192,15 @@ void testSample() {
   CHECK_EQ(fkrt_manifest_workspace_bytes(m, 0), 8192u);
   CHECK_EQ(fkrt_manifest_workspace_bytes(m, 1), 0u);
   CHECK_EQ(fkrt_manifest_launch_count(m, 0), 2u);
+  // CUDA graphs: on by default, switched without a GPU, none held.
+  CHECK_EQ(fkrt_cuda_graphs(m), 1);
+  CHECK_EQ(fkrt_set_cuda_graphs(m, 0), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_cuda_graphs(m), 0);
+  CHECK_EQ(fkrt_cuda_graph_count(m), 0u);
+  CHECK_EQ(fkrt_set_cuda_graphs(nullptr, 1), FKRT_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(fkrt_last_error(), "module is null"));
+  CHECK_EQ(fkrt_cuda_graphs(nullptr), 0);
+  CHECK_EQ(fkrt_cuda_graph_count(nullptr), 0u);
   fkrt_module_destroy(m);
 }
 

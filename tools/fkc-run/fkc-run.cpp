@@ -150,9 +150,11 @@ private:
     fkrt::synchronize(device);
 
     Outcome outcome = Outcome::Ok;
+    std::vector<std::vector<uint8_t>> firstRun(outputInfo.size());
     for (size_t o = 0; o < outputInfo.size(); ++o) {
       const fkrt::TensorInfo &info = outputInfo[o];
-      std::vector<uint8_t> host(info.bytes);
+      std::vector<uint8_t> &host = firstRun[o];
+      host.resize(info.bytes);
       outputs[o].copyTo(host.data());
       uint64_t count = info.bytes / elementSize(info.dtype);
       std::printf("  output %s %s: %s\n", info.name.c_str(),
@@ -168,6 +170,31 @@ private:
                   formatComparison(info.dtype, c, info.shape).c_str());
       if (!c.ok)
         outcome = Outcome::Mismatch;
+    }
+
+    // The second run captures a CUDA graph and replays it, the third
+    // replays it again: both must write what the first run wrote.
+    if (module.cudaGraphs() && module.launchCount(graph) > 1) {
+      for (int replay = 0; replay < 2; ++replay) {
+        poison();
+        launch();
+        fkrt::synchronize(device);
+        for (size_t o = 0; o < outputInfo.size(); ++o) {
+          std::vector<uint8_t> host(outputInfo[o].bytes);
+          outputs[o].copyTo(host.data());
+          if (host != firstRun[o]) {
+            std::printf("  replay %s: MISMATCH: the CUDA graph's run %d "
+                        "wrote other bytes than the first run\n",
+                        outputInfo[o].name.c_str(), replay + 2);
+            outcome = Outcome::Mismatch;
+          }
+        }
+      }
+      if (outcome != Outcome::Mismatch)
+        std::printf("  replay: %zu CUDA graph%s held; 2 replayed runs wrote "
+                    "what the first run wrote\n",
+                    module.cudaGraphCount(),
+                    module.cudaGraphCount() == 1 ? "" : "s");
     }
 
     if (options.bench)
@@ -280,6 +307,7 @@ int main(int argc, char **argv) {
       }
     }
 
+    module.setCudaGraphs(options.cudaGraphs);
     module.loadCuda(options.device);
     std::printf("fkc-run: %s (target %s) on device %d: %s\n",
                 options.artifact.c_str(), module.target().c_str(),

@@ -198,6 +198,23 @@ FKRT_API fkrt_status fkrt_run(fkrt_module module, const char *graph_name,
                               fkrt_tensor *outputs, size_t num_outputs,
                               void *stream);
 
+/// Whether fkrt_run replays a graph's launches as a CUDA graph (on by
+/// default). A graph of two or more launches run a second time with the same
+/// input and output addresses is captured once into a CUDA graph with a
+/// workspace of its own, and later runs with those addresses enqueue it with
+/// one call instead of one per kernel; runs of one replay execute one after
+/// the other, whatever their streams. At most 8 replays are held per module,
+/// the least recently used freed first. A driver without the graph entry
+/// points launches kernel by kernel. Disabling frees the replays held; call
+/// it while no run of the module is in flight. See docs/artifact.md.
+FKRT_API fkrt_status fkrt_set_cuda_graphs(fkrt_module module, int enabled);
+
+/// 1 if fkrt_run replays as CUDA graphs, 0 if not or on a null module.
+FKRT_API int fkrt_cuda_graphs(fkrt_module module);
+
+/// The number of CUDA graphs the module holds (0 on a null module).
+FKRT_API size_t fkrt_cuda_graph_count(fkrt_module module);
+
 /// Loads the CUDA driver if not done yet: FKRT_SUCCESS if libcuda.so.1 and
 /// every entry point the runtime uses are present, FKRT_ERROR_NO_DRIVER
 /// otherwise. cuTensorMapEncodeTiled is not required: only running a graph

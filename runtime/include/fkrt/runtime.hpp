@@ -107,6 +107,17 @@ public:
   uint64_t workspaceBytes(size_t graph) const {
     return fkrt_manifest_workspace_bytes(m_, graph);
   }
+  size_t launchCount(size_t graph) const {
+    return fkrt_manifest_launch_count(m_, graph);
+  }
+
+  /// Whether runs replay their launches as CUDA graphs; see
+  /// fkrt_set_cuda_graphs.
+  void setCudaGraphs(bool enabled) {
+    check(fkrt_set_cuda_graphs(m_, enabled ? 1 : 0));
+  }
+  bool cudaGraphs() const { return fkrt_cuda_graphs(m_) != 0; }
+  size_t cudaGraphCount() const { return fkrt_cuda_graph_count(m_); }
 
   /// Enqueues graph `graph` on `stream` (a CUstream); see fkrt_run.
   void run(const std::string &graph, const std::vector<fkrt_tensor> &inputs,
