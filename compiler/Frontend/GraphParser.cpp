@@ -11,6 +11,7 @@
 #include "Frontend/Importer.h"
 #include "Frontend/Lexer.h"
 #include "fk/IR/FkDialect.h"
+#include "fk/IR/FkInout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -119,11 +120,18 @@ private:
   //===--------------------------------------------------------------------===//
 
   ParseResult parseGraph();
+  /// A parameter's name, where it is written, and whether it is `inout`.
+  struct Parameter {
+    llvm::StringRef name;
+    llvm::SMLoc loc;
+    bool inout = false;
+  };
   ParseResult parseParameters(SmallVectorImpl<Type> &types,
-                              SmallVectorImpl<std::pair<llvm::StringRef, llvm::SMLoc>> &names);
+                              SmallVectorImpl<Parameter> &names);
   FailureOr<RankedTensorType> parseType();
   ParseResult parseStatement();
-  ParseResult parseReturn(func::FuncOp function);
+  ParseResult parseReturn(func::FuncOp function,
+                          ArrayRef<Parameter> parameters);
 
   FailureOr<Expr> parseExpr();
   /// Infix operators of precedence `level` and tighter.
@@ -223,7 +231,7 @@ ParseResult GraphParser::parseGraph() {
   }
 
   SmallVector<Type> types;
-  SmallVector<std::pair<llvm::StringRef, llvm::SMLoc>> names;
+  SmallVector<Parameter> names;
   if (failed(parseParameters(types, names)) ||
       failed(expect(Token::l_brace, " to open the graph body")))
     return failure();
@@ -236,13 +244,14 @@ ParseResult GraphParser::parseGraph() {
   builder.setInsertionPointToStart(body);
   scope.clear();
   for (auto [index, param] : llvm::enumerate(names)) {
-    function.setArgAttr(index, "fk.name",
-                        builder.getStringAttr(param.first));
+    function.setArgAttr(index, "fk.name", builder.getStringAttr(param.name));
+    if (param.inout)
+      function.setArgAttr(index, kInoutAttrName, builder.getUnitAttr());
     body->getArgument(index).setLoc(
-        NameLoc::get(builder.getStringAttr(param.first),
-                     lexer.getLocation(param.second)));
-    bind(param.first, param.second,
-         Expr::ofTensor(body->getArgument(index), param.second));
+        NameLoc::get(builder.getStringAttr(param.name),
+                     lexer.getLocation(param.loc)));
+    bind(param.name, param.loc,
+         Expr::ofTensor(body->getArgument(index), param.loc));
   }
 
   while (current().isNot(Token::kw_return)) {
@@ -257,15 +266,15 @@ ParseResult GraphParser::parseGraph() {
     if (failed(parseStatement()))
       recoverToNextStatement(start);
   }
-  if (failed(parseReturn(function)))
+  if (failed(parseReturn(function, names)))
     return failure();
   return expect(Token::r_brace, " to close the graph body");
 }
 
-/// params := '(' [NAME ':' type {',' NAME ':' type}] ')'
-ParseResult GraphParser::parseParameters(
-    SmallVectorImpl<Type> &types,
-    SmallVectorImpl<std::pair<llvm::StringRef, llvm::SMLoc>> &names) {
+/// params := '(' [param {',' param}] ')'
+/// param := NAME ':' ['inout'] type
+ParseResult GraphParser::parseParameters(SmallVectorImpl<Type> &types,
+                                         SmallVectorImpl<Parameter> &names) {
   if (failed(expect(Token::l_paren, " after the graph's name")))
     return failure();
   if (consumeIf(Token::r_paren))
@@ -276,11 +285,17 @@ ParseResult GraphParser::parseParameters(
         failed(expect(Token::colon, " after parameter '" +
                                         name.getSpelling() + "'")))
       return failure();
+    // `inout` is a keyword only here, before a type: no dtype has its name.
+    bool inout = current().is(Token::identifier) &&
+                 current().getSpelling() == "inout" &&
+                 peek().is(Token::identifier);
+    if (inout)
+      consume();
     FailureOr<RankedTensorType> type = parseType();
     if (failed(type))
       return failure();
     types.push_back(*type);
-    names.push_back({name.getSpelling(), name.getLoc()});
+    names.push_back({name.getSpelling(), name.getLoc(), inout});
   } while (consumeIf(Token::comma));
   return expect(Token::r_paren, " to close the parameter list");
 }
@@ -376,14 +391,50 @@ ParseResult GraphParser::parseStatement() {
   return success();
 }
 
-/// return := 'return' expr {',' expr}
-ParseResult GraphParser::parseReturn(func::FuncOp function) {
+/// return := 'return' result {',' result}
+/// result := [NAME '='] expr       # NAME: an inout parameter it updates
+ParseResult GraphParser::parseReturn(func::FuncOp function,
+                                     ArrayRef<Parameter> parameters) {
   llvm::SMLoc returnLoc = current().getLoc();
   consume();
   SmallVector<Value> results;
   SmallVector<llvm::StringRef> resultNames;
+  /// Per result, the inout parameter it updates (-1: none).
+  SmallVector<int64_t> updates;
+  llvm::StringMap<llvm::SMLoc> updated;
   bool valid = true;
   do {
+    int64_t updatedParameter = -1;
+    if (current().is(Token::identifier) && peek().is(Token::equal)) {
+      // (inout F2) `NAME =` names an inout parameter, (inout F3) once.
+      Token name = current();
+      consume();
+      consume();
+      const Parameter *parameter = llvm::find_if(
+          parameters, [&](const Parameter &p) { return p.name == name.getSpelling(); });
+      if (parameter == parameters.end() || !parameter->inout) {
+        InFlightDiagnostic diag = lexer.emitError(
+            name.getLoc(), "'" + name.getSpelling() +
+                               "' is not an inout parameter of graph '" +
+                               function.getName().str() +
+                               "'; only those are returned as 'NAME = value'");
+        if (parameter != parameters.end())
+          diag.attachNote(lexer.getLocation(parameter->loc))
+              << "declare it 'inout' here to update it in place";
+        valid = false;
+      } else if (auto [it, inserted] =
+                     updated.try_emplace(name.getSpelling(), name.getLoc());
+                 !inserted) {
+        lexer.emitError(name.getLoc(), "inout parameter '" +
+                                           name.getSpelling() +
+                                           "' is returned updated twice")
+                .attachNote(lexer.getLocation(it->second))
+            << "first returned here";
+        valid = false;
+      } else {
+        updatedParameter = parameter - parameters.begin();
+      }
+    }
     size_t firstPosition = position;
     FailureOr<Expr> value = parseExpr();
     if (failed(value))
@@ -397,20 +448,55 @@ ParseResult GraphParser::parseReturn(func::FuncOp function) {
       valid = false;
       continue;
     }
+    if (updatedParameter >= 0) {
+      // (inout F4) The new value has the parameter's type.
+      auto type = cast<RankedTensorType>(
+          function.getArgumentTypes()[updatedParameter]);
+      if (value->getType() != type) {
+        lexer.emitError(value->loc,
+                        "inout parameter '" +
+                            parameters[updatedParameter].name.str() +
+                            "' is " + formatType(type) +
+                            " but its new value is " +
+                            formatType(value->getType()));
+        valid = false;
+      }
+    }
     results.push_back(value->tensor);
-    // A returned name names the output, e.g. for the runtime's manifest.
+    updates.push_back(updatedParameter);
+    // A returned name names the output, e.g. for the runtime's manifest; the
+    // new value of an inout parameter is named after it.
     const Token &first = tokens[firstPosition];
     bool isName = position == firstPosition + 1 && first.is(Token::identifier);
-    resultNames.push_back(isName ? first.getSpelling() : llvm::StringRef());
+    resultNames.push_back(updatedParameter >= 0
+                              ? parameters[updatedParameter].name
+                          : isName ? first.getSpelling()
+                                   : llvm::StringRef());
   } while (consumeIf(Token::comma));
+  // (inout F1) Every inout parameter is returned updated.
+  for (const Parameter &parameter : parameters)
+    if (parameter.inout && !updated.count(parameter.name)) {
+      lexer.emitError(returnLoc, "inout parameter '" + parameter.name.str() +
+                                     "' is not returned updated; return its "
+                                     "new value as '" +
+                                     parameter.name.str() + " = VALUE'")
+              .attachNote(lexer.getLocation(parameter.loc))
+          << "declared inout here";
+      valid = false;
+    }
   if (!valid)
     return success();
   func::ReturnOp::create(builder, lexer.getLocation(returnLoc), results);
   function.setType(builder.getFunctionType(function.getArgumentTypes(),
                                            ValueRange(results).getTypes()));
+  for (auto [index, parameter] : llvm::enumerate(updates))
+    if (parameter >= 0)
+      function.setResultAttr(index, kUpdatesAttrName,
+                             builder.getI64IntegerAttr(parameter));
   // Every output gets a name unique among the graph's inputs and outputs:
   // the returned name, or result<i> for an expression, with _1, _2, ...
-  // appended when taken (`return x, y, y` names its outputs x_1, y, y_1).
+  // appended when taken (`return x, y, y` names its outputs x_1, y, y_1;
+  // the new value of inout parameter `c` is `c_1`).
   llvm::StringSet<> taken;
   for (unsigned i = 0; i < function.getNumArguments(); ++i)
     if (auto name = function.getArgAttrOfType<StringAttr>(i, "fk.name"))

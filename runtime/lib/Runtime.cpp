@@ -421,6 +421,12 @@ fkrt_status fkrt_manifest_output(fkrt_module m, size_t graph, size_t index,
   return tensorInfo("fkrt_manifest_output", m, graph, index, false, info);
 }
 
+int64_t fkrt_manifest_output_aliases(fkrt_module m, size_t graph,
+                                     size_t index) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g && index < g->outputs.size() ? g->outputs[index].aliases : -1;
+}
+
 uint64_t fkrt_manifest_workspace_bytes(fkrt_module m, size_t graph) {
   const GraphSpec *g = m ? m->graph(graph) : nullptr;
   return g ? g->workspaceBytes : 0;
@@ -486,6 +492,53 @@ fkrt_status checkTensors(const char *role, const fkrt_tensor *tensors,
                         specs[i].name + "')");
     if (status != FKRT_SUCCESS)
       return status;
+  }
+  return FKRT_SUCCESS;
+}
+
+/// Checks that outputs share memory only as the manifest says: an output
+/// aliasing an input (an inout parameter's new value) is passed exactly that
+/// input's buffer; otherwise no output's bytes overlap another input's or
+/// output's (a kernel would read what another writes). Empty tensors have no
+/// bytes to overlap.
+fkrt_status checkAliasing(const GraphSpec &g, const fkrt_tensor *inputs,
+                          const fkrt_tensor *outputs,
+                          const std::string &where) {
+  auto describe = [&](bool output, size_t i) {
+    const TensorSpec &spec = output ? g.outputs[i] : g.inputs[i];
+    return std::string(output ? "output " : "input ") + std::to_string(i) +
+           " ('" + spec.name + "')";
+  };
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const TensorSpec &spec = g.outputs[o];
+    uintptr_t begin = reinterpret_cast<uintptr_t>(outputs[o].data);
+    if (spec.aliases >= 0 && outputs[o].data != inputs[spec.aliases].data)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  where + " " + describe(true, o) +
+                      " is the new value of inout " +
+                      describe(false, spec.aliases) +
+                      ", written in place: pass it that input's buffer");
+    if (spec.bytes == 0)
+      continue;
+    // Against every input and every other output.
+    for (int pass = 0; pass < 2; ++pass) {
+      bool output = pass == 1;
+      const std::vector<TensorSpec> &others = output ? g.outputs : g.inputs;
+      for (size_t t = 0; t < others.size(); ++t) {
+        if ((output && t == o) ||
+            (!output && static_cast<int64_t>(t) == spec.aliases) ||
+            others[t].bytes == 0)
+          continue;
+        uintptr_t other =
+            reinterpret_cast<uintptr_t>((output ? outputs : inputs)[t].data);
+        if (begin < other + others[t].bytes && other < begin + spec.bytes)
+          return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                      where + " " + describe(true, o) + " overlaps " +
+                          describe(output, t) +
+                          ": only an inout parameter's new value may share "
+                          "its input's buffer");
+      }
+    }
   }
   return FKRT_SUCCESS;
 }
@@ -668,7 +721,8 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     if ((status = checkTensors("input", inputs, num_inputs, g.inputs,
                                where)) != FKRT_SUCCESS ||
         (status = checkTensors("output", outputs, num_outputs, g.outputs,
-                               where)) != FKRT_SUCCESS)
+                               where)) != FKRT_SUCCESS ||
+        (status = checkAliasing(g, inputs, outputs, where)) != FKRT_SUCCESS)
       return status;
     std::string error;
     const cu::Driver *d = cu::driver(error);

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fk/IR/FkInout.h"
 #include "fk/IR/FkOps.h"
 #include "fk/Transforms/FusionBuilder.h"
 #include "fk/Transforms/Passes.h"
@@ -81,6 +82,55 @@ FusionOp mlir::fk::buildFusion(OpBuilder &b, Location loc, FusionKind kind,
   return fusion;
 }
 
+/// Whether the fusion writing the new value of inout parameter `parameter`
+/// can write it into the parameter's buffer: it reads the parameter, if at
+/// all, only at the coordinates it writes (through elementwise ops), and no
+/// later fusion reads the old value.
+static bool canWriteInPlace(FusionOp writer, BlockArgument parameter) {
+  for (Operation *later = writer->getNextNode(); later;
+       later = later->getNextNode())
+    if (auto fusion = dyn_cast<FusionOp>(later))
+      if (llvm::is_contained(fusion.getInputs(), Value(parameter)))
+        return false;
+  for (auto [input, argument] :
+       llvm::zip(writer.getInputs(), writer.getBody().getArguments())) {
+    if (input != parameter)
+      continue;
+    SmallVector<Value> worklist = {argument};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (isa<YieldOp>(user))
+          continue;
+        if (!isa<ScalarElementwiseOpInterface>(user))
+          return false;
+        llvm::append_range(worklist, user->getResults());
+      }
+    }
+  }
+  return true;
+}
+
+/// Makes sure the new value of every inout parameter can be written into
+/// the parameter's own buffer (the runtime passes one buffer for both): a
+/// fusion that cannot (canWriteInPlace) writes a temporary, which a copy
+/// fusion, last of all, writes into the parameter.
+static void copyUnsafeInoutUpdates(func::FuncOp fn) {
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  OpBuilder b(ret);
+  for (OpOperand &operand : ret->getOpOperands()) {
+    std::optional<unsigned> parameter =
+        getUpdatedParameter(fn, operand.getOperandNumber());
+    auto writer = operand.get().getDefiningOp<FusionOp>();
+    if (!parameter || !writer ||
+        canWriteInPlace(writer, fn.getArgument(*parameter)))
+      continue;
+    FusionOp copy = buildFusion(b, operand.get().getLoc(), FusionKind::Loop,
+                                {}, operand.get());
+    operand.set(copy.getResult(0));
+  }
+}
+
 void mlir::fk::formCopyFusions(func::FuncOp fn) {
   Block &block = fn.getBody().front();
   OpBuilder b(fn.getContext());
@@ -98,6 +148,7 @@ void mlir::fk::formCopyFusions(func::FuncOp fn) {
         buildFusion(b, value.getLoc(), FusionKind::Loop, {}, value);
     operand.set(copy.getResult(0));
   }
+  copyUnsafeInoutUpdates(fn);
 
 }
 

@@ -30,7 +30,7 @@ extern "C" {
 
 /// The newest artifact format major version this runtime reads; it reads
 /// every version from 1 up to this one.
-#define FKRT_ARTIFACT_VERSION 2
+#define FKRT_ARTIFACT_VERSION 3
 
 /// Result of every fallible call. FKRT_SUCCESS is 0; the others are errors
 /// with a message available from fkrt_last_error().
@@ -163,6 +163,12 @@ FKRT_API fkrt_status fkrt_manifest_output(fkrt_module module, size_t graph,
                                           size_t index,
                                           fkrt_tensor_info *info);
 
+/// The input that output `index` of graph `graph` is written into (the new
+/// value of an inout parameter): fkrt_run must be passed that input's buffer
+/// for it. -1 if it aliases none, or if out of range.
+FKRT_API int64_t fkrt_manifest_output_aliases(fkrt_module module,
+                                              size_t graph, size_t index);
+
 /// The manifest's workspace_bytes of graph `graph` (0 if out of range); a
 /// run of a graph with tensor maps also holds their descriptors after it.
 FKRT_API uint64_t fkrt_manifest_workspace_bytes(fkrt_module module,
@@ -177,7 +183,10 @@ FKRT_API size_t fkrt_manifest_launch_count(fkrt_module module, size_t graph);
 ///  1. module and graph_name non-null, the graph exists (NOT_FOUND);
 ///  2. the input and output counts, then each input and each output in
 ///     order: pointers non-null, data aligned to 16 bytes, dtype,
-///     rank, then every dimension (INVALID_ARGUMENT);
+///     rank, then every dimension; then that an output aliasing an input
+///     (fkrt_manifest_output_aliases) is passed that input's buffer, and
+///     that no other output overlaps an input or another output
+///     (INVALID_ARGUMENT);
 ///  3. the CUDA driver can be loaded (NO_DRIVER);
 ///  4. the module was loaded with fkrt_module_load_cuda (NOT_LOADED);
 ///  5. a graph with tensor maps needs cuTensorMapEncodeTiled in the driver

@@ -42,6 +42,9 @@ struct TensorInfo {
   fkrt_dtype dtype;
   std::vector<int64_t> shape;
   uint64_t bytes;
+  /// For an output written into an input's buffer (an inout parameter's
+  /// new value): that input's index; -1 otherwise.
+  int64_t aliases = -1;
 };
 
 /// Owns an fkrt_module. Movable, not copyable.
@@ -139,7 +142,10 @@ private:
       check(info(m_, graph, i, &t));
       result.push_back(
           {t.name, t.dtype, std::vector<int64_t>(t.shape, t.shape + t.rank),
-           t.bytes});
+           t.bytes,
+           info == fkrt_manifest_output
+               ? fkrt_manifest_output_aliases(m_, graph, i)
+               : -1});
     }
     return result;
   }
