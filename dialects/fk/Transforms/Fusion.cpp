@@ -16,8 +16,8 @@
 //    tensor-core and flash kernels read operands from device memory through
 //    TMA), and a kernel has one matmul or attention;
 //  - a value used by several kernels is not recomputed in each, unless it
-//    is pure index arithmetic (broadcast, reshape, transpose, iota) or a
-//    cast, which cost no arithmetic worth saving;
+//    is pure index arithmetic (broadcast, reshape, transpose, slice,
+//    dynamic_slice, iota) or a cast, which cost no arithmetic worth saving;
 //  - a value that a fusion already in the input reads is a kernel of its
 //    own (that fusion takes no more ops, and reads it from memory);
 //  - a reduction fuses with its consumers only over the trailing axes of
@@ -181,7 +181,8 @@ static Operation *findNonElementwiseUse(Operation *matmul,
 }
 
 static bool isCheapToDuplicate(Operation *op) {
-  return isa<BroadcastOp, ReshapeOp, TransposeOp, IotaOp, CastOp>(op);
+  return isa<BroadcastOp, ReshapeOp, TransposeOp, SliceOp, DynamicSliceOp,
+             IotaOp, CastOp>(op);
 }
 
 /// The most ops one kernel holds. LLVM's NVPTX backend takes time
