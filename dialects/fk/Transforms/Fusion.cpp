@@ -359,14 +359,18 @@ void FusionPlanner::offer(Operation *producer) {
       return;
     }
   }
+  // A slicing op costs no traffic in the kernel: say what it reads.
+  std::string indexing = describeIndexing(producer);
+  if (!indexing.empty())
+    indexing = "; in the kernel it " + indexing;
   for (Group *group : consumers) {
     join(producer, *group, returned);
     remark(producer,
            llvm::formatv("{0} fused into the kernel of {1}: saves {2} of "
-                         "device memory traffic (a write and a read of {3})",
+                         "device memory traffic (a write and a read of {3}){4}",
                          describeOp(producer), describeOp(group->root),
-                         formatBytes(2 * bytes),
-                         formatBytes(bytes)));
+                         formatBytes(2 * bytes), formatBytes(bytes),
+                         indexing));
   }
   if (consumers.size() > 1)
     remark(producer, llvm::formatv("duplicated into {0} kernels: it is index "
