@@ -346,8 +346,8 @@ ElementStep ElementEmitter::withWindowStart(
             continue;
           }
           // As XLA: clamped so that the window lies in the tensor.
-          start.push_back(idx.clamp(idx.fromInteger(dynamic[next++]), 0,
-                                    fullShape[d] - windowShape[d]));
+          start.push_back(idx.clampedIndex(dynamic[next++],
+                                           fullShape[d] - windowShape[d]));
         }
         return then(start);
       });

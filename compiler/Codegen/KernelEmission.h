@@ -68,8 +68,17 @@ struct IndexBuilder {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
                                  constant(bound));
   }
-  /// The integer scalar `x` (of any width) as an index.
-  Value fromInteger(Value x) {
+  /// The integer scalar `x` (i32 or i64) clamped into [0, high], as an
+  /// index. It is clamped in its own type: the index type may be narrower.
+  Value clampedIndex(Value x, int64_t high) {
+    auto type = cast<IntegerType>(x.getType());
+    int64_t most = static_cast<int64_t>(
+        llvm::maxIntN(static_cast<unsigned>(type.getWidth())));
+    auto bound = [&](int64_t value) {
+      return arith::ConstantOp::create(b, loc, IntegerAttr::get(type, value));
+    };
+    x = arith::MaxSIOp::create(b, loc, x, bound(0));
+    x = arith::MinSIOp::create(b, loc, x, bound(std::min(high, most)));
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), x);
   }
 
