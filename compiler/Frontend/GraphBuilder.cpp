@@ -334,6 +334,13 @@ Expr GraphBuilder::call(const CallSite &call) {
       valid = false;
       continue;
     }
+    // A list naming an undefined value was reported where it was read.
+    if (llvm::any_of(attr.value.entries, [](const AttrValue::ListEntry &e) {
+          return e.isName() && e.value.isInvalid();
+        })) {
+      valid = false;
+      continue;
+    }
     if (!matches(attrSpec->kind, attr.value.kind)) {
       emitError(attr.value.loc)
           << "attribute '" << attr.name << "' of '" << call.opName
@@ -346,9 +353,5 @@ Expr GraphBuilder::call(const CallSite &call) {
   for (const Expr &operand : call.operands)
     if (operand.isInvalid())
       return Expr::invalid(call.loc);
-  for (const NamedAttr &attr : call.attrs)
-    for (const AttrValue::ListEntry &entry : attr.value.entries)
-      if (entry.isName() && entry.value.isInvalid())
-        return Expr::invalid(call.loc);
   return spec->build(*this, call);
 }
