@@ -140,6 +140,9 @@ private:
   FailureOr<Expr> parsePrimary();
   FailureOr<Expr> parseCall();
   FailureOr<AttrValue> parseAttrValue();
+  /// The value bound to the name `token`, or an error (with a suggestion)
+  /// and an invalid expression.
+  Expr lookupName(const Token &token);
   FailureOr<double> parseNumber(const Token &token);
   FailureOr<int64_t> parseInteger(const Token &token, bool negative);
 
@@ -594,25 +597,29 @@ FailureOr<Expr> GraphParser::parsePrimary() {
     if (peek().is(Token::equal))
       return emitExpected("an expression");
     consume();
-    auto it = scope.find(token.getSpelling());
-    if (it != scope.end())
-      return Expr{it->second.value.kind, it->second.value.tensor,
-                  it->second.value.number, token.getLoc()};
-    InFlightDiagnostic diag = lexer.emitError(
-        token.getLoc(), "use of undefined name '" + token.getSpelling() + "'");
-    // Suggest the closest defined name, for typos.
-    SmallVector<llvm::StringRef> names;
-    for (const auto &entry : scope)
-      names.push_back(entry.getKey());
-    if (std::optional<llvm::StringRef> near =
-            nearestName(token.getSpelling(), names))
-      diag << "; did you mean '" << *near << "'?";
-    return Expr::invalid(token.getLoc());
+    return lookupName(token);
   }
   default:
     (void)emitExpected("an expression");
     return failure();
   }
+}
+
+Expr GraphParser::lookupName(const Token &token) {
+  auto it = scope.find(token.getSpelling());
+  if (it != scope.end())
+    return Expr{it->second.value.kind, it->second.value.tensor,
+                it->second.value.number, token.getLoc()};
+  InFlightDiagnostic diag = lexer.emitError(
+      token.getLoc(), "use of undefined name '" + token.getSpelling() + "'");
+  // Suggest the closest defined name, for typos.
+  SmallVector<llvm::StringRef> names;
+  for (const auto &entry : scope)
+    names.push_back(entry.getKey());
+  if (std::optional<llvm::StringRef> near =
+          nearestName(token.getSpelling(), names))
+    diag << "; did you mean '" << *near << "'?";
+  return Expr::invalid(token.getLoc());
 }
 
 /// call := OP '(' [arg {',' arg}] ')' ;  arg := expr | NAME '=' attr
@@ -668,7 +675,7 @@ FailureOr<Expr> GraphParser::parseCall() {
 }
 
 /// attr := ['-'] NUMBER | 'true' | 'false' | dtype | STRING
-///       | '[' [['-'] INT {',' ['-'] INT}] ']'
+///       | '[' [entry {',' entry}] ']' ;  entry := ['-'] INT | NAME
 FailureOr<AttrValue> GraphParser::parseAttrValue() {
   AttrValue value;
   value.loc = current().getLoc();
@@ -727,13 +734,26 @@ FailureOr<AttrValue> GraphParser::parseAttrValue() {
     if (consumeIf(Token::r_square))
       return value;
     do {
-      bool negativeEntry = consumeIf(Token::minus);
-      if (current().isNot(Token::integer))
-        return emitExpected("an integer in the list");
-      FailureOr<int64_t> entry = parseInteger(current(), negativeEntry);
-      if (failed(entry))
-        return failure();
-      value.ints.push_back(*entry);
+      AttrValue::ListEntry entry;
+      entry.loc = current().getLoc();
+      if (current().is(Token::identifier)) {
+        // A name of a graph value: only index lists take it (call F4).
+        entry.name = current().getSpelling();
+        entry.value = lookupName(current());
+        value.kind = AttrValue::Kind::IndexList;
+      } else {
+        bool negativeEntry = consumeIf(Token::minus);
+        if (current().isNot(Token::integer))
+          return emitExpected(negativeEntry ? "an integer in the list"
+                                            : "an integer or a name in the "
+                                              "list");
+        FailureOr<int64_t> integer = parseInteger(current(), negativeEntry);
+        if (failed(integer))
+          return failure();
+        entry.integer = *integer;
+      }
+      value.ints.push_back(entry.integer);
+      value.entries.push_back(entry);
       consume();
     } while (consumeIf(Token::comma));
     if (failed(expect(Token::r_square, " to close the list")))

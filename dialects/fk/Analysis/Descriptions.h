@@ -21,6 +21,10 @@ int64_t getTensorBytes(Value value);
 std::string formatBytes(int64_t bytes);
 /// "'h' (fk.add)": the statement name of an op, for remarks.
 std::string describeOp(Operation *op);
+/// How a kernel computes an element of a slicing op (slice, concat, pad,
+/// dynamic_slice, update_slice) from its operands, e.g. "reads its operand
+/// from [1, 0] by [2, 1]"; empty for other ops.
+std::string describeIndexing(Operation *op);
 
 } // namespace mlir::fk
 

@@ -32,6 +32,12 @@ namespace mlir::fk {
 /// even for floats, wrap-around for i32, `value != 0` for i1).
 double roundToElementType(double value, Type elementType);
 
+/// Whether the number `value` is a value of `elementType` as a number of a
+/// graph must be: an integer in range for i32, 0 or 1 for i1, and for floats
+/// anything but a finite number that rounds to infinity (infinities and
+/// NaN are values of every float type).
+bool isRepresentable(double value, Type elementType);
+
 /// Converts `value` of some element type to `to`, as `fk.cast` does:
 /// float to i32 truncates toward zero, saturates, and maps NaN to 0.
 double castScalar(double value, Type to);
