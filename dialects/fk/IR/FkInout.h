@@ -31,6 +31,12 @@ inline constexpr llvm::StringLiteral kInoutAttrName = "fk.inout";
 /// parameter whose new value it is.
 inline constexpr llvm::StringLiteral kUpdatesAttrName = "fk.updates";
 
+/// On a loop fusion whose one result is `fk.update_slice` of an inout
+/// parameter, written into the parameter's buffer: its kernel writes only
+/// the window (the rest of the buffer already holds the parameter).
+inline constexpr llvm::StringLiteral kWindowInPlaceAttrName =
+    "fk.window_in_place";
+
 /// The parameter result `index` of `function` updates, if any.
 std::optional<unsigned> getUpdatedParameter(FunctionOpInterface function,
                                             unsigned resultIndex);
