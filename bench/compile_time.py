@@ -10,7 +10,9 @@ and `after=build/bin/fkc`; a compiler that cannot compile a model (an older
 fkc and a graph with calls) gets a dash. Each run is pinned to core C (0) by
 `taskset`; the table shows its CPU time (user + system, which another process
 on the machine does not inflate) and wall time, the PTX's size, its kernels
-(`.entry`) and the manifest's launches. The results go to
+(`.entry`) and the manifest's launches. Then each compiler that takes
+`--mlir-timing` compiles the first two models once more with it, and the
+time of each stage is listed: where the time goes. The results go to
 bench/results/DATE-compile-time-HOST.{md,json}, with the machine named: this
 is CPU timing.
 """
@@ -71,6 +73,26 @@ def describe_artifact(path):
             "launches": launches}
 
 
+def stage_times(fkc, graph, core):
+    """The top-level lines of `fkc --mlir-timing` (stages, front end,
+    writer): [(name, seconds)], or [] if the compiler reports none."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(
+            ["taskset", "-c", str(core), fkc, graph, "-o",
+             os.path.join(tmp, "model.ptx"), "--mlir-timing"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    stages = []
+    for line in done.stderr.splitlines():
+        # "    0.5264 ( 64.6%)    0.5264 ( 65.5%)  ptx": user time (when
+        # MLIR reports it) and wall time, then the name; a name indented by
+        # two spaces is a top-level timer, passes are nested deeper.
+        match = re.match(r"^(?:\s+[0-9.]+ \(\s*[0-9.]+%\))?\s+([0-9.]+) "
+                         r"\(\s*[0-9.]+%\)  (\S.*)$", line)
+        if match and match.group(2) != "Total":
+            stages.append((match.group(2), float(match.group(1))))
+    return stages
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -111,6 +133,13 @@ def main():
                       "%.2f s CPU" % row["cpu_s"] if runs else "failed"),
                       file=sys.stderr)
 
+    profiles = []
+    for model, graph in MODELS[:2]:
+        for name, fkc in compilers:
+            stages = stage_times(fkc, os.path.join(ROOT, graph), args.core)
+            if stages:
+                profiles.append((model, name, stages))
+
     machine = "%s (%s, %d cores)" % (platform.node(), cpu_model(),
                                      os.cpu_count() or 0)
     date = datetime.datetime.now(datetime.timezone.utc)
@@ -141,6 +170,14 @@ def main():
         else:
             lines.append("| %s | %s | - | - | - | - | - |" % (row["model"],
                                                             row["compiler"]))
+    for model, name, stages in profiles:
+        total = sum(seconds for _, seconds in stages) or 1
+        lines += ["", "Where the time goes: %s, %s (`--mlir-timing`, wall "
+                  "time of one run on the pinned core):" % (model, name), "",
+                  "| stage | s | share |", "|---|---:|---:|"]
+        lines += ["| %s | %.3f | %.0f%% |" % (stage, seconds,
+                                              100 * seconds / total)
+                  for stage, seconds in stages]
     table = "\n".join(lines) + "\n"
     print(table)
     if args.no_write:
@@ -155,7 +192,10 @@ def main():
                    "date": date.isoformat(), "repeat": args.repeat,
                    "label": args.label,
                    "compilers": dict((n, p) for n, p in compilers),
-                   "rows": rows}, f, indent=2)
+                   "rows": rows,
+                   "profiles": [{"model": m, "compiler": n,
+                                 "stages": dict(st)}
+                                for m, n, st in profiles]}, f, indent=2)
         f.write("\n")
     print("wrote %s.md and .json" % os.path.relpath(stem, ROOT))
 
