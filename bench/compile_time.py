@@ -13,8 +13,9 @@ on the machine does not inflate) and wall time, the PTX's size, its kernels
 (`.entry`) and the manifest's launches. Then each compiler that takes
 `--mlir-timing` compiles the first two models once more with it, and the
 time of each stage is listed: where the time goes. The results go to
-bench/results/DATE-compile-time-HOST.{md,json}, with the machine named: this
-is CPU timing.
+bench/results/compile-time/DATE-HOST.{md,json} (a folder of their own: the
+peer benchmark's reports are the files of bench/results/), with the machine
+named: this is CPU timing.
 """
 import argparse
 import datetime
@@ -182,9 +183,10 @@ def main():
     print(table)
     if args.no_write:
         return
-    stem = os.path.join(ROOT, "bench/results", "%s-compile-time-%s" % (
+    stem = os.path.join(ROOT, "bench/results/compile-time", "%s-%s" % (
         date.strftime("%Y-%m-%d"), re.sub(r"[^a-z0-9]+", "-",
                                           platform.node().lower()).strip("-")))
+    os.makedirs(os.path.dirname(stem), exist_ok=True)
     with open(stem + ".md", "w") as f:
         f.write(table)
     with open(stem + ".json", "w") as f:
