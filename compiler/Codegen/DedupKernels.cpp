@@ -33,11 +33,11 @@ static DictionaryAttr getAttributesButName(gpu::GPUFuncOp kernel) {
 static llvm::hash_code hashKernel(gpu::GPUFuncOp kernel) {
   llvm::hash_code hash = hash_value(getAttributesButName(kernel));
   kernel.getBody().walk([&](Operation *op) {
-    hash = llvm::hash_combine(
-        hash, OperationEquivalence::computeHash(
-                  op, OperationEquivalence::ignoreHashValue,
-                  OperationEquivalence::ignoreHashValue,
-                  OperationEquivalence::IgnoreLocations));
+    hash =
+        llvm::hash_combine(hash, OperationEquivalence::computeHash(
+                                     op, OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::IgnoreLocations));
   });
   return hash;
 }
@@ -45,8 +45,7 @@ static llvm::hash_code hashKernel(gpu::GPUFuncOp kernel) {
 static bool areEquivalent(gpu::GPUFuncOp a, gpu::GPUFuncOp b) {
   return getAttributesButName(a) == getAttributesButName(b) &&
          OperationEquivalence::isRegionEquivalentTo(
-             &a.getBody(), &b.getBody(),
-             OperationEquivalence::IgnoreLocations);
+             &a.getBody(), &b.getBody(), OperationEquivalence::IgnoreLocations);
 }
 
 namespace {
@@ -59,8 +58,7 @@ struct DedupKernelsPass : fk::impl::FkDedupKernelsBase<DedupKernelsPass> {
     for (auto kernels : module.getOps<gpu::GPUModuleOp>()) {
       DenseMap<llvm::hash_code, SmallVector<gpu::GPUFuncOp, 1>> byHash;
       for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
-        SmallVector<gpu::GPUFuncOp, 1> &candidates =
-            byHash[hashKernel(kernel)];
+        SmallVector<gpu::GPUFuncOp, 1> &candidates = byHash[hashKernel(kernel)];
         auto kept = llvm::find_if(candidates, [&](gpu::GPUFuncOp candidate) {
           return areEquivalent(candidate, kernel);
         });
@@ -79,8 +77,7 @@ struct DedupKernelsPass : fk::impl::FkDedupKernelsBase<DedupKernelsPass> {
       if (it == keptFor.end())
         return;
       launch.setKernelAttr(SymbolRefAttr::get(
-          launch.getKernelModuleName(),
-          {FlatSymbolRefAttr::get(it->second)}));
+          launch.getKernelModuleName(), {FlatSymbolRefAttr::get(it->second)}));
     });
     for (gpu::GPUFuncOp kernel : merged)
       kernel.erase();

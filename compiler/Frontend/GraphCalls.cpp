@@ -84,10 +84,9 @@ SmallVector<Expr> mlir::fk::frontend::buildGraphCall(GraphBuilder &builder,
   // graph call F3: one argument per parameter.
   unsigned expected = callee.getNumArguments();
   if (call.operands.size() != expected) {
-    builder.emitError(call.loc)
-        << "graph '" << name << "' expects " << expected
-        << (expected == 1 ? " argument" : " arguments") << ", got "
-        << call.operands.size();
+    builder.emitError(call.loc) << "graph '" << name << "' expects " << expected
+                                << (expected == 1 ? " argument" : " arguments")
+                                << ", got " << call.operands.size();
     return invalid;
   }
   // graph call F4: each argument of its parameter's type; a number becomes
@@ -109,11 +108,11 @@ SmallVector<Expr> mlir::fk::frontend::buildGraphCall(GraphBuilder &builder,
       continue;
     }
     if (operand.getType() != type) {
-      InFlightDiagnostic diag =
-          builder.emitError(operand.loc)
-          << "argument " << index + 1 << " of '" << name << "' (parameter '"
-          << parameter << "') must be " << formatType(type) << ", got "
-          << formatType(operand.getType());
+      InFlightDiagnostic diag = builder.emitError(operand.loc)
+                                << "argument " << index + 1 << " of '" << name
+                                << "' (parameter '" << parameter
+                                << "') must be " << formatType(type) << ", got "
+                                << formatType(operand.getType());
       diag.attachNote(callee.getArgument(index).getLoc())
           << "parameter '" << parameter << "' is declared here";
       valid = false;
@@ -123,9 +122,8 @@ SmallVector<Expr> mlir::fk::frontend::buildGraphCall(GraphBuilder &builder,
   }
   if (!valid)
     return invalid;
-  auto op = func::CallOp::create(builder.getBuilder(),
-                                 builder.getLocation(call.loc), callee,
-                                 arguments);
+  auto op = func::CallOp::create(
+      builder.getBuilder(), builder.getLocation(call.loc), callee, arguments);
   SmallVector<Expr> results;
   for (Value result : op.getResults())
     results.push_back(Expr::ofTensor(result, call.loc));

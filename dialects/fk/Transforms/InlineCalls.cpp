@@ -31,10 +31,10 @@ static Location getInlinedLocation(Location loc, Location callLoc) {
   auto callName = dyn_cast<NameLoc>(callLoc);
   if (!callName)
     return NameLoc::get(name.getName(), site);
-  return NameLoc::get(StringAttr::get(loc.getContext(),
-                                      callName.getName().getValue() + "/" +
-                                          name.getName().getValue()),
-                      site);
+  return NameLoc::get(
+      StringAttr::get(loc.getContext(), callName.getName().getValue() + "/" +
+                                            name.getName().getValue()),
+      site);
 }
 
 namespace {
