@@ -290,6 +290,7 @@ Expr GraphBuilder::call(const CallSite &call) {
     SmallVector<llvm::StringRef> names;
     for (const OpSpec &op : getOpSpecs())
       names.push_back(op.name);
+    names.append(graphNames);
     InFlightDiagnostic diag = emitError(call.loc)
                               << "unknown operation '" << call.opName << "'";
     if (std::optional<llvm::StringRef> near = nearestName(call.opName, names))

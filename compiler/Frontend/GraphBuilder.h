@@ -119,6 +119,12 @@ public:
   /// against the op catalogue, then builds it.
   Expr call(const CallSite &call);
 
+  /// The graphs of the file, which calls may name too: an unknown name
+  /// gets the closest operation or graph as a suggestion.
+  void setGraphNames(ArrayRef<llvm::StringRef> names) {
+    graphNames.assign(names.begin(), names.end());
+  }
+
   /// Reports an error at `loc`.
   InFlightDiagnostic emitError(llvm::SMLoc loc) const;
   /// Reports an error about `call`, prefixed with the op's quoted name.
@@ -162,6 +168,7 @@ public:
 private:
   const Lexer &lexer;
   OpBuilder &builder;
+  SmallVector<llvm::StringRef> graphNames;
 };
 
 /// Formats a tensor type as the language writes it: `f16[8, 4]`.

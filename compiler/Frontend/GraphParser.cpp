@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Frontend/GraphBuilder.h"
+#include "Frontend/GraphCalls.h"
+#include "Frontend/GraphOps.h"
 #include "Frontend/Importer.h"
 #include "Frontend/Lexer.h"
 #include "fk/IR/FkDialect.h"
@@ -114,22 +116,43 @@ private:
   void recoverToNextStatement(llvm::SMLoc errorLoc);
   /// Skips to the next `graph` keyword.
   void recoverToNextGraph();
+  /// Whether the tokens at `index` start a statement: a name, or several
+  /// separated by commas, followed by `=` or `:`.
+  bool startsStatement(size_t index) const;
 
   //===--------------------------------------------------------------------===//
   // Grammar
   //===--------------------------------------------------------------------===//
 
-  ParseResult parseGraph();
   /// A parameter's name, where it is written, and whether it is `inout`.
   struct Parameter {
     llvm::StringRef name;
     llvm::SMLoc loc;
     bool inout = false;
   };
+  /// Finds the graphs of the file, their names and the calls between them
+  /// (graph F2, graph call F1).
+  void scanGraphs();
+  /// Parses the graph `index` of the file; it becomes callable if it has no
+  /// error.
+  void parseGraphAt(unsigned index);
+  ParseResult parseGraph(unsigned index);
   ParseResult parseParameters(SmallVectorImpl<Type> &types,
                               SmallVectorImpl<Parameter> &names);
   FailureOr<RankedTensorType> parseType();
   ParseResult parseStatement();
+  /// A name a statement binds, with its written type if any.
+  struct Target {
+    Token name;
+    llvm::SMLoc typeLoc;
+    std::optional<RankedTensorType> declared;
+  };
+  /// stmt := target {',' target} '=' expr with several targets, the first
+  /// parsed: the results of one call of a graph.
+  ParseResult parseMultipleResultStatement(Target first);
+  /// A statement's value, checked against its written type if it has one.
+  Expr checkDeclaredType(const Token &name, llvm::SMLoc typeLoc,
+                         std::optional<RankedTensorType> declared, Expr value);
   ParseResult parseReturn(func::FuncOp function,
                           ArrayRef<Parameter> parameters);
 
@@ -139,6 +162,10 @@ private:
   FailureOr<Expr> parseUnary();
   FailureOr<Expr> parsePrimary();
   FailureOr<Expr> parseCall();
+  /// The operands and attributes of a call, up to its closing parenthesis.
+  FailureOr<CallSite> parseCallSite();
+  /// The graph a call of `name` calls, if `name` names one.
+  std::optional<unsigned> lookupGraph(llvm::StringRef name) const;
   FailureOr<AttrValue> parseAttrValue();
   /// The value bound to the name `token`, or an error (with a suggestion)
   /// and an invalid expression.
@@ -163,7 +190,16 @@ private:
 
   /// Names of the graph being parsed.
   llvm::StringMap<Binding> scope;
-  llvm::StringMap<llvm::SMLoc> graphNames;
+
+  /// The graphs of the file in source order: where each starts (its
+  /// `graph` token), its name and calls, its function once parsed, and
+  /// whether calls may use it (parsed without error).
+  SmallVector<size_t> graphStarts;
+  SmallVector<GraphNode> graphNodes;
+  SmallVector<func::FuncOp> graphFunctions;
+  SmallVector<bool> graphCallable;
+  /// The graph each name calls (the first of that name).
+  llvm::StringMap<unsigned> graphIndex;
 };
 
 } // namespace
@@ -179,11 +215,9 @@ void GraphParser::recoverToNextStatement(llvm::SMLoc errorLoc) {
     if (token.is(Token::eof) || token.is(Token::kw_graph) ||
         token.is(Token::r_brace))
       return;
-    bool startsStatement =
-        token.is(Token::kw_return) ||
-        (token.is(Token::identifier) &&
-         (peek().is(Token::equal) || peek().is(Token::colon)));
-    if (startsStatement && lexer.getLineNumber(token.getLoc()) > errorLine)
+    bool startsHere =
+        token.is(Token::kw_return) || startsStatement(position);
+    if (startsHere && lexer.getLineNumber(token.getLoc()) > errorLine)
       return;
     consume();
   }
@@ -192,6 +226,16 @@ void GraphParser::recoverToNextStatement(llvm::SMLoc errorLoc) {
 void GraphParser::recoverToNextGraph() {
   while (current().isNot(Token::eof) && current().isNot(Token::kw_graph))
     consume();
+}
+
+bool GraphParser::startsStatement(size_t index) const {
+  auto at = [&](size_t i) -> const Token & {
+    return tokens[std::min(i, tokens.size() - 1)];
+  };
+  while (at(index).is(Token::identifier) && at(index + 1).is(Token::comma))
+    index += 2;
+  return at(index).is(Token::identifier) &&
+         (at(index + 1).is(Token::equal) || at(index + 1).is(Token::colon));
 }
 
 //===----------------------------------------------------------------------===//
@@ -204,34 +248,107 @@ void GraphParser::parseFile() {
                     "file contains no graph; expected 'graph NAME(...) { ... }'");
     return;
   }
-  while (current().isNot(Token::eof)) {
-    if (current().isNot(Token::kw_graph)) {
-      (void)emitExpected("'graph'");
-      consume();
-      recoverToNextGraph();
+  if (current().isNot(Token::kw_graph)) {
+    (void)emitExpected("'graph'");
+    consume();
+    recoverToNextGraph();
+  }
+  scanGraphs();
+  // Callees first, so that every call sees the signature of its callee.
+  for (unsigned index : orderCalleesFirst(graphs, graphNodes))
+    parseGraphAt(index);
+  // The module lists the graphs in source order, whatever order they were
+  // built in.
+  for (func::FuncOp function : graphFunctions)
+    if (function) {
+      function->remove();
+      module.getBody()->push_back(function);
+    }
+}
+
+void GraphParser::scanGraphs() {
+  for (size_t i = position; i < tokens.size(); ++i)
+    if (tokens[i].is(Token::kw_graph))
+      graphStarts.push_back(i);
+  graphNodes.resize(graphStarts.size());
+  graphFunctions.resize(graphStarts.size());
+  graphCallable.resize(graphStarts.size(), false);
+  for (auto [index, start] : llvm::enumerate(graphStarts)) {
+    const Token &name = tokens[std::min(start + 1, tokens.size() - 1)];
+    if (name.isNot(Token::identifier))
+      continue; // parseGraph reports it
+    graphNodes[index].name = name.getSpelling();
+    // graph call F1: a call of this name would call the operation.
+    if (lookupOpSpec(name.getSpelling())) {
+      lexer.emitError(name.getLoc(),
+                      "graph '" + name.getSpelling() +
+                          "' has the name of an operation; calls of it "
+                          "would call the operation, so choose another name");
       continue;
     }
-    if (failed(parseGraph()))
-      recoverToNextGraph();
+    // graph F2
+    auto [it, inserted] = graphIndex.try_emplace(name.getSpelling(), index);
+    if (!inserted)
+      lexer.emitError(name.getLoc(), "graph '" + name.getSpelling() +
+                                         "' is already defined")
+              .attachNote(lexer.getLocation(
+                  tokens[graphStarts[it->second] + 1].getLoc()))
+          << "previous definition is here";
   }
+  SmallVector<llvm::StringRef> names;
+  for (const auto &entry : graphIndex)
+    names.push_back(entry.getKey());
+  llvm::sort(names);
+  graphs.setGraphNames(names);
+  // Every name followed by '(' in a body is a call; those naming a graph
+  // are the edges of the call graph.
+  for (auto [index, start] : llvm::enumerate(graphStarts)) {
+    size_t end = index + 1 < graphStarts.size() ? graphStarts[index + 1]
+                                                : tokens.size() - 1;
+    for (size_t i = start + 2; i + 1 < end; ++i)
+      if (tokens[i].is(Token::identifier) && tokens[i + 1].is(Token::l_paren))
+        if (std::optional<unsigned> callee =
+                lookupGraph(tokens[i].getSpelling()))
+          graphNodes[index].calls.push_back({*callee, tokens[i].getLoc()});
+  }
+}
+
+std::optional<unsigned> GraphParser::lookupGraph(llvm::StringRef name) const {
+  auto it = graphIndex.find(name);
+  if (it == graphIndex.end())
+    return std::nullopt;
+  return it->second;
+}
+
+void GraphParser::parseGraphAt(unsigned index) {
+  position = graphStarts[index];
+  bool hadError = false;
+  ParseResult parsed = failure();
+  {
+    ScopedDiagnosticHandler watch(builder.getContext(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        hadError = true;
+      return failure(); // let the other handlers see it
+    });
+    parsed = parseGraph(index);
+    // What follows a graph is the next graph or the end of the file.
+    if (succeeded(parsed) && current().isNot(Token::eof) &&
+        current().isNot(Token::kw_graph))
+      (void)emitExpected("'graph'");
+  }
+  graphCallable[index] =
+      succeeded(parsed) && !hadError && graphFunctions[index] &&
+      graphFunctions[index].getNumResults() != 0;
 }
 
 /// graph := 'graph' NAME '(' [param {',' param}] ')' '{' {stmt}
 ///          'return' expr {',' expr} '}'
-ParseResult GraphParser::parseGraph() {
+ParseResult GraphParser::parseGraph(unsigned index) {
   llvm::SMLoc graphLoc = current().getLoc();
   consume(); // 'graph'
   Token name = current();
   if (failed(expect(Token::identifier, " (the graph's name)")))
     return failure();
-  if (auto [it, inserted] =
-          graphNames.try_emplace(name.getSpelling(), name.getLoc());
-      !inserted) {
-    lexer.emitError(name.getLoc(), "graph '" + name.getSpelling() +
-                                       "' is already defined")
-            .attachNote(lexer.getLocation(it->second))
-        << "previous definition is here";
-  }
 
   SmallVector<Type> types;
   SmallVector<Parameter> names;
@@ -243,6 +360,7 @@ ParseResult GraphParser::parseGraph() {
   auto function = func::FuncOp::create(builder, lexer.getLocation(graphLoc),
                                        name.getSpelling(),
                                        builder.getFunctionType(types, {}));
+  graphFunctions[index] = function;
   Block *body = function.addEntryBlock();
   builder.setInsertionPointToStart(body);
   scope.clear();
@@ -372,25 +490,103 @@ ParseResult GraphParser::parseStatement() {
       return fail();
     declared = *type;
   }
+  if (current().is(Token::comma))
+    return parseMultipleResultStatement({name, typeLoc, declared});
   if (failed(expect(Token::equal, " after '" + name.getSpelling() + "'")))
     return fail();
   FailureOr<Expr> value = parseExpr();
   if (failed(value))
     return fail();
+  bind(name.getSpelling(), name.getLoc(),
+       checkDeclaredType(name, typeLoc, declared, *value));
+  return success();
+}
+
+Expr GraphParser::checkDeclaredType(const Token &name, llvm::SMLoc typeLoc,
+                                    std::optional<RankedTensorType> declared,
+                                    Expr value) {
   // A written type is checked, never converted to.
-  if (declared && value->isTensor() && value->getType() != *declared) {
+  if (declared && value.isTensor() && value.getType() != *declared) {
     lexer.emitError(typeLoc, "'" + name.getSpelling() + "' is declared " +
                                  formatType(*declared) +
                                  " but its value is " +
-                                 formatType(value->getType()));
-    *value = Expr::invalid(value->loc);
-  } else if (declared && value->isNumber()) {
-    FailureOr<Value> constant =
-        graphs.materializeNumber(*value, *declared, "=");
-    *value = succeeded(constant) ? Expr::ofTensor(*constant, value->loc)
-                                 : Expr::invalid(value->loc);
+                                 formatType(value.getType()));
+    return Expr::invalid(value.loc);
   }
-  bind(name.getSpelling(), name.getLoc(), *value);
+  if (declared && value.isNumber()) {
+    FailureOr<Value> constant = graphs.materializeNumber(value, *declared, "=");
+    return succeeded(constant) ? Expr::ofTensor(*constant, value.loc)
+                               : Expr::invalid(value.loc);
+  }
+  return value;
+}
+
+/// stmt := target {',' target} '=' expr ;  target := NAME [':' type]
+ParseResult GraphParser::parseMultipleResultStatement(Target first) {
+  SmallVector<Target> targets = {first};
+  // As with one name, a statement that fails still defines its names.
+  auto fail = [&] {
+    for (const Target &target : targets)
+      bind(target.name.getSpelling(), target.name.getLoc(),
+           Expr::invalid(target.name.getLoc()));
+    return failure();
+  };
+  while (consumeIf(Token::comma)) {
+    Target target{current(), current().getLoc(), std::nullopt};
+    if (failed(expect(Token::identifier, " (a name to bind)")))
+      return fail();
+    targets.push_back(target);
+    if (consumeIf(Token::colon)) {
+      targets.back().typeLoc = current().getLoc();
+      FailureOr<RankedTensorType> type = parseType();
+      if (failed(type))
+        return fail();
+      targets.back().declared = *type;
+    }
+  }
+  if (failed(expect(Token::equal, " after the names")))
+    return fail();
+  // graph call F6: several names take the results of one call of a graph.
+  const Token &callee = current();
+  std::optional<unsigned> graph = lookupGraph(callee.getSpelling());
+  if (callee.isNot(Token::identifier) || peek().isNot(Token::l_paren) ||
+      !graph) {
+    if (current().isNot(Token::error))
+      lexer.emitError(callee.getLoc(),
+                      "a statement of " + llvm::Twine(targets.size()) +
+                          " names takes the results of one call of a graph, "
+                          "as in 'a, b = g(x)'");
+    return fail();
+  }
+  FailureOr<CallSite> call = parseCallSite();
+  if (failed(call))
+    return fail();
+  if (current().is(Token::plus) || current().is(Token::minus) ||
+      current().is(Token::star) || current().is(Token::slash) ||
+      current().is(Token::at)) {
+    lexer.emitError(current().getLoc(),
+                    "the results of '" + call->opName +
+                        "' are bound to several names, so the statement "
+                        "ends with the call");
+    return fail();
+  }
+  if (!graphCallable[*graph])
+    return fail();
+  func::FuncOp function = graphFunctions[*graph];
+  if (function.getNumResults() != targets.size()) {
+    lexer.emitError(call->loc,
+                    "graph '" + call->opName + "' returns " +
+                        llvm::Twine(function.getNumResults()) +
+                        (function.getNumResults() == 1 ? " result" : " results") +
+                        ", but the statement binds " +
+                        llvm::Twine(targets.size()) + " names");
+    return fail();
+  }
+  SmallVector<Expr> results = buildGraphCall(graphs, *call, function);
+  for (auto [target, result] : llvm::zip_equal(targets, results))
+    bind(target.name.getSpelling(), target.name.getLoc(),
+         checkDeclaredType(target.name, target.typeLoc, target.declared,
+                           result));
   return success();
 }
 
@@ -623,7 +819,31 @@ Expr GraphParser::lookupName(const Token &token) {
 }
 
 /// call := OP '(' [arg {',' arg}] ')' ;  arg := expr | NAME '=' attr
+/// where OP names an operation or a graph of the file.
 FailureOr<Expr> GraphParser::parseCall() {
+  FailureOr<CallSite> call = parseCallSite();
+  if (failed(call))
+    return failure();
+  std::optional<unsigned> graph = lookupGraph(call->opName);
+  if (!graph)
+    return graphs.call(*call);
+  // A callee with errors (or on a cycle) has been reported already.
+  if (!graphCallable[*graph])
+    return Expr::invalid(call->loc);
+  func::FuncOp function = graphFunctions[*graph];
+  // graph call F6
+  if (function.getNumResults() != 1) {
+    lexer.emitError(call->loc,
+                    "graph '" + call->opName + "' returns " +
+                        llvm::Twine(function.getNumResults()) +
+                        " results; bind them to as many names, as in "
+                        "'a, b = " + call->opName + "(...)'");
+    return Expr::invalid(call->loc);
+  }
+  return buildGraphCall(graphs, *call, function).front();
+}
+
+FailureOr<CallSite> GraphParser::parseCallSite() {
   CallSite call;
   call.opName = current().getSpelling();
   call.loc = current().getLoc();
@@ -671,7 +891,7 @@ FailureOr<Expr> GraphParser::parseCall() {
                              openerLoc)))
       return failure();
   }
-  return graphs.call(call);
+  return call;
 }
 
 /// attr := ['-'] NUMBER | 'true' | 'false' | dtype | STRING

@@ -1051,6 +1051,22 @@ void testKernels() {
   expectLoads(withPtx(kBase, ".extern .entry k0();\n" + kPtx),
               "a declared and defined kernel");
 
+  // Launches may share a kernel: fkc emits kernels that are equal but for
+  // their name once, and launches it from every layer and graph using it.
+  const std::string launch =
+      R"({"kernel": "k0", "grid": [1, 1, 1], "block": [32, 1, 1], )"
+      R"("shared_bytes": 0, "args": [{"buffer": 0}, {"buffer": 2}, )"
+      R"({"buffer": 1}, {"i64": 32}, {"i32": 7}]})";
+  expectLoads(artifact(edited(launch, launch + ", " + launch + ", " + launch)),
+              "three launches of one kernel");
+  const std::string graph =
+      kBase.substr(kBase.find(R"({"name": "g")"))
+          .substr(0, kBase.size() - kBase.find(R"({"name": "g")") - 2);
+  expectLoads(artifact(kBase.substr(0, kBase.size() - 2) + ", " +
+                       replaced(graph, R"("name": "g")", R"("name": "h")") +
+                       "]}"),
+              "two graphs launching one kernel");
+
   // R47
   expectInvalid("R47", edited(R"({"i32": 7}])", R"({"i32": 7}, {"i32": 8}])"),
                 "manifest: graphs[0].launches[0].args: 6 arguments, but "
