@@ -44,12 +44,14 @@ fkrt_status GraphReplays::run(const cu::Driver &d, const ReplayKey &key,
     release(d, oldest->second);
     replays.erase(oldest);
   }
+  // A capture that fails (no memory for the replay's own workspace, a
+  // launch the driver rejects) has run nothing: the run goes kernel by
+  // kernel instead, which needs no new memory when a pooled workspace is
+  // idle, and reports a failing launch as a run does.
   Replay replay;
-  if (fkrt_status status =
-          capture(d, workspaceBytes, recorder, where + " (capturing a CUDA graph)", replay);
-      status != FKRT_SUCCESS) {
+  if (capture(d, workspaceBytes, recorder, where, replay) != FKRT_SUCCESS) {
     release(d, replay);
-    return status;
+    return FKRT_SUCCESS;
   }
   replayed = true;
   return launch(d, replays.emplace(key, replay).first->second, stream, where);

@@ -60,9 +60,10 @@ public:
 
   /// Enqueues the replay of `key` on `stream`, capturing it first when the
   /// key is run the second time, and sets `replayed`; when it stays false
-  /// (a key run once, a driver without graphs) the caller launches the
-  /// kernels itself. Replays of one key run one after the other, whatever
-  /// their streams (they share a workspace).
+  /// (a key run once, a driver without graphs, a capture that failed, which
+  /// runs nothing) the caller launches the kernels itself. Replays of one
+  /// key run one after the other, whatever their streams (they share a
+  /// workspace).
   fkrt_status run(const cu::Driver &d, const ReplayKey &key,
                   uint64_t workspaceBytes, const Recorder &recorder,
                   cu::Stream stream, const std::string &where,

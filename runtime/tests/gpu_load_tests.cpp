@@ -58,9 +58,14 @@ const int kThreads = 8;
 
 void *address(Ptr p) { return reinterpret_cast<void *>(uintptr_t(p)); }
 
-fkrt_module loadModule(const std::string &path) {
+/// Loads `path` on device 0. These tests are about the workspace pool and
+/// runs that fail, and a replayed run uses a workspace of its own, so CUDA
+/// graph replays are off unless `cudaGraphs` (gpu_tests.cpp tests replays).
+fkrt_module loadModule(const std::string &path, bool cudaGraphs = false) {
   fkrt_module m = nullptr;
   fkrt_status status = fkrt_module_load_file(path.c_str(), &m);
+  if (status == FKRT_SUCCESS)
+    status = fkrt_set_cuda_graphs(m, cudaGraphs ? 1 : 0);
   if (status == FKRT_SUCCESS)
     status = fkrt_module_load_cuda(m, 0);
   CHECK_EQ(status, FKRT_SUCCESS);
@@ -347,6 +352,22 @@ void testLaunchFailure(const std::string &dataDir) {
             wait(stream, "scale after fail") &&
             run.finish("scale after fail", &where));
       CHECK_EQ(where, first);
+    }
+
+    // With replays on, a run whose launch fails cannot be captured: its
+    // capture runs nothing and the run goes kernel by kernel, reporting the
+    // failure every time; no replay is held.
+    {
+      fkrt_module replaying = loadModule(dataDir + "/load.ptx", true);
+      for (int r = 0; r < 4 && replaying; ++r) {
+        CHECK(run.prepareFail(10 + r));
+        CHECK_EQ(run.start(replaying, "fail", stream), FKRT_ERROR_CUDA);
+        CHECK(isLaunchFailure(fkrt_last_error()));
+        CHECK(wait(stream, "fail, replays on"));
+        CHECK(run.finish("fail, replays on"));
+      }
+      CHECK_EQ(fkrt_cuda_graph_count(replaying), 0u);
+      fkrt_module_destroy(replaying);
     }
 
     // Failing and good runs interleaved on several threads: every failure
