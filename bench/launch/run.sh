@@ -21,6 +21,9 @@ compile)
   for g in "${graphs[@]}"; do
     build/bin/fkc "$g" -o "$artifacts/$(basename "${g%.graph}").ptx"
   done
+  # The commit compiled, for the report (the GPU machine's copy may have no
+  # history).
+  git rev-parse --short HEAD > "$artifacts/COMMIT" 2>/dev/null || echo unknown > "$artifacts/COMMIT"
   echo "launch: compiled ${#graphs[@]} graphs into $artifacts" ;;
 run)
   fkc_run=$2 out=$3
@@ -28,7 +31,7 @@ run)
   report=$out/launch-overhead.md
   device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
   {
-    echo "# Launch overhead: CUDA graph replays ($device, $(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
+    echo "# Launch overhead: CUDA graph replays ($device, $(cat "$artifacts/COMMIT" 2>/dev/null || echo unknown))"
     echo
     echo "\`bash bench/launch/run.sh run\`: median of 500 runs after 50 warm-up (fkc-run --bench), ms."
     echo
