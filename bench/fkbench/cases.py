@@ -182,6 +182,14 @@ def _table():
                 flop_formula=_attention_flops,
                 description="softmax(q @ k^T / sqrt(%d)%s) @ v" % (
                     d, " + causal mask" if causal else "")))
+    # Decode: one query row per sequence; memory-bound (K and V read once),
+    # so reported in GB/s.
+    for n in (512, 4096, 16384):
+        cases.append(Case(
+            "attention_decode_%d" % n, "attention", ("q", "k", "v"),
+            attrs={"causal": False, "scale": 1 / math.sqrt(128)},
+            description="decode: softmax(q @ k^T / sqrt(128)) @ v, one "
+                        "query against %d keys, batch 8, 32 heads" % n))
     cases.append(Case(
         "transformer_block_f16", "transformer_block",
         ("x", "norm1", "wq", "wk", "wv", "wo", "norm2", "w_gate", "w_up",
