@@ -1,9 +1,11 @@
 //===- KernelEmission.cpp - a fusion body's value at given coordinates ---===//
 
 #include "Codegen/KernelEmission.h"
+#include "fk/IR/FkGatherSemantics.h"
 #include "fk/IR/FkScalarSemantics.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include <memory>
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -12,13 +14,15 @@ using namespace mlir::fk;
 namespace {
 /// One value being emitted: the element of `tensor` at `coords`. A shape op
 /// forwards to the element of its operand at other coordinates; an
-/// elementwise op waits for the elements of its operands.
+/// elementwise op waits for the elements of its operands; a gather first
+/// waits for its index element (`indexed`), then forwards.
 struct PendingElement {
   Value tensor;
   SmallVector<Value> coords;
   bool forwards = false;
   Operation *elementwise = nullptr;
   SmallVector<Value> operands;
+  std::unique_ptr<ElementStep> indexed;
 };
 } // namespace
 
@@ -58,8 +62,18 @@ FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
         finish(value);
         continue;
       }
+      if (top.indexed) {
+        // The index element is in: forward to the element it selects.
+        ElementStep step = std::move(*top.indexed);
+        top.indexed.reset();
+        step.sourceCoords[step.indexedDim] =
+            buildGatherCoordinate(b, loc, value, step.indexedSize);
+        top.forwards = true;
+        push(step.source, step.sourceCoords);
+        continue;
+      }
       top.operands.push_back(value);
-    } else if (!top.forwards && !top.elementwise) {
+    } else if (!top.forwards && !top.elementwise && !top.indexed) {
       // First visit: a cached or leaf value, or what the element needs.
       if (auto it = cache.find(cacheKey(top.tensor, top.coords));
           it != cache.end()) {
@@ -75,6 +89,12 @@ FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
       }
       if (step->elementwise) {
         top.elementwise = step->elementwise;
+      } else if (step->indexSource) {
+        Value index = step->indexSource;
+        SmallVector<Value> indexCoords = step->indexCoords;
+        top.indexed = std::make_unique<ElementStep>(std::move(*step));
+        push(index, indexCoords);
+        continue;
       } else {
         top.forwards = true;
         Value source = step->source;
@@ -102,10 +122,11 @@ FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
 Value ElementEmitter::emitIota(IotaOp iota, ArrayRef<Value> coords) {
   Type elementType = tensorType(iota.getResult()).getElementType();
   Value index = coords[iota.getDim()];
-  Value asI32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
+  Type integerType = isa<FloatType>(elementType) ? b.getI32Type() : elementType;
+  Value asInteger = arith::IndexCastOp::create(b, loc, integerType, index);
   if (!isa<FloatType>(elementType))
-    return asI32;
-  Value asFloat = arith::SIToFPOp::create(b, loc, b.getF32Type(), asI32);
+    return asInteger;
+  Value asFloat = arith::SIToFPOp::create(b, loc, b.getF32Type(), asInteger);
   return roundToElementType(b, loc, asFloat, elementType);
 }
 
@@ -176,6 +197,19 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
     for (auto [i, p] : llvm::enumerate(transpose.getPerm()))
       source[p] = coords[i];
     return ElementStep::forward(transpose.getOperand(), source);
+  }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    // [a..., i..., b...] reads table[a..., index(indices[i...]), b...].
+    int64_t axis = gather.getAxis();
+    int64_t indexRank = tensorType(gather.getIndices()).getRank();
+    ArrayRef<Value> all(coords);
+    SmallVector<Value> source(all.take_front(axis));
+    source.push_back(Value()); // the gathered coordinate, once known
+    llvm::append_range(source, all.drop_front(axis + indexRank));
+    return ElementStep::indexed(
+        gather.getTable(), source, axis,
+        tensorType(gather.getTable()).getDimSize(axis), gather.getIndices(),
+        all.slice(axis, indexRank));
   }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     Value linear =

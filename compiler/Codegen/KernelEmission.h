@@ -217,8 +217,16 @@ struct ElementStep {
   Value source;
   SmallVector<Value> sourceCoords;
   /// ...or `elementwise` applied to its operands' elements at the same
-  /// coordinates.
+  /// coordinates...
   Operation *elementwise = nullptr;
+  /// ...or, when `indexSource` is set (gathers), the element of `source` at
+  /// `sourceCoords` with coordinate `indexedDim` taken from the value of
+  /// the element of `indexSource` at `indexCoords`, normalized to an axis of
+  /// `indexedSize` elements (buildGatherCoordinate).
+  Value indexSource;
+  SmallVector<Value> indexCoords;
+  int64_t indexedDim = 0;
+  int64_t indexedSize = 0;
 
   static FailureOr<ElementStep> leaf(FailureOr<Value> value) {
     if (failed(value))
@@ -236,6 +244,18 @@ struct ElementStep {
   static ElementStep elementwiseOf(Operation *op) {
     ElementStep step;
     step.elementwise = op;
+    return step;
+  }
+  /// `source`'s element at `coords` with coordinate `dim` (a placeholder in
+  /// `coords`) read from `index` at `indexCoords`.
+  static ElementStep indexed(Value source, ArrayRef<Value> coords, int64_t dim,
+                             int64_t size, Value index,
+                             ArrayRef<Value> indexCoords) {
+    ElementStep step = forward(source, coords);
+    step.indexedDim = dim;
+    step.indexedSize = size;
+    step.indexSource = index;
+    step.indexCoords.assign(indexCoords.begin(), indexCoords.end());
     return step;
   }
 };

@@ -31,6 +31,7 @@ Type mlir::fk::frontend::parseDtype(MLIRContext *context,
       .Case("f16", b.getF16Type())
       .Case("bf16", b.getBF16Type())
       .Case("i32", b.getI32Type())
+      .Case("i64", b.getI64Type())
       .Case("i1", b.getI1Type())
       .Default(Type());
 }
@@ -90,9 +91,11 @@ FailureOr<Value> GraphBuilder::materializeNumber(const Expr &number,
   Type dtype = type.getElementType();
   double value = number.number;
   if (isa<IntegerType>(dtype)) {
-    double limit = dtype.isSignlessInteger(1) ? 1 : 2147483647.0;
-    double low = dtype.isSignlessInteger(1) ? 0 : -2147483648.0;
-    if (std::trunc(value) != value || value > limit || value < low) {
+    // highestValue(i64) is 2^63, which i64 cannot hold.
+    double low = dtype.isSignlessInteger(1) ? 0 : lowestValue(dtype);
+    double limit = dtype.isSignlessInteger(1) ? 1 : highestValue(dtype);
+    bool tooHigh = dtype.isSignlessInteger(64) ? value >= limit : value > limit;
+    if (std::trunc(value) != value || tooHigh || value < low) {
       emitError(number.loc) << "number " << formatNumber(value) << " is not a valid "
                             << dtype << " value for '" << opName << "'";
       return failure();
@@ -229,7 +232,7 @@ static llvm::StringRef describe(AttrKind kind) {
   case AttrKind::Bool:
     return "true or false";
   case AttrKind::Dtype:
-    return "a dtype (f32, f16, bf16, i32, i1)";
+    return "a dtype (f32, f16, bf16, i32, i64, i1)";
   case AttrKind::String:
     return "a string";
   case AttrKind::IntList:

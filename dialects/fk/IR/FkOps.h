@@ -25,7 +25,7 @@
 
 namespace mlir::fk {
 /// Whether a loop fusion can compute `op` element by element: elementwise
-/// ops, broadcasts, transposes, reshapes, iota and constants.
+/// ops, broadcasts, transposes, reshapes, gathers, iota and constants.
 bool isLoopOp(Operation *op);
 
 /// Whether `op` is one of the reductions (reduce_sum, _max, _min, _mean).

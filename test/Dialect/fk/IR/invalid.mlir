@@ -1078,3 +1078,111 @@ func.func @attention_c9(%q: tensor<4x16xi32>, %k: tensor<8x16xi32>, %v: tensor<8
   %0 = fk.attention %q, %k, %v scale = 1.250000e-01 causal = false : tensor<4x16xi32>, tensor<8x16xi32>, tensor<8x16xi32> -> tensor<4x16xi32>
   return %0 : tensor<4x16xi32>
 }
+
+// -----
+
+// gather C1: indices are a static tensor of i32 or i64.
+func.func @gather_c1(%t: tensor<8x4xf32>, %i: tensor<3xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'fk.gather' op operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xf32>'}}
+  %0 = fk.gather %t, %i axis = 0 : tensor<8x4xf32>, tensor<3xf32> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// gather C2: 0 <= axis < rank(table).
+func.func @gather_c2(%t: tensor<8x4xf32>, %i: tensor<3xi32>) -> tensor<8x3xf32> {
+  // expected-error @+1 {{'fk.gather' op axis 2 is out of range for rank 2}}
+  %0 = fk.gather %t, %i axis = 2 : tensor<8x4xf32>, tensor<3xi32> -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}
+
+// -----
+
+// gather C3: the gathered axis has elements unless the indices have none.
+func.func @gather_c3(%t: tensor<0x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'fk.gather' op gathers from the empty axis 0 of a table of shape [0, 4]}}
+  %0 = fk.gather %t, %i axis = 0 : tensor<0x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// gather C4: the result is table.shape[:axis] + indices.shape + table.shape[axis+1:].
+func.func @gather_c4(%t: tensor<8x4xf32>, %i: tensor<2x3xi32>) -> tensor<2x3x4xf32> {
+  // expected-error @+1 {{'fk.gather' op result type 'tensor<2x3x4xf32>' differs from the inferred 'tensor<8x2x3xf32>'}}
+  %0 = fk.gather %t, %i axis = 1 : tensor<8x4xf32>, tensor<2x3xi32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// argmax C1: the operand is a static numeric tensor, the result i32.
+func.func @argmax_c1(%a: tensor<2x3xi1>) -> tensor<2xi32> {
+  // expected-error @+1 {{'fk.argmax' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x3xi1>'}}
+  %0 = fk.argmax %a axis = 1 : tensor<2x3xi1> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// argmax C2: 0 <= axis < rank.
+func.func @argmax_c2(%a: tensor<2x3xf32>) -> tensor<2xi32> {
+  // expected-error @+1 {{'fk.argmax' op axis 2 is out of range for rank 2}}
+  %0 = fk.argmax %a axis = 2 : tensor<2x3xf32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// argmax C3: the axis has 1 to 2^31 - 1 elements.
+func.func @argmax_c3(%a: tensor<2x0xf32>) -> tensor<2xi32> {
+  // expected-error @+1 {{'fk.argmax' op axis 1 has 0 elements; expected 1 to 2147483647}}
+  %0 = fk.argmax %a axis = 1 : tensor<2x0xf32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// argmax C4: the result is the operand's shape without the axis, of i32.
+func.func @argmax_c4(%a: tensor<2x3xf32>) -> tensor<3xi32> {
+  // expected-error @+1 {{'fk.argmax' op result type 'tensor<3xi32>' differs from the inferred 'tensor<2xi32>'}}
+  %0 = fk.argmax %a axis = 1 : tensor<2x3xf32> -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+// argmin C1: the operand is a static numeric tensor, the result i32.
+func.func @argmin_c1(%a: tensor<2x3xf32>) -> tensor<2xi64> {
+  // expected-error @+1 {{'fk.argmin' op result #0 must be statically shaped tensor of 32-bit signless integer values, but got 'tensor<2xi64>'}}
+  %0 = fk.argmin %a axis = 1 : tensor<2x3xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// argmin C2: 0 <= axis < rank.
+func.func @argmin_c2(%a: tensor<f32>) -> tensor<i32> {
+  // expected-error @+1 {{'fk.argmin' op axis 0 is out of range for rank 0}}
+  %0 = fk.argmin %a axis = 0 : tensor<f32> -> tensor<i32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
+// argmin C3: the axis has 1 to 2^31 - 1 elements.
+func.func @argmin_c3(%a: tensor<0xi64>) -> tensor<i32> {
+  // expected-error @+1 {{'fk.argmin' op axis 0 has 0 elements; expected 1 to 2147483647}}
+  %0 = fk.argmin %a axis = 0 : tensor<0xi64> -> tensor<i32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
+// argmin C4: the result is the operand's shape without the axis, of i32.
+func.func @argmin_c4(%a: tensor<2x3xf32>) -> tensor<2x3xi32> {
+  // expected-error @+1 {{'fk.argmin' op result type 'tensor<2x3xi32>' differs from the inferred 'tensor<3xi32>'}}
+  %0 = fk.argmin %a axis = 0 : tensor<2x3xf32> -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
