@@ -120,13 +120,9 @@ static double nanMin(double a, double b) {
 }
 
 /// The bits of an i32 or i64 value held as a double, for wrapping
-/// arithmetic modulo 2^64; fromWrapping wraps the sum to `elementType`.
+/// arithmetic modulo 2^64; fromWrappedBits wraps the result to its type.
 static uint64_t toWrapping(double value) {
   return static_cast<uint64_t>(wrapToInt64(value));
-}
-static double fromWrapping(uint64_t value, Type elementType) {
-  return roundToElementType(static_cast<double>(static_cast<int64_t>(value)),
-                            elementType);
 }
 
 //===----------------------------------------------------------------------===//
@@ -226,7 +222,7 @@ static Results reduce(Operation *op, const RefTensor &input,
     for (size_t i = 0; i < input.values.size(); ++i)
       sums[target(i)] += toWrapping(input.values[i]);
     for (size_t j = 0; j < sums.size(); ++j)
-      result.values[j] = fromWrapping(sums[j], elementType);
+      result.values[j] = fromWrappedBits(sums[j], elementType);
     return single(std::move(result));
   }
 
@@ -368,7 +364,7 @@ static Results evaluateMatmul(MatmulOp op, ArrayRef<RefTensor> operands) {
           uint64_t acc = 0;
           for (int64_t p = 0; p < k; ++p)
             acc += toWrapping(a[i * k + p]) * toWrapping(c[p * n + j]);
-          out[i * n + j] = fromWrapping(acc, elementType);
+          out[i * n + j] = fromWrappedBits(acc, elementType);
           continue;
         }
         double acc = 0;

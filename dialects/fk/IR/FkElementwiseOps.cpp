@@ -66,11 +66,11 @@ bool hasIntegerResult(Operation *op) {
   return isIntegerNumber(resultElementType(op));
 }
 
-/// The low 64 bits of a product, which the caller wraps to i32 or i64.
-double wrappingProduct(double a, double b) {
-  uint64_t product = static_cast<uint64_t>(wrapToInt64(a)) *
-                     static_cast<uint64_t>(wrapToInt64(b));
-  return double(static_cast<int64_t>(product));
+/// The product wrapped to `type` (i32 or i64).
+double wrappingProduct(double a, double b, Type type) {
+  return fromWrappedBits(static_cast<uint64_t>(wrapToInt64(a)) *
+                             static_cast<uint64_t>(wrapToInt64(b)),
+                         type);
 }
 
 /// max and min propagate NaN, as the GPU's fmax.NaN variants and numpy do.
@@ -103,7 +103,7 @@ Value SubOp::buildScalar(OpBuilder &b, ValueRange x) {
 
 double MulOp::evaluateScalar(ArrayRef<double> x) {
   if (hasIntegerResult(*this))
-    return wrappingProduct(x[0], x[1]);
+    return wrappingProduct(x[0], x[1], resultElementType(*this));
   return x[0] * x[1];
 }
 Value MulOp::buildScalar(OpBuilder &b, ValueRange x) {

@@ -40,6 +40,13 @@ int64_t mlir::fk::wrapToInt64(double value) {
   return static_cast<int64_t>(wrapped);
 }
 
+double mlir::fk::fromWrappedBits(uint64_t bits, Type elementType) {
+  // Narrowed before the conversion, which rounds beyond 2^53.
+  if (elementType.isSignlessInteger(32))
+    return static_cast<int32_t>(static_cast<uint32_t>(bits));
+  return static_cast<double>(static_cast<int64_t>(bits));
+}
+
 double mlir::fk::roundToElementType(double value, Type elementType) {
   if (elementType.isF32())
     return static_cast<double>(static_cast<float>(value));

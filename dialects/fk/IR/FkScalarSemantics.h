@@ -40,6 +40,10 @@ bool isIntegerNumber(Type elementType);
 /// i64 element holds.
 int64_t wrapToInt64(double value);
 
+/// The i32 or i64 value whose two's complement bits are the low bits of
+/// `bits` (wrap-around), as a double.
+double fromWrappedBits(uint64_t bits, Type elementType);
+
 /// Rounds `value` to the nearest value of `elementType` (round to nearest
 /// even for floats, wrap-around for i32 and i64, `value != 0` for i1).
 double roundToElementType(double value, Type elementType);
