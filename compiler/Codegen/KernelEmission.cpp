@@ -66,8 +66,10 @@ FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
         // The index element is in: forward to the element it selects.
         ElementStep step = std::move(*top.indexed);
         top.indexed.reset();
-        step.sourceCoords[step.indexedDim] =
-            buildGatherCoordinate(b, loc, value, step.indexedSize);
+        Value &coordinate = gatherCoordinates[{value, step.indexedSize}];
+        if (!coordinate)
+          coordinate = buildGatherCoordinate(b, loc, value, step.indexedSize);
+        step.sourceCoords[step.indexedDim] = coordinate;
         top.forwards = true;
         push(step.source, step.sourceCoords);
         continue;

@@ -310,6 +310,9 @@ private:
   const DenseMap<Value, Value> &buffers;
   gpu::GPUModuleOp kernels;
   std::map<std::vector<void *>, Value> cache;
+  /// The table coordinate of each (index value, axis size), built once so
+  /// that the elements of a run read one table slice through one view.
+  DenseMap<std::pair<Value, int64_t>, Value> gatherCoordinates;
 
 public:
   FlatAddressing addressing;
