@@ -451,8 +451,12 @@ static void fuseSiblings(func::FuncOp fn, bool explain) {
           continue;
         int64_t shared = 0;
         bool available = true;
-        for (Value input : second.getInputs()) {
-          if (llvm::is_contained(first.getInputs(), input))
+        for (auto [input, arg] : llvm::zip(
+                 second.getInputs(), second.getBody().front().getArguments())) {
+          // What the second kernel no longer reads. A table only gathers
+          // read is not counted: the kernels may read different slices.
+          if (llvm::is_contained(first.getInputs(), input) &&
+              (arg.use_empty() || readBytes(arg) == getTensorBytes(arg)))
             shared += getTensorBytes(input);
           Operation *def = input.getDefiningOp();
           if (def && !def->isBeforeInBlock(first))
