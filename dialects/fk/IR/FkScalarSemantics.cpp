@@ -28,6 +28,8 @@ bool mlir::fk::isIntegerNumber(Type elementType) {
 
 int64_t mlir::fk::wrapToInt64(double value) {
   constexpr double kTwo63 = 0x1p63, kTwo64 = 0x1p64;
+  if (!std::isfinite(value)) // no integer holds it; defined rather than UB
+    return 0;
   if (value == kTwo63)
     return INT64_MAX;
   // Exact: fmod of doubles is, and so is the shift by 2^64 of a value that

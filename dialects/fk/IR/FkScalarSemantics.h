@@ -37,7 +37,7 @@ bool isIntegerNumber(Type elementType);
 
 /// The integral `value` as an int64 modulo 2^64, 2^63 itself giving
 /// INT64_MAX (the double nearest to it): the bits that a store of an i32 or
-/// i64 element holds.
+/// i64 element holds. NaN and infinities, which no integer holds, give 0.
 int64_t wrapToInt64(double value);
 
 /// The i32 or i64 value whose two's complement bits are the low bits of
