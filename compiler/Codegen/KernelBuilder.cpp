@@ -378,7 +378,8 @@ private:
     if (!value.getType().isInteger(64))
       return shuffle(value);
     Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    Value thirtyTwo = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32));
+    Value thirtyTwo =
+        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32));
     Value low = shuffle(arith::TruncIOp::create(b, loc, i32, value));
     Value high = shuffle(arith::TruncIOp::create(
         b, loc, i32, arith::ShRUIOp::create(b, loc, value, thirtyTwo)));

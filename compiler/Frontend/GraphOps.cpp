@@ -373,8 +373,8 @@ Expr buildGather(GraphBuilder &b, const CallSite &call) {
         << "'gather' indices must be i32 or i64, got " << indexDtype;
     return Expr::invalid(call.loc);
   }
-  FailureOr<int64_t> axis = b.normalizeAxis(call, "axis", getInt(call, "axis", 0),
-                                            tableType.getRank());
+  FailureOr<int64_t> axis = b.normalizeAxis(
+      call, "axis", getInt(call, "axis", 0), tableType.getRank());
   if (failed(axis))
     return Expr::invalid(call.loc);
   FailureOr<RankedTensorType> type =

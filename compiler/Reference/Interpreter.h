@@ -98,9 +98,9 @@ TensorDifference compareTensors(const RefTensor &expected,
 double defaultTolerance(Type elementType);
 
 /// Prints `tensor<2x3xf32> [[1, 2, 3], [4, 5, 6]]`: floats as `%.6g` (and
-/// `nan`, `inf`, `-inf`), i32 and i64 as integers, i1 as `true`/`false`. Tensors with
-/// more than `maxElements` elements print flat, as their first and last
-/// `maxElements / 2` elements around `...`.
+/// `nan`, `inf`, `-inf`), i32 and i64 as integers, i1 as `true`/`false`.
+/// Tensors with more than `maxElements` elements print flat, as their first
+/// and last `maxElements / 2` elements around `...`.
 void printTensor(llvm::raw_ostream &os, const RefTensor &tensor,
                  int64_t maxElements = 64);
 

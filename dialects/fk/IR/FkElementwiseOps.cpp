@@ -130,7 +130,8 @@ Value DivOp::buildScalar(OpBuilder &b, ValueRange x) {
   Type type = x[1].getType();
   Value zero = s.integer(type, 0);
   Value isZero = s.cmpi(arith::CmpIPredicate::eq, x[1], zero);
-  Value isMinusOne = s.cmpi(arith::CmpIPredicate::eq, x[1], s.integer(type, -1));
+  Value isMinusOne =
+      s.cmpi(arith::CmpIPredicate::eq, x[1], s.integer(type, -1));
   Value special = arith::OrIOp::create(b, getLoc(), isZero, isMinusOne);
   Value safe = s.select(special, s.integer(type, 1), x[1]);
   Value quotient = arith::DivSIOp::create(b, getLoc(), x[0], safe);

@@ -134,7 +134,8 @@ def Fk_ReluOp : Fk_UnaryOp<"relu", Fk_NumericTensor> {
 }
 def Fk_FloorOp : Fk_UnaryOp<"floor", Fk_NumericTensor> {
   let summary = "elementwise largest integer not greater than x";
-  let description = "On i32 and i64, x itself. `%r = fk.floor %a : tensor<4xf32>`";
+  let description =
+      "On i32 and i64, x itself. `%r = fk.floor %a : tensor<4xf32>`";
 }
 def Fk_ExpOp : Fk_UnaryOp<"exp", Fk_FloatTensor> {
   let summary = "elementwise e^x";

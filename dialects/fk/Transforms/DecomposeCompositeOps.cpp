@@ -1,10 +1,10 @@
 //===- DecomposeCompositeOps.cpp - composite ops as primitive ops ---------===//
 //
 // softmax, layernorm, rmsnorm, attention, argmax and argmin become the
-// reductions, matmuls and elementwise ops of their definitions, so that the kernel builders only
-// know three shapes of work (loop, reduction, matmul); an attention the
-// flash kernel computes may stay whole. f16/bf16 composites compute in f32
-// inside, as their reference semantics do.
+// reductions, matmuls and elementwise ops of their definitions, so that the
+// kernel builders only know three shapes of work (loop, reduction, matmul);
+// an attention the flash kernel computes may stay whole. f16/bf16
+// composites compute in f32 inside, as their reference semantics do.
 //
 //===----------------------------------------------------------------------===//
 
