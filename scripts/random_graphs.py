@@ -165,6 +165,10 @@ class E:
             out.add(self.name)
         for a in self.args:
             a.names(out)
+        # Index lists name rank-0 values: start=[pos, 0].
+        for k, v in self.attrs:
+            if k == "start" and v.startswith("["):
+                out.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", v))
         return out
 
     def copy_meta(self, other):
@@ -992,6 +996,142 @@ def broadcast(b):
     return e
 
 
+def slice_bounds(rng, dim):
+    """Python slice bounds for a dimension of `dim`: negative, past the end,
+    empty or whole, and the length numpy gives them."""
+    start = rng.choice([None, 0, 1, -1, -dim - 2, dim // 2, dim + 3, -2])
+    stop = rng.choice([None, dim, -1, dim // 2 + 1, dim + 5, 0, -dim - 1])
+    step = rng.choice([None, 1, 1, 2, 3])
+    length = len(range(*slice(start, stop, step).indices(dim)))
+    return start, stop, step, length
+
+
+def slice_(b):
+    rng = b.rng
+    a = b.tensor(ANY, min_rank=1)
+    shape = list(a.shape)
+    if rng.random() < 0.6:
+        axis = rng.randrange(a.rank)
+        start, stop, step, shape[axis] = slice_bounds(rng, a.shape[axis])
+        attrs = [("axis", str(axis - a.rank if rng.random() < 0.3 else axis))]
+        for k, v in (("start", start), ("stop", stop), ("step", step)):
+            if v is not None:
+                attrs.append((k, str(v)))
+    else:
+        bounds = [slice_bounds(rng, d) for d in a.shape]
+        shape = [bd[3] for bd in bounds]
+        attrs = []
+        for k, i, default in (("start", 0, 0), ("stop", 1, None),
+                              ("step", 2, 1)):
+            if any(bd[i] is not None for bd in bounds) or rng.random() < 0.2:
+                entries = [bd[i] if bd[i] is not None else
+                           (default if default is not None else dim)
+                           for bd, dim in zip(bounds, a.shape)]
+                attrs.append((k, format_shape(entries)))
+    rng.shuffle(attrs)
+    e = call("slice", [a], a, attrs=attrs)
+    e.shape = tuple(shape)
+    return e
+
+
+def concat(b):
+    rng = b.rng
+    a = b.tensor(ANY, min_rank=1)
+    axis = rng.randrange(a.rank)
+    parts = [a]
+    for _ in range(rng.choice([1, 1, 2])):
+        if rng.random() < 0.3:
+            parts.append(a)
+            continue
+        shape = list(a.shape)
+        shape[axis] = rng.choice([0, 1, b.sizes.dim(cap=9)])
+        parts.append(b.use(b.param(a.dtype, shape)))
+    rng.shuffle(parts)
+    attrs = []
+    if axis or rng.random() < 0.5:
+        attrs.append(("axis", str(axis - a.rank if rng.random() < 0.3
+                                  else axis)))
+    e = call("concat", parts, a, attrs=attrs)
+    e.bound = max(p.bound for p in parts)
+    shape = list(a.shape)
+    shape[axis] = sum(p.shape[axis] for p in parts)
+    e.shape = tuple(shape)
+    return e
+
+
+def pad(b):
+    rng = b.rng
+    a = b.tensor(ANY)
+    # One or two dimensions padded, so that the result stays small.
+    padded = set(rng.sample(range(a.rank), min(a.rank, rng.choice([1, 2]))))
+    low = [rng.choice([0, 1, 2, 5]) if d in padded else 0
+           for d in range(a.rank)]
+    high = [rng.choice([0, 1, 3]) if d in padded else 0
+            for d in range(a.rank)]
+    attrs = []
+    if any(low) or rng.random() < 0.3:
+        attrs.append(("low", format_shape(low)))
+    if any(high) or rng.random() < 0.3:
+        attrs.append(("high", format_shape(high)))
+    value = None
+    if a.dtype == "i1":
+        value = rng.choice([None, "0", "1"])
+    elif a.dtype == "i32":
+        value = rng.choice([None, "0", "-3", "7"])
+    else:
+        value = rng.choice([None, "0", "0.5", "-2", "1e-3"] +
+                           (["-inf", "inf"] if b.nonfinite else []))
+    if value is not None:
+        attrs.append(("value", value))
+    rng.shuffle(attrs)
+    e = call("pad", [a], a, attrs=attrs)
+    if value is not None and "inf" in value:
+        e.nonfinite = True
+    elif value is not None:
+        e.bound = max(e.bound, abs(float(value)))
+    e.shape = tuple(d + l + h for d, l, h in zip(a.shape, low, high))
+    return e
+
+
+def window_start(b, full, window):
+    """An index list for a window of `window` in `full`: integers (before,
+    inside and past the tensor: the op clamps them) and names of rank-0 i32
+    or i64 parameters (random in [-8, 8])."""
+    rng = b.rng
+    entries = []
+    for d, w in zip(full, window):
+        if rng.random() < 0.4:
+            dtype = rng.choice(["i32", "i64"])
+            entries.append(b.param(dtype, (), prefix="pos").name)
+        else:
+            entries.append(str(rng.choice([0, 1, -2, d - w, d + 4])))
+    return "[" + ", ".join(entries) + "]"
+
+
+def dynamic_slice(b):
+    rng = b.rng
+    a = b.tensor(ANY, min_rank=1)
+    size = [rng.choice([d, 1, d // 2, 0]) if d else 0 for d in a.shape]
+    e = call("dynamic_slice", [a], a,
+             attrs=[("start", window_start(b, a.shape, size)),
+                    ("size", format_shape(size))])
+    e.shape = tuple(size)
+    return e
+
+
+def update_slice(b):
+    rng = b.rng
+    dest = b.tensor(ANY, min_rank=1)
+    window = [rng.choice([d, 1, d // 2, 0]) if d else 0 for d in dest.shape]
+    update = b.tensor((dest.dtype,), shape=window)
+    e = call("update_slice", [dest, update], dest,
+             attrs=[("start", window_start(b, dest.shape, window))])
+    e.bound = max(dest.bound, update.bound)
+    e.exact = dest.exact and update.exact
+    e.nonfinite = dest.nonfinite or update.nonfinite
+    return e
+
+
 def iota(b):
     rng = b.rng
     like = b.pick(lambda e: not e.is_number and e.rank >= 1, consume=False)
@@ -1803,6 +1943,11 @@ GENERATORS = [
     ("transpose", 4, transpose),
     ("broadcast", 2, broadcast),
     ("iota", 2, iota),
+    ("slice", 3, slice_),
+    ("concat", 2, concat),
+    ("pad", 2, pad),
+    ("dynamic-slice", 2, dynamic_slice),
+    ("update-slice", 2, update_slice),
     ("full", 2, full),
     ("number", 1, number_statement),
     ("matmul", 6, matmul),

@@ -3,6 +3,7 @@
 #include "Artifact/ArtifactWriter.h"
 #include "Artifact/BufferPlan.h"
 #include "Codegen/Passes.h"
+#include "fk/IR/FkInout.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkTarget.h"
 
@@ -44,6 +45,9 @@ public:
 
   LogicalResult build();
   void write(llvm::raw_ostream &os);
+  /// Whether an output aliases an input (the new value of an inout
+  /// parameter).
+  bool hasAliases();
 
 private:
   struct Buffer {
@@ -143,12 +147,24 @@ llvm::json::Array GraphManifest::tensors(bool outputs) {
       continue;
     auto type = cast<MemRefType>(arg.getType());
     auto name = host.getArgAttrOfType<StringAttr>(i, "fk.name");
-    result.push_back(llvm::json::Object{
+    llvm::json::Object tensor{
         {"name", name ? name.getValue().str() : "arg" + std::to_string(i)},
         {"dtype", dtypeName(type.getElementType())},
-        {"shape", llvm::json::Array(type.getShape())}});
+        {"shape", llvm::json::Array(type.getShape())}};
+    // An output that is an inout parameter's new value names the input it
+    // is written into (input indices count the arguments before outputs).
+    if (auto input = host.getArgAttrOfType<IntegerAttr>(i, kUpdatesAttrName))
+      tensor["aliases"] = input.getInt();
+    result.push_back(std::move(tensor));
   }
   return result;
+}
+
+bool GraphManifest::hasAliases() {
+  for (unsigned i = 0; i < host.getNumArguments(); ++i)
+    if (host.getArgAttr(i, kUpdatesAttrName))
+      return true;
+  return false;
 }
 
 /// One JSON value on one line.
@@ -261,7 +277,10 @@ LogicalResult mlir::fk::writeArtifact(ModuleOp module,
 
   std::string manifest;
   llvm::raw_string_ostream json(manifest);
-  json << "{\"format\": \"fkc-artifact\", \"version\": " << kArtifactVersion
+  bool aliases = llvm::any_of(
+      graphs, [](GraphManifest &graph) { return graph.hasAliases(); });
+  json << "{\"format\": \"fkc-artifact\", \"version\": "
+       << (aliases ? kAliasingArtifactVersion : kArtifactVersion)
        << ", \"target\": " << compact(target->getChip())
        << ",\n\"graphs\": [";
   for (auto [i, graph] : llvm::enumerate(graphs)) {

@@ -2,6 +2,7 @@
 
 #include "Codegen/KernelEmission.h"
 #include "Codegen/Tiling.h"
+#include "fk/IR/FkInout.h"
 #include "fk/IR/FkScalarSemantics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -135,6 +136,53 @@ static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k,
         k.store(element, buffer, coords, tensorType(value).getElementType(),
                 &emitter);
     hoistLoads(*i.getParentBlock());
+    return success();
+  });
+  if (failed(built))
+    return failure();
+  return k.launchShape(items, tiling.getThreads());
+}
+
+/// A loop fusion marked fk.window_in_place: its one result is
+/// `update_slice(dest, update, start)` written into dest's own buffer (an
+/// inout parameter's), so the kernel walks only the window, one element per
+/// work item, and stores each element of `update` at `start` plus its
+/// coordinates; the rest of the buffer already holds dest.
+static FailureOr<LaunchShape> buildWindowKernel(KernelContext &k,
+                                                TilingAttr tiling) {
+  Value yielded = yieldedValues(k.fusion)[0];
+  auto update = yielded.getDefiningOp<UpdateSliceOp>();
+  if (!update)
+    return k.fusion.emitOpError()
+           << "is marked '" << kWindowInPlaceAttrName
+           << "' but does not yield an fk.update_slice";
+  RankedTensorType windowType = tensorType(update.getUpdate());
+  ArrayRef<int64_t> window = windowType.getShape();
+  ArrayRef<int64_t> full = tensorType(update.getDest()).getShape();
+  int64_t items = windowType.getNumElements();
+  LogicalResult built = k.gridStrideLoop(items, [&](Value i) {
+    ElementEmitter emitter = k.makeEmitter();
+    SmallVector<Value> coords = k.idx.delinearize(i, window);
+    // The window's start, clamped as fk.update_slice clamps it.
+    SmallVector<Value> at;
+    auto dynamic = update.getStart().begin();
+    for (auto [d, entry] : llvm::enumerate(update.getStaticStart())) {
+      Value start;
+      if (entry != ShapedType::kDynamic) {
+        start = k.idx.constant(entry);
+      } else {
+        FailureOr<Value> value = emitter.emit(*dynamic++, {});
+        if (failed(value))
+          return failure();
+        start = k.idx.clampedIndex(*value, full[d] - window[d]);
+      }
+      at.push_back(k.idx.add(start, coords[d]));
+    }
+    FailureOr<Value> element = emitter.emit(update.getUpdate(), coords);
+    if (failed(element))
+      return failure();
+    k.store(*element, k.results[0], at, windowType.getElementType(),
+            &emitter);
     return success();
   });
   if (failed(built))
@@ -593,6 +641,8 @@ FailureOr<LaunchShape> mlir::fk::buildFusionKernel(FusionOp fusion,
   KernelContext k(fusion, kernel, kernels);
   switch (fusion.getKind()) {
   case FusionKind::Loop:
+    if (fusion->hasAttr(kWindowInPlaceAttrName))
+      return buildWindowKernel(k, tiling);
     return buildLoopKernel(k, tiling);
   case FusionKind::Reduction:
     if (tiling.getStrategy() == KernelStrategy::Rows) {

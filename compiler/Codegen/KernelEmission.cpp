@@ -5,7 +5,6 @@
 #include "fk/IR/FkScalarSemantics.h"
 
 #include "mlir/IR/SymbolTable.h"
-#include <memory>
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -14,15 +13,16 @@ using namespace mlir::fk;
 namespace {
 /// One value being emitted: the element of `tensor` at `coords`. A shape op
 /// forwards to the element of its operand at other coordinates; an
-/// elementwise op waits for the elements of its operands; a gather first
-/// waits for its index element (`indexed`), then forwards.
+/// elementwise op waits for the elements of its operands; a step with
+/// `then` waits for the elements it `needs`.
 struct PendingElement {
   Value tensor;
   SmallVector<Value> coords;
   bool forwards = false;
   Operation *elementwise = nullptr;
+  SmallVector<ElementRef, 0> needs;
+  std::function<FailureOr<ElementStep>(ArrayRef<Value>)> then;
   SmallVector<Value> operands;
-  std::unique_ptr<ElementStep> indexed;
 };
 } // namespace
 
@@ -51,6 +51,26 @@ FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
     finished = value;
     stack.pop_back();
   };
+  // Takes the step the top element needs: done, or waiting for others.
+  auto take = [&](ElementStep step) {
+    PendingElement &top = stack.back();
+    top.operands.clear();
+    if (step.value)
+      return finish(step.value);
+    if (step.elementwise) {
+      top.elementwise = step.elementwise;
+      return;
+    }
+    if (step.then) {
+      top.needs = std::move(step.needs);
+      top.then = std::move(step.then);
+      return;
+    }
+    top.forwards = true;
+    Value source = step.source;
+    SmallVector<Value> sourceCoords = std::move(step.sourceCoords);
+    push(source, sourceCoords);
+  };
 
   push(tensor, coords);
   while (!stack.empty()) {
@@ -62,20 +82,8 @@ FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
         finish(value);
         continue;
       }
-      if (top.indexed) {
-        // The index element is in: forward to the element it selects.
-        ElementStep step = std::move(*top.indexed);
-        top.indexed.reset();
-        Value &coordinate = gatherCoordinates[{value, step.indexedSize}];
-        if (!coordinate)
-          coordinate = buildGatherCoordinate(b, loc, value, step.indexedSize);
-        step.sourceCoords[step.indexedDim] = coordinate;
-        top.forwards = true;
-        push(step.source, step.sourceCoords);
-        continue;
-      }
       top.operands.push_back(value);
-    } else if (!top.forwards && !top.elementwise && !top.indexed) {
+    } else if (!top.forwards && !top.elementwise && !top.then) {
       // First visit: a cached or leaf value, or what the element needs.
       if (auto it = cache.find(cacheKey(top.tensor, top.coords));
           it != cache.end()) {
@@ -85,25 +93,25 @@ FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
       FailureOr<ElementStep> step = emitStep(top.tensor, top.coords);
       if (failed(step))
         return failure();
-      if (step->value) {
-        finish(step->value);
+      take(std::move(*step));
+      continue;
+    }
+    // A step waiting for elements: the next one, or what it makes of them.
+    if (stack.back().then) {
+      PendingElement &waiting = stack.back();
+      size_t done = waiting.operands.size();
+      if (done < waiting.needs.size()) {
+        ElementRef next = waiting.needs[done];
+        push(next.tensor, next.coords);
         continue;
       }
-      if (step->elementwise) {
-        top.elementwise = step->elementwise;
-      } else if (step->indexSource) {
-        Value index = step->indexSource;
-        SmallVector<Value> indexCoords = step->indexCoords;
-        top.indexed = std::make_unique<ElementStep>(std::move(*step));
-        push(index, indexCoords);
-        continue;
-      } else {
-        top.forwards = true;
-        Value source = step->source;
-        SmallVector<Value> sourceCoords = std::move(step->sourceCoords);
-        push(source, sourceCoords);
-        continue;
-      }
+      auto then = std::move(waiting.then);
+      waiting.then = nullptr;
+      FailureOr<ElementStep> step = then(waiting.operands);
+      if (failed(step))
+        return failure();
+      take(std::move(*step));
+      continue;
     }
     // An elementwise op: its next operand, or the op once all are in.
     Operation *op = stack.back().elementwise;
@@ -208,10 +216,20 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
     SmallVector<Value> source(all.take_front(axis));
     source.push_back(Value()); // the gathered coordinate, once known
     llvm::append_range(source, all.drop_front(axis + indexRank));
-    return ElementStep::indexed(
-        gather.getTable(), source, axis,
-        tensorType(gather.getTable()).getDimSize(axis), gather.getIndices(),
-        all.slice(axis, indexRank));
+    Value table = gather.getTable(), indices = gather.getIndices();
+    int64_t size = tensorType(table).getDimSize(axis);
+    SmallVector<Value> indexCoords(all.slice(axis, indexRank));
+    // The index element first, then the table's element it selects.
+    return ElementStep::after(
+        {ElementRef{indices, indexCoords}},
+        [this, table, source, axis,
+         size](ArrayRef<Value> v) mutable -> FailureOr<ElementStep> {
+          Value &c = gatherCoordinates[{v[0], size}];
+          if (!c)
+            c = buildGatherCoordinate(b, loc, v[0], size);
+          source[axis] = c;
+          return ElementStep::forward(table, source);
+        });
   }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     Value linear =
@@ -220,9 +238,196 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
         reshape.getOperand(),
         idx.delinearize(linear, tensorType(reshape.getOperand()).getShape()));
   }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    // Result coordinate i reads start + step * i.
+    SmallVector<Value> source;
+    for (auto [coord, start, step] :
+         llvm::zip(coords, slice.getStart(), slice.getStep())) {
+      Value scaled = step == 1 ? coord : idx.mul(coord, idx.constant(step));
+      source.push_back(start == 0 ? scaled
+                                  : idx.add(idx.constant(start), scaled));
+    }
+    return ElementStep::forward(slice.getOperand(), source);
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op))
+    return emitConcat(concat, coords);
+  if (auto pad = dyn_cast<PadOp>(op))
+    return emitPad(pad, coords);
+  if (auto slice = dyn_cast<DynamicSliceOp>(op))
+    return emitDynamicSlice(slice, coords);
+  if (auto update = dyn_cast<UpdateSliceOp>(op))
+    return emitUpdateSlice(update, coords);
   if (isa<ScalarElementwiseOpInterface>(op))
     return ElementStep::elementwiseOf(op);
   return op->emitOpError()
          << "cannot be computed element by element inside a kernel";
 }
 
+
+//===----------------------------------------------------------------------===//
+// Slicing and joining
+//===----------------------------------------------------------------------===//
+//
+// A choice among sources reads every candidate at coordinates clamped into
+// it, so that no read leaves a buffer whatever the result coordinate, then
+// selects; an empty candidate is never read.
+
+ElementStep ElementEmitter::emitConcat(ConcatOp concat, ArrayRef<Value> coords) {
+  int64_t axis = concat.getAxis();
+  int64_t extent = tensorType(concat.getResult()).getDimSize(axis);
+  Value coord = coords[axis];
+  SmallVector<ElementRef> needs;
+  SmallVector<int64_t> offsets;
+  int64_t offset = 0;
+  for (Value input : concat.getInputs()) {
+    RankedTensorType type = tensorType(input);
+    int64_t size = type.getDimSize(axis);
+    if (type.getNumElements() != 0) {
+      Value local = offset == 0 ? coord : idx.sub(coord, idx.constant(offset));
+      if (offset > 0)
+        local = arith::MaxSIOp::create(b, loc, local, idx.constant(0));
+      if (offset + size < extent)
+        local = arith::MinSIOp::create(b, loc, local, idx.constant(size - 1));
+      ElementRef ref{input, SmallVector<Value>(coords)};
+      ref.coords[axis] = local;
+      needs.push_back(std::move(ref));
+      offsets.push_back(offset);
+    }
+    offset += size;
+  }
+  // With no elements in any input, the result has none either: nothing
+  // reads it.
+  if (needs.empty())
+    return *ElementStep::leaf(buildScalarConstant(
+        b, loc, tensorType(concat.getResult()).getElementType(), 0.0));
+  if (needs.size() == 1)
+    return ElementStep::forward(needs[0].tensor, needs[0].coords);
+  return ElementStep::after(
+      std::move(needs),
+      [this, coord, offsets](ArrayRef<Value> parts) -> FailureOr<ElementStep> {
+        // The last input whose range starts at or before the coordinate.
+        Value value = parts.back();
+        for (int64_t j = static_cast<int64_t>(parts.size()) - 2; j >= 0; --j) {
+          Value before = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, coord,
+              idx.constant(offsets[j + 1]));
+          value = arith::SelectOp::create(b, loc, before, parts[j], value);
+        }
+        return ElementStep::leaf(value);
+      });
+}
+
+ElementStep ElementEmitter::emitPad(PadOp pad, ArrayRef<Value> coords) {
+  RankedTensorType type = tensorType(pad.getOperand());
+  Type elementType = type.getElementType();
+  Value padding = buildScalarConstant(
+      b, loc, elementType,
+      roundToElementType(pad.getValue().convertToDouble(), elementType));
+  if (type.getNumElements() == 0)
+    return *ElementStep::leaf(padding);
+  SmallVector<Value> source;
+  Value inside;
+  for (auto [d, coord] : llvm::enumerate(coords)) {
+    int64_t low = pad.getLow()[d], high = pad.getHigh()[d];
+    int64_t dim = type.getDimSize(d);
+    if (low == 0 && high == 0) {
+      source.push_back(coord);
+      continue;
+    }
+    Value shifted = low == 0 ? coord : idx.sub(coord, idx.constant(low));
+    Value here = idx.inRange(shifted, dim);
+    inside = inside ? arith::AndIOp::create(b, loc, inside, here) : here;
+    source.push_back(idx.clamp(shifted, 0, dim - 1));
+  }
+  if (!inside)
+    return ElementStep::forward(pad.getOperand(), source);
+  return ElementStep::after(
+      {ElementRef{pad.getOperand(), source}},
+      [this, inside, padding](ArrayRef<Value> read) -> FailureOr<ElementStep> {
+        return ElementStep::leaf(
+            arith::SelectOp::create(b, loc, inside, read[0], padding)
+                .getResult());
+      });
+}
+
+ElementStep ElementEmitter::withWindowStart(
+    ArrayRef<int64_t> staticStart, ValueRange starts, ArrayRef<int64_t> full,
+    ArrayRef<int64_t> window,
+    std::function<FailureOr<ElementStep>(ArrayRef<Value>)> then) {
+  SmallVector<ElementRef> needs;
+  for (Value start : starts)
+    needs.push_back(ElementRef{start, {}});
+  SmallVector<int64_t> fixed(staticStart);
+  SmallVector<int64_t> fullShape(full), windowShape(window);
+  return ElementStep::after(
+      std::move(needs),
+      [this, fixed, fullShape, windowShape,
+       then](ArrayRef<Value> dynamic) -> FailureOr<ElementStep> {
+        SmallVector<Value> start;
+        size_t next = 0;
+        for (auto [d, entry] : llvm::enumerate(fixed)) {
+          if (entry != ShapedType::kDynamic) {
+            start.push_back(idx.constant(entry));
+            continue;
+          }
+          // As XLA: clamped so that the window lies in the tensor.
+          start.push_back(idx.clampedIndex(dynamic[next++],
+                                           fullShape[d] - windowShape[d]));
+        }
+        return then(start);
+      });
+}
+
+ElementStep ElementEmitter::emitDynamicSlice(DynamicSliceOp slice,
+                                             ArrayRef<Value> coords) {
+  SmallVector<Value> at(coords);
+  Value operand = slice.getOperand();
+  return withWindowStart(
+      slice.getStaticStart(), slice.getStart(),
+      tensorType(operand).getShape(), tensorType(slice.getResult()).getShape(),
+      [this, at, operand](ArrayRef<Value> start) -> FailureOr<ElementStep> {
+        SmallVector<Value> source;
+        for (auto [coord, first] : llvm::zip(at, start))
+          source.push_back(idx.add(first, coord));
+        return ElementStep::forward(operand, source);
+      });
+}
+
+ElementStep ElementEmitter::emitUpdateSlice(UpdateSliceOp update,
+                                            ArrayRef<Value> coords) {
+  Value dest = update.getDest(), patch = update.getUpdate();
+  ArrayRef<int64_t> window = tensorType(patch).getShape();
+  if (tensorType(patch).getNumElements() == 0)
+    return ElementStep::forward(dest, coords);
+  SmallVector<Value> at(coords);
+  SmallVector<int64_t> windowShape(window);
+  ArrayRef<int64_t> full = tensorType(dest).getShape();
+  SmallVector<int64_t> fullShape(full);
+  return withWindowStart(
+      update.getStaticStart(), update.getStart(), full, window,
+      [this, at, dest, patch, windowShape,
+       fullShape](ArrayRef<Value> start) -> FailureOr<ElementStep> {
+        SmallVector<Value> source;
+        Value inside;
+        for (auto [d, coord] : llvm::enumerate(at)) {
+          // A window as wide as the tensor starts at 0 and covers it.
+          if (windowShape[d] == fullShape[d]) {
+            source.push_back(coord);
+            continue;
+          }
+          Value shifted = idx.sub(coord, start[d]);
+          Value here = idx.inRange(shifted, windowShape[d]);
+          inside = inside ? arith::AndIOp::create(b, loc, inside, here) : here;
+          source.push_back(idx.clamp(shifted, 0, windowShape[d] - 1));
+        }
+        if (!inside)
+          return ElementStep::forward(patch, source);
+        return ElementStep::after(
+            {ElementRef{patch, source}, ElementRef{dest, at}},
+            [this, inside](ArrayRef<Value> read) -> FailureOr<ElementStep> {
+              return ElementStep::leaf(
+                  arith::SelectOp::create(b, loc, inside, read[0], read[1])
+                      .getResult());
+            });
+      });
+}

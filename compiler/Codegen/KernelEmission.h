@@ -56,6 +56,32 @@ struct IndexBuilder {
   static constexpr arith::IntegerOverflowFlags kNoWrap =
       arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
 
+  /// `x - y`, which may be negative (coordinates of a window's start).
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  /// `x` clamped into [low, high], comparing as signed.
+  Value clamp(Value x, int64_t low, int64_t high) {
+    x = arith::MaxSIOp::create(b, loc, x, constant(low));
+    return arith::MinSIOp::create(b, loc, x, constant(high));
+  }
+  /// Whether `0 <= x < bound`: one unsigned comparison.
+  Value inRange(Value x, int64_t bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
+                                 constant(bound));
+  }
+  /// The integer scalar `x` (i32 or i64) clamped into [0, high], as an
+  /// index. It is clamped in its own type: the index type may be narrower.
+  Value clampedIndex(Value x, int64_t high) {
+    auto type = cast<IntegerType>(x.getType());
+    int64_t most = static_cast<int64_t>(
+        llvm::maxIntN(static_cast<unsigned>(type.getWidth())));
+    auto bound = [&](int64_t value) {
+      return arith::ConstantOp::create(b, loc, IntegerAttr::get(type, value));
+    };
+    x = arith::MaxSIOp::create(b, loc, x, bound(0));
+    x = arith::MinSIOp::create(b, loc, x, bound(std::min(high, most)));
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), x);
+  }
+
   /// The row-major coordinates of `linear` in `shape`.
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape) {
     SmallVector<Value> coords(shape.size());
@@ -205,6 +231,12 @@ private:
   std::map<std::vector<void *>, Value> runViews;
 };
 
+/// An element of a tensor value: the value and its coordinates.
+struct ElementRef {
+  Value tensor;
+  SmallVector<Value> coords;
+};
+
 /// Emits the compute-type scalar of a tensor value of a fusion's body at
 /// given coordinates. Values are cached per (value, coordinates), so a value
 /// used twice at one point is computed once. One emitter serves one block:
@@ -219,14 +251,13 @@ struct ElementStep {
   /// ...or `elementwise` applied to its operands' elements at the same
   /// coordinates...
   Operation *elementwise = nullptr;
-  /// ...or, when `indexSource` is set (gathers), the element of `source` at
-  /// `sourceCoords` with coordinate `indexedDim` taken from the value of
-  /// the element of `indexSource` at `indexCoords`, normalized to an axis of
-  /// `indexedSize` elements (buildGatherCoordinate).
-  Value indexSource;
-  SmallVector<Value> indexCoords;
-  int64_t indexedDim = 0;
-  int64_t indexedSize = 0;
+  /// ...or what `then` makes of the elements `needs` lists, in order: a
+  /// choice among sources (pad, concat, update_slice), or coordinates that
+  /// depend on elements (a gather's index, the starts of dynamic_slice and
+  /// update_slice).
+  /// `then` may need further elements in turn.
+  SmallVector<ElementRef> needs;
+  std::function<FailureOr<ElementStep>(ArrayRef<Value>)> then;
 
   static FailureOr<ElementStep> leaf(FailureOr<Value> value) {
     if (failed(value))
@@ -246,16 +277,12 @@ struct ElementStep {
     step.elementwise = op;
     return step;
   }
-  /// `source`'s element at `coords` with coordinate `dim` (a placeholder in
-  /// `coords`) read from `index` at `indexCoords`.
-  static ElementStep indexed(Value source, ArrayRef<Value> coords, int64_t dim,
-                             int64_t size, Value index,
-                             ArrayRef<Value> indexCoords) {
-    ElementStep step = forward(source, coords);
-    step.indexedDim = dim;
-    step.indexedSize = size;
-    step.indexSource = index;
-    step.indexCoords.assign(indexCoords.begin(), indexCoords.end());
+  static ElementStep after(
+      SmallVector<ElementRef> needs,
+      std::function<FailureOr<ElementStep>(ArrayRef<Value>)> then) {
+    ElementStep step;
+    step.needs = std::move(needs);
+    step.then = std::move(then);
     return step;
   }
 };
@@ -303,6 +330,17 @@ private:
   /// element, else says which it needs.
   FailureOr<ElementStep> emitStep(Value tensor, ArrayRef<Value> coords);
   Value emitIota(IotaOp iota, ArrayRef<Value> coords);
+  ElementStep emitConcat(ConcatOp concat, ArrayRef<Value> coords);
+  ElementStep emitPad(PadOp pad, ArrayRef<Value> coords);
+  ElementStep emitDynamicSlice(DynamicSliceOp slice, ArrayRef<Value> coords);
+  ElementStep emitUpdateSlice(UpdateSliceOp update, ArrayRef<Value> coords);
+  /// The elements of `starts` (rank-0), then `then` of the window's start
+  /// per dimension as indices: static entries of `staticStart` as they are,
+  /// dynamic ones clamped into [0, full - window].
+  ElementStep withWindowStart(
+      ArrayRef<int64_t> staticStart, ValueRange starts,
+      ArrayRef<int64_t> full, ArrayRef<int64_t> window,
+      std::function<FailureOr<ElementStep>(ArrayRef<Value>)> then);
 
   OpBuilder &b;
   Location loc;

@@ -113,4 +113,19 @@ def FkLowerToGpu : Pass<"fk-lower-to-gpu", "ModuleOp"> {
   ];
 }
 
+def FkDedupKernels : Pass<"fk-dedup-kernels", "ModuleOp"> {
+  let summary = "Keeps one copy of kernels that are structurally identical";
+  let description = [{
+    A layer called twelve times, or written out twelve times, becomes twelve
+    fusions that fk-lower-to-gpu builds as twelve identical `gpu.func`s. This
+    pass keeps the first of each set of kernels that are equal but for
+    their name (same signature, argument attributes and body, locations
+    ignored), points every `gpu.launch_func` of the others at it and erases
+    them, before the NVVM and PTX passes compile each kernel once. Kernels
+    that differ in anything else, a constant or a shape, stay apart. The
+    kept kernel keeps its name, so names stay deterministic; launches of
+    several graphs may share it.
+  }];
+}
+
 #endif // FKC_CODEGEN_PASSES_TD

@@ -78,8 +78,25 @@ DiagnosticPrinter::DiagnosticPrinter(llvm::SourceMgr &sourceMgr,
   });
 }
 
+/// The calls through which `loc` was inlined (fk-inline-calls), innermost
+/// first: the callers of its call sites.
+static void collectCallers(Location loc, SmallVectorImpl<Location> &callers) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return collectCallers(name.getChildLoc(), callers);
+  if (auto call = dyn_cast<CallSiteLoc>(loc)) {
+    collectCallers(call.getCallee(), callers);
+    callers.push_back(call.getCaller());
+  }
+}
+
 void DiagnosticPrinter::print(Diagnostic &diag) {
   printOne(diag.getLocation(), diag.getSeverity(), diag.str());
+  // A diagnostic about a graph's statement inlined at a call says where it
+  // was called from, since the statement's own line serves every call.
+  SmallVector<Location> callers;
+  collectCallers(diag.getLocation(), callers);
+  for (Location caller : callers)
+    printOne(caller, DiagnosticSeverity::Note, "inlined from the call here");
   for (Diagnostic &note : diag.getNotes())
     printOne(note.getLocation(), note.getSeverity(), note.str());
   os.flush();

@@ -1,7 +1,9 @@
 //===- DiagnosticPrinter.h - diagnostics with their source line -*- C++ -*-===//
 //
 // Prints each diagnostic as `file:line:col: error: message`, then the source
-// line and a caret under the column, then its notes the same way. Unlike
+// line and a caret under the column, then its notes the same way; one about
+// an op inlined from a call of a graph gets a note at each call it came
+// through. Unlike
 // llvm::SourceMgr's printer, it puts the caret on lines with non-ASCII text
 // too (columns count characters, as the front end's locations do), leaves a
 // byte order mark out, and shows a window of a very long line rather than

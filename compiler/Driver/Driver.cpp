@@ -17,6 +17,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -46,7 +47,9 @@ private:
   OwningOpRef<ModuleOp> parseInput(llvm::SourceMgr &sourceMgr,
                                    MLIRContext *context);
   LogicalResult setTarget(ModuleOp module);
-  LogicalResult runStages(ModuleOp module);
+  /// Runs the stages up to the one asked for; with --mlir-timing, each
+  /// stage's passes are timed under `timing` (null without).
+  LogicalResult runStages(ModuleOp module, TimingScope *timing);
   /// Interprets every function of `module` on seeded random inputs.
   FailureOr<SmallVector<SmallVector<RefTensor>>> interpretAll(ModuleOp module);
   LogicalResult printValues(ModuleOp module);
@@ -96,7 +99,7 @@ Compilation::interpretAll(ModuleOp module) {
   return results;
 }
 
-LogicalResult Compilation::runStages(ModuleOp module) {
+LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
   if (!options.fusionGraphFile.empty() && options.emit < Stage::Fused)
     return emitError(module.getLoc())
            << "--fusion-graph needs the fused stage (--emit=fused or later)";
@@ -119,8 +122,14 @@ LogicalResult Compilation::runStages(ModuleOp module) {
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
     addStagePasses(pm, stage, options.pipeline);
+    TimingScope stageTiming;
+    if (timing) {
+      stageTiming = timing->nest(getStageName(stage));
+      pm.enableTiming(stageTiming);
+    }
     if (failed(pm.run(module)))
       return failure();
+    stageTiming.stop();
     if (expected && isTensorStage(stage)) {
       FailureOr<SmallVector<SmallVector<RefTensor>>> actual =
           interpretAll(module);
@@ -182,16 +191,27 @@ Compilation::process(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
 
+  // --mlir-timing: the front end, each stage's passes and the artifact
+  // writer, reported when the compilation ends.
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
   auto compile = [&]() -> LogicalResult {
+    TimingScope frontEndTiming = timing.nest("front end");
     OwningOpRef<ModuleOp> module = parseInput(sourceMgr, &context);
-    if (!module || failed(setTarget(*module)) || failed(runStages(*module)))
+    frontEndTiming.stop();
+    if (!module || failed(setTarget(*module)) ||
+        failed(runStages(*module,
+                         timingManager.isEnabled() ? &timing : nullptr)))
       return failure();
     if (options.verifyStages)
       return success();
     if (options.interpret)
       return printValues(*module);
-    if (options.emit == Stage::Ptx)
+    if (options.emit == Stage::Ptx) {
+      TimingScope writerTiming = timing.nest("artifact writer");
       return writeArtifact(*module, options.pipeline.ptx, os);
+    }
     module->print(os);
     os << "\n";
     return success();

@@ -85,27 +85,28 @@ FailureOr<int64_t> GraphBuilder::normalizeAxis(const CallSite &call,
   return axis < 0 ? axis + rank : axis;
 }
 
+LogicalResult GraphBuilder::checkNumber(const Expr &number, Type dtype,
+                                        llvm::StringRef opName) {
+  double value = number.number;
+  if (isRepresentable(value, dtype))
+    return success();
+  if (isa<IntegerType>(dtype))
+    emitError(number.loc) << "number " << formatNumber(value)
+                          << " is not a valid " << dtype << " value for '"
+                          << opName << "'";
+  else
+    emitError(number.loc) << "number " << formatNumber(value) << " overflows "
+                          << dtype << " in '" << opName << "'";
+  return failure();
+}
+
 FailureOr<Value> GraphBuilder::materializeNumber(const Expr &number,
                                                  RankedTensorType type,
                                                  llvm::StringRef opName) {
   Type dtype = type.getElementType();
   double value = number.number;
-  if (isa<IntegerType>(dtype)) {
-    // highestValue(i64) is 2^63, which i64 cannot hold.
-    double low = dtype.isSignlessInteger(1) ? 0 : lowestValue(dtype);
-    double limit = dtype.isSignlessInteger(1) ? 1 : highestValue(dtype);
-    bool tooHigh = dtype.isSignlessInteger(64) ? value >= limit : value > limit;
-    if (std::trunc(value) != value || tooHigh || value < low) {
-      emitError(number.loc) << "number " << formatNumber(value) << " is not a valid "
-                            << dtype << " value for '" << opName << "'";
-      return failure();
-    }
-  } else if (std::isfinite(value) &&
-             !std::isfinite(roundToElementType(value, dtype))) {
-    emitError(number.loc) << "number " << formatNumber(value) << " overflows " << dtype
-                          << " in '" << opName << "'";
+  if (failed(checkNumber(number, dtype, opName)))
     return failure();
-  }
   auto attr = DenseElementsAttr::get(
       type, doubleToAttribute(dtype, roundToElementType(value, dtype)));
   return create<ConstantOp>(number.loc, type, attr);
@@ -237,6 +238,10 @@ static llvm::StringRef describe(AttrKind kind) {
     return "a string";
   case AttrKind::IntList:
     return "a list of integers";
+  case AttrKind::IntOrIntList:
+    return "an integer or a list of integers";
+  case AttrKind::IndexList:
+    return "a list of integers and names of rank-0 i32 or i64 values";
   }
   llvm_unreachable("unknown attribute kind");
 }
@@ -256,6 +261,12 @@ static bool matches(AttrKind expected, AttrValue::Kind actual) {
     return actual == AttrValue::Kind::String;
   case AttrKind::IntList:
     return actual == AttrValue::Kind::IntList;
+  case AttrKind::IntOrIntList:
+    return actual == AttrValue::Kind::Integer ||
+           actual == AttrValue::Kind::IntList;
+  case AttrKind::IndexList:
+    return actual == AttrValue::Kind::IntList ||
+           actual == AttrValue::Kind::IndexList;
   }
   llvm_unreachable("unknown attribute kind");
 }
@@ -280,6 +291,7 @@ Expr GraphBuilder::call(const CallSite &call) {
     SmallVector<llvm::StringRef> names;
     for (const OpSpec &op : getOpSpecs())
       names.push_back(op.name);
+    names.append(graphNames);
     InFlightDiagnostic diag = emitError(call.loc)
                               << "unknown operation '" << call.opName << "'";
     if (std::optional<llvm::StringRef> near = nearestName(call.opName, names))
@@ -290,11 +302,16 @@ Expr GraphBuilder::call(const CallSite &call) {
   size_t count = call.operands.size();
   if (count < spec->minOperands || count > spec->maxOperands) {
     InFlightDiagnostic diag = emitOpError(call) << "expects ";
-    if (spec->minOperands == spec->maxOperands)
+    if (spec->maxOperands == kUnboundedOperands)
+      diag << "at least " << spec->minOperands;
+    else if (spec->minOperands == spec->maxOperands)
       diag << spec->minOperands;
     else
       diag << spec->minOperands << " to " << spec->maxOperands;
-    diag << (spec->maxOperands == 1 ? " operand" : " operands") << ", got "
+    unsigned most = spec->maxOperands == kUnboundedOperands
+                        ? spec->minOperands
+                        : spec->maxOperands;
+    diag << (most == 1 ? " operand" : " operands") << ", got "
          << count;
     valid = false;
   }
@@ -316,6 +333,13 @@ Expr GraphBuilder::call(const CallSite &call) {
         diag << "; it takes no attributes";
       else
         diag << "; it takes " << llvm::join(names, ", ");
+      valid = false;
+      continue;
+    }
+    // A list naming an undefined value was reported where it was read.
+    if (llvm::any_of(attr.value.entries, [](const AttrValue::ListEntry &e) {
+          return e.isName() && e.value.isInvalid();
+        })) {
       valid = false;
       continue;
     }

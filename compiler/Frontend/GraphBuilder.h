@@ -48,21 +48,46 @@ struct Expr {
   }
 };
 
-/// A keyword attribute of a call: `axis=-1`, `to=f16`, `shape=[2, 3]`.
+/// A keyword attribute of a call: `axis=-1`, `to=f16`, `shape=[2, 3]`,
+/// `start=[pos, 0]`.
 struct AttrValue {
-  enum class Kind { Integer, Float, Bool, Dtype, String, IntList };
+  /// `IndexList` is a list with at least one entry naming a graph value.
+  enum class Kind { Integer, Float, Bool, Dtype, String, IntList, IndexList };
+  /// An entry of a list: an integer, or the name of a graph value.
+  struct ListEntry {
+    int64_t integer = 0;
+    /// Empty for an integer entry.
+    llvm::StringRef name;
+    /// The named value (invalid after an error already reported).
+    Expr value;
+    llvm::SMLoc loc;
+    bool isName() const { return !name.empty(); }
+  };
   Kind kind;
   int64_t integer = 0;
   double floating = 0;
   bool boolean = false;
   Type dtype;
   std::string string;
+  /// A list's integers (0 for a named entry) and its entries.
   llvm::SmallVector<int64_t> ints;
+  llvm::SmallVector<ListEntry> entries;
   llvm::SMLoc loc;
 };
 
-/// The kinds of attribute an op declares; `Float` also accepts integers.
-enum class AttrKind { Integer, Float, Bool, Dtype, String, IntList };
+/// The kinds of attribute an op declares; `Float` also accepts integers,
+/// `IntOrIntList` an integer or a list of integers, `IndexList` a list
+/// whose entries are integers or names of graph values.
+enum class AttrKind {
+  Integer,
+  Float,
+  Bool,
+  Dtype,
+  String,
+  IntList,
+  IntOrIntList,
+  IndexList
+};
 
 struct NamedAttr {
   llvm::StringRef name;
@@ -94,6 +119,12 @@ public:
   /// against the op catalogue, then builds it.
   Expr call(const CallSite &call);
 
+  /// The graphs of the file, which calls may name too: an unknown name
+  /// gets the closest operation or graph as a suggestion.
+  void setGraphNames(ArrayRef<llvm::StringRef> names) {
+    graphNames.assign(names.begin(), names.end());
+  }
+
   /// Reports an error at `loc`.
   InFlightDiagnostic emitError(llvm::SMLoc loc) const;
   /// Reports an error about `call`, prefixed with the op's quoted name.
@@ -109,6 +140,10 @@ public:
                                               ArrayRef<Expr> operands);
   /// The operand as a tensor, or an error if it is a number.
   FailureOr<Value> requireTensor(const CallSite &call, const Expr &operand);
+  /// Checks that `number` is representable in `dtype` (section 6 of
+  /// docs/language.md); the error names `opName`.
+  LogicalResult checkNumber(const Expr &number, Type dtype,
+                            llvm::StringRef opName);
   /// A splat constant of `type` holding `number`, or an error if the
   /// number is not representable in the dtype.
   FailureOr<Value> materializeNumber(const Expr &number, RankedTensorType type,
@@ -133,6 +168,7 @@ public:
 private:
   const Lexer &lexer;
   OpBuilder &builder;
+  SmallVector<llvm::StringRef> graphNames;
 };
 
 /// Formats a tensor type as the language writes it: `f16[8, 4]`.

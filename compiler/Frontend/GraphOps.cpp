@@ -13,6 +13,7 @@
 
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -451,6 +452,268 @@ FailureOr<SmallVector<Value>> requireFloatTensors(GraphBuilder &b,
   return operands;
 }
 
+//===----------------------------------------------------------------------===//
+// Slicing and joining
+//===----------------------------------------------------------------------===//
+
+/// An entry of `slice`'s start, stop or step for one dimension.
+struct SliceBound {
+  const AttrValue *attr;
+  int64_t value;
+};
+
+/// Entry `index` of a slice attribute, or `fallback` when it is absent: in
+/// the one-axis form an integer, else a list entry per dimension.
+SliceBound sliceEntry(const CallSite &call, llvm::StringRef name,
+                      bool oneAxis, size_t index, int64_t fallback) {
+  const AttrValue *attr = call.lookup(name);
+  if (!attr)
+    return {nullptr, fallback};
+  return {attr, oneAxis ? attr->integer : attr->ints[index]};
+}
+
+Expr buildSlice(GraphBuilder &b, const CallSite &call) {
+  FailureOr<Value> operand = b.requireTensor(call, call.operands[0]);
+  if (failed(operand))
+    return Expr::invalid(call.loc);
+  auto type = cast<RankedTensorType>(operand->getType());
+  int64_t rank = type.getRank();
+  const AttrValue *axisAttr = call.lookup("axis");
+  bool oneAxis = axisAttr != nullptr;
+  // slice F1: one form or the other; slice F3: a list entry per dimension.
+  for (llvm::StringRef name : {"start", "stop", "step"}) {
+    const AttrValue *attr = call.lookup(name);
+    if (!attr)
+      continue;
+    bool isList = attr->kind == AttrValue::Kind::IntList;
+    if (oneAxis && isList) {
+      b.emitError(attr->loc) << "'slice' " << name
+                             << " must be an integer when 'axis' is given";
+      return Expr::invalid(call.loc);
+    }
+    if (!oneAxis && !isList) {
+      b.emitError(attr->loc)
+          << "'slice' " << name
+          << " must be a list of one entry per dimension without 'axis' "
+             "(or give 'axis')";
+      return Expr::invalid(call.loc);
+    }
+    if (!oneAxis && static_cast<int64_t>(attr->ints.size()) != rank) {
+      b.emitError(attr->loc) << "'slice' " << name << " has "
+                             << attr->ints.size()
+                             << " entries for an operand of rank " << rank;
+      return Expr::invalid(call.loc);
+    }
+  }
+  std::optional<int64_t> axis;
+  if (oneAxis) {
+    // slice F2
+    FailureOr<int64_t> normalized =
+        b.normalizeAxis(call, "axis", axisAttr->integer, rank);
+    if (failed(normalized))
+      return Expr::invalid(call.loc);
+    axis = *normalized;
+  }
+  SmallVector<int64_t> start, step, shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = type.getDimSize(d);
+    bool sliced = !axis || *axis == d;
+    SliceBound first = sliceEntry(call, "start", oneAxis, d, 0);
+    SliceBound last = sliceEntry(call, "stop", oneAxis, d, dim);
+    SliceBound stride = sliceEntry(call, "step", oneAxis, d, 1);
+    if (!sliced) {
+      first.value = 0;
+      last.value = dim;
+      stride.value = 1;
+    }
+    // slice F4
+    if (stride.value < 1) {
+      b.emitError(stride.attr->loc)
+          << "'slice' step must be >= 1, got " << stride.value;
+      return Expr::invalid(call.loc);
+    }
+    // Python's rules: negative bounds count from the end, then both are
+    // clamped into the dimension.
+    auto clampBound = [&](int64_t bound) {
+      if (bound < 0)
+        bound += dim;
+      return std::clamp<int64_t>(bound, 0, dim);
+    };
+    int64_t from = clampBound(first.value), to = clampBound(last.value);
+    int64_t size = to > from ? (to - from - 1) / stride.value + 1 : 0;
+    start.push_back(from);
+    // A window of at most one element takes no step.
+    step.push_back(size <= 1 ? 1 : stride.value);
+    shape.push_back(size);
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (failed(verifySlice(CallErrors{b, call}, type, start, step, resultType)))
+    return Expr::invalid(call.loc);
+  OpBuilder &builder = b.getBuilder();
+  return Expr::ofTensor(
+      b.create<SliceOp>(call.loc, resultType, *operand,
+                        builder.getDenseI64ArrayAttr(start),
+                        builder.getDenseI64ArrayAttr(step)),
+      call.loc);
+}
+
+Expr buildConcat(GraphBuilder &b, const CallSite &call) {
+  FailureOr<SmallVector<Value>> operands = requireTensors(b, call);
+  if (failed(operands))
+    return Expr::invalid(call.loc);
+  SmallVector<RankedTensorType> types;
+  for (Value operand : *operands)
+    types.push_back(cast<RankedTensorType>(operand.getType()));
+  // concat F1
+  FailureOr<int64_t> axis = b.normalizeAxis(call, "axis", getInt(call, "axis", 0),
+                                            types.front().getRank());
+  if (failed(axis))
+    return Expr::invalid(call.loc);
+  FailureOr<RankedTensorType> type =
+      inferConcatType(CallErrors{b, call}, types, *axis);
+  if (failed(type))
+    return Expr::invalid(call.loc);
+  return Expr::ofTensor(
+      b.create<ConcatOp>(call.loc, *type, *operands,
+                         b.getBuilder().getI64IntegerAttr(*axis)),
+      call.loc);
+}
+
+Expr buildPad(GraphBuilder &b, const CallSite &call) {
+  FailureOr<Value> operand = b.requireTensor(call, call.operands[0]);
+  if (failed(operand))
+    return Expr::invalid(call.loc);
+  auto type = cast<RankedTensorType>(operand->getType());
+  // Omitted sides pad nothing.
+  auto amounts = [&](llvm::StringRef name) {
+    if (const AttrValue *attr = call.lookup(name))
+      return SmallVector<int64_t>(attr->ints);
+    return SmallVector<int64_t>(type.getRank(), 0);
+  };
+  SmallVector<int64_t> low = amounts("low"), high = amounts("high");
+  FailureOr<RankedTensorType> resultType =
+      inferPadType(CallErrors{b, call}, type, low, high);
+  if (failed(resultType))
+    return Expr::invalid(call.loc);
+  double value = 0;
+  if (const AttrValue *attr = call.lookup("value")) {
+    value = getFloat(call, "value", 0);
+    // pad F1: the number rules of section 6, as for `full`.
+    if (failed(b.checkNumber(Expr::ofNumber(value, attr->loc),
+                             type.getElementType(), "pad")))
+      return Expr::invalid(call.loc);
+  }
+  OpBuilder &builder = b.getBuilder();
+  return Expr::ofTensor(
+      b.create<PadOp>(call.loc, *resultType, *operand,
+                      builder.getDenseI64ArrayAttr(low),
+                      builder.getDenseI64ArrayAttr(high),
+                      builder.getF64FloatAttr(value)),
+      call.loc);
+}
+
+/// The start of a window of `window`'s shape in `full` (dynamic_slice,
+/// update_slice): the static entries, clamped as the op clamps its dynamic
+/// ones, with ShapedType::kDynamic for a named entry, and the named values.
+struct WindowStart {
+  SmallVector<int64_t> staticStart;
+  SmallVector<Value> dynamic;
+};
+
+FailureOr<WindowStart> getWindowStart(GraphBuilder &b, const CallSite &call,
+                                      RankedTensorType full,
+                                      RankedTensorType window,
+                                      llvm::StringRef windowName) {
+  const AttrValue *attr = call.lookup("start");
+  // dynamic_slice F1, update_slice F1
+  if (!attr) {
+    b.emitOpError(call) << "needs the attribute 'start'";
+    return failure();
+  }
+  WindowStart start;
+  for (const AttrValue::ListEntry &entry : attr->entries) {
+    if (!entry.isName()) {
+      start.staticStart.push_back(entry.integer);
+      continue;
+    }
+    // dynamic_slice F2
+    const Expr &value = entry.value;
+    // A start of i32[] or i64[] is an operand of its own dtype (the ops
+    // take either).
+    Type dtype = value.isTensor() ? value.getType().getElementType() : Type();
+    bool isIndex = value.isTensor() && value.getType().getRank() == 0 &&
+                   (dtype.isSignlessInteger(32) || dtype.isSignlessInteger(64));
+    if (!isIndex) {
+      InFlightDiagnostic diag = b.emitError(entry.loc)
+                                << "'" << call.opName << "' start entry '"
+                                << entry.name
+                                << "' must be a rank-0 i32 or i64 value, got ";
+      if (value.isTensor())
+        diag << formatType(value.getType());
+      else
+        diag << "a number";
+      return failure();
+    }
+    start.staticStart.push_back(ShapedType::kDynamic);
+    start.dynamic.push_back(value.tensor);
+  }
+  // Integer starts are clamped as the op clamps dynamic ones; a window
+  // that does not fit is left to the op's checks (C3).
+  if (start.staticStart.size() == static_cast<size_t>(full.getRank()) &&
+      window.getRank() == full.getRank())
+    for (int64_t d = 0; d < full.getRank(); ++d)
+      if (start.staticStart[d] != ShapedType::kDynamic)
+        start.staticStart[d] =
+            std::min(std::max<int64_t>(start.staticStart[d], 0),
+                     full.getDimSize(d) - window.getDimSize(d));
+  if (failed(verifyWindow(CallErrors{b, call}, windowName, full, window,
+                          start.staticStart, start.dynamic.size())))
+    return failure();
+  return start;
+}
+
+Expr buildDynamicSlice(GraphBuilder &b, const CallSite &call) {
+  FailureOr<Value> operand = b.requireTensor(call, call.operands[0]);
+  if (failed(operand))
+    return Expr::invalid(call.loc);
+  auto type = cast<RankedTensorType>(operand->getType());
+  const AttrValue *size = call.lookup("size");
+  // dynamic_slice F1
+  if (!size) {
+    b.emitOpError(call) << "needs the attribute 'size'";
+    return Expr::invalid(call.loc);
+  }
+  FailureOr<RankedTensorType> resultType =
+      b.makeType(size->loc, size->ints, type.getElementType());
+  if (failed(resultType))
+    return Expr::invalid(call.loc);
+  FailureOr<WindowStart> start =
+      getWindowStart(b, call, type, *resultType, "result");
+  if (failed(start))
+    return Expr::invalid(call.loc);
+  return Expr::ofTensor(
+      b.create<DynamicSliceOp>(
+          call.loc, *resultType, *operand, start->dynamic,
+          b.getBuilder().getDenseI64ArrayAttr(start->staticStart)),
+      call.loc);
+}
+
+Expr buildUpdateSlice(GraphBuilder &b, const CallSite &call) {
+  FailureOr<SmallVector<Value>> operands = requireTensors(b, call);
+  if (failed(operands))
+    return Expr::invalid(call.loc);
+  Value dest = (*operands)[0], update = (*operands)[1];
+  FailureOr<WindowStart> start = getWindowStart(
+      b, call, typeOf(dest), typeOf(update), "update");
+  if (failed(start))
+    return Expr::invalid(call.loc);
+  return Expr::ofTensor(
+      b.create<UpdateSliceOp>(
+          call.loc, dest.getType(), dest, update, start->dynamic,
+          b.getBuilder().getDenseI64ArrayAttr(start->staticStart)),
+      call.loc);
+}
+
 Expr buildMatmul(GraphBuilder &b, const CallSite &call) {
   FailureOr<SmallVector<Value>> operands = requireTensors(b, call);
   if (failed(operands))
@@ -568,6 +831,16 @@ constexpr AttrSpec kAttentionAttrs[] = {{"scale", A::Float},
 constexpr AttrSpec kGatherAttrs[] = {{"axis", A::Integer}};
 constexpr AttrSpec kArgReduceAttrs[] = {{"axis", A::Integer},
                                         {"keepdims", A::Bool}};
+constexpr AttrSpec kSliceAttrs[] = {{"axis", A::Integer},
+                                    {"start", A::IntOrIntList},
+                                    {"stop", A::IntOrIntList},
+                                    {"step", A::IntOrIntList}};
+constexpr AttrSpec kConcatAttrs[] = {{"axis", A::Integer}};
+constexpr AttrSpec kPadAttrs[] = {
+    {"low", A::IntList}, {"high", A::IntList}, {"value", A::Float}};
+constexpr AttrSpec kDynamicSliceAttrs[] = {{"start", A::IndexList},
+                                           {"size", A::IntList}};
+constexpr AttrSpec kUpdateSliceAttrs[] = {{"start", A::IndexList}};
 
 constexpr DtypeClass kFloat = DtypeClass::Float;
 constexpr DtypeClass kNumeric = DtypeClass::Numeric;
@@ -611,6 +884,11 @@ const OpSpec kOpSpecs[] = {
     {"broadcast", 1, 1, kShapeAttrs, buildBroadcast},
     {"iota", 0, 0, kIotaAttrs, buildIota},
     {"full", 1, 1, kFullAttrs, buildFull},
+    {"slice", 1, 1, kSliceAttrs, buildSlice},
+    {"concat", 1, kUnboundedOperands, kConcatAttrs, buildConcat},
+    {"pad", 1, 1, kPadAttrs, buildPad},
+    {"dynamic_slice", 1, 1, kDynamicSliceAttrs, buildDynamicSlice},
+    {"update_slice", 2, 2, kUpdateSliceAttrs, buildUpdateSlice},
     {"matmul", 2, 2, {}, buildMatmul},
     {"softmax", 1, 1, kSoftmaxAttrs, buildSoftmax},
     {"layernorm", 3, 3, kLayerNormAttrs, buildLayerNorm},

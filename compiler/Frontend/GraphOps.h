@@ -18,6 +18,9 @@ struct AttrSpec {
   AttrKind kind;
 };
 
+/// The `maxOperands` of an op that takes any number of operands.
+inline constexpr unsigned kUnboundedOperands = ~0u;
+
 struct OpSpec {
   llvm::StringRef name;
   unsigned minOperands;

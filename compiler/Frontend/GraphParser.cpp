@@ -8,9 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Frontend/GraphBuilder.h"
+#include "Frontend/GraphCalls.h"
+#include "Frontend/GraphOps.h"
 #include "Frontend/Importer.h"
 #include "Frontend/Lexer.h"
 #include "fk/IR/FkDialect.h"
+#include "fk/IR/FkInout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -113,17 +116,45 @@ private:
   void recoverToNextStatement(llvm::SMLoc errorLoc);
   /// Skips to the next `graph` keyword.
   void recoverToNextGraph();
+  /// Whether the tokens at `index` start a statement: a name, or several
+  /// separated by commas, followed by `=` or `:`.
+  bool startsStatement(size_t index) const;
 
   //===--------------------------------------------------------------------===//
   // Grammar
   //===--------------------------------------------------------------------===//
 
-  ParseResult parseGraph();
+  /// A parameter's name, where it is written, and whether it is `inout`.
+  struct Parameter {
+    llvm::StringRef name;
+    llvm::SMLoc loc;
+    bool inout = false;
+  };
+  /// Finds the graphs of the file, their names and the calls between them
+  /// (graph F2, graph call F1).
+  void scanGraphs();
+  /// Parses the graph `index` of the file; it becomes callable if it has no
+  /// error.
+  void parseGraphAt(unsigned index);
+  ParseResult parseGraph(unsigned index);
   ParseResult parseParameters(SmallVectorImpl<Type> &types,
-                              SmallVectorImpl<std::pair<llvm::StringRef, llvm::SMLoc>> &names);
+                              SmallVectorImpl<Parameter> &names);
   FailureOr<RankedTensorType> parseType();
   ParseResult parseStatement();
-  ParseResult parseReturn(func::FuncOp function);
+  /// A name a statement binds, with its written type if any.
+  struct Target {
+    Token name;
+    llvm::SMLoc typeLoc;
+    std::optional<RankedTensorType> declared;
+  };
+  /// stmt := target {',' target} '=' expr with several targets, the first
+  /// parsed: the results of one call of a graph.
+  ParseResult parseMultipleResultStatement(Target first);
+  /// A statement's value, checked against its written type if it has one.
+  Expr checkDeclaredType(const Token &name, llvm::SMLoc typeLoc,
+                         std::optional<RankedTensorType> declared, Expr value);
+  ParseResult parseReturn(func::FuncOp function,
+                          ArrayRef<Parameter> parameters);
 
   FailureOr<Expr> parseExpr();
   /// Infix operators of precedence `level` and tighter.
@@ -131,7 +162,14 @@ private:
   FailureOr<Expr> parseUnary();
   FailureOr<Expr> parsePrimary();
   FailureOr<Expr> parseCall();
+  /// The operands and attributes of a call, up to its closing parenthesis.
+  FailureOr<CallSite> parseCallSite();
+  /// The graph a call of `name` calls, if `name` names one.
+  std::optional<unsigned> lookupGraph(llvm::StringRef name) const;
   FailureOr<AttrValue> parseAttrValue();
+  /// The value bound to the name `token`, or an error (with a suggestion)
+  /// and an invalid expression.
+  Expr lookupName(const Token &token);
   FailureOr<double> parseNumber(const Token &token);
   FailureOr<int64_t> parseInteger(const Token &token, bool negative);
 
@@ -152,7 +190,16 @@ private:
 
   /// Names of the graph being parsed.
   llvm::StringMap<Binding> scope;
-  llvm::StringMap<llvm::SMLoc> graphNames;
+
+  /// The graphs of the file in source order: where each starts (its
+  /// `graph` token), its name and calls, its function once parsed, and
+  /// whether calls may use it (parsed without error).
+  SmallVector<size_t> graphStarts;
+  SmallVector<GraphNode> graphNodes;
+  SmallVector<func::FuncOp> graphFunctions;
+  SmallVector<bool> graphCallable;
+  /// The graph each name calls (the first of that name).
+  llvm::StringMap<unsigned> graphIndex;
 };
 
 } // namespace
@@ -168,11 +215,9 @@ void GraphParser::recoverToNextStatement(llvm::SMLoc errorLoc) {
     if (token.is(Token::eof) || token.is(Token::kw_graph) ||
         token.is(Token::r_brace))
       return;
-    bool startsStatement =
-        token.is(Token::kw_return) ||
-        (token.is(Token::identifier) &&
-         (peek().is(Token::equal) || peek().is(Token::colon)));
-    if (startsStatement && lexer.getLineNumber(token.getLoc()) > errorLine)
+    bool startsHere =
+        token.is(Token::kw_return) || startsStatement(position);
+    if (startsHere && lexer.getLineNumber(token.getLoc()) > errorLine)
       return;
     consume();
   }
@@ -181,6 +226,16 @@ void GraphParser::recoverToNextStatement(llvm::SMLoc errorLoc) {
 void GraphParser::recoverToNextGraph() {
   while (current().isNot(Token::eof) && current().isNot(Token::kw_graph))
     consume();
+}
+
+bool GraphParser::startsStatement(size_t index) const {
+  auto at = [&](size_t i) -> const Token & {
+    return tokens[std::min(i, tokens.size() - 1)];
+  };
+  while (at(index).is(Token::identifier) && at(index + 1).is(Token::comma))
+    index += 2;
+  return at(index).is(Token::identifier) &&
+         (at(index + 1).is(Token::equal) || at(index + 1).is(Token::colon));
 }
 
 //===----------------------------------------------------------------------===//
@@ -193,37 +248,110 @@ void GraphParser::parseFile() {
                     "file contains no graph; expected 'graph NAME(...) { ... }'");
     return;
   }
-  while (current().isNot(Token::eof)) {
-    if (current().isNot(Token::kw_graph)) {
-      (void)emitExpected("'graph'");
-      consume();
-      recoverToNextGraph();
+  if (current().isNot(Token::kw_graph)) {
+    (void)emitExpected("'graph'");
+    consume();
+    recoverToNextGraph();
+  }
+  scanGraphs();
+  // Callees first, so that every call sees the signature of its callee.
+  for (unsigned index : orderCalleesFirst(graphs, graphNodes))
+    parseGraphAt(index);
+  // The module lists the graphs in source order, whatever order they were
+  // built in.
+  for (func::FuncOp function : graphFunctions)
+    if (function) {
+      function->remove();
+      module.getBody()->push_back(function);
+    }
+}
+
+void GraphParser::scanGraphs() {
+  for (size_t i = position; i < tokens.size(); ++i)
+    if (tokens[i].is(Token::kw_graph))
+      graphStarts.push_back(i);
+  graphNodes.resize(graphStarts.size());
+  graphFunctions.resize(graphStarts.size());
+  graphCallable.resize(graphStarts.size(), false);
+  for (auto [index, start] : llvm::enumerate(graphStarts)) {
+    const Token &name = tokens[std::min(start + 1, tokens.size() - 1)];
+    if (name.isNot(Token::identifier))
+      continue; // parseGraph reports it
+    graphNodes[index].name = name.getSpelling();
+    // graph call F1: a call of this name would call the operation.
+    if (lookupOpSpec(name.getSpelling())) {
+      lexer.emitError(name.getLoc(),
+                      "graph '" + name.getSpelling() +
+                          "' has the name of an operation; calls of it "
+                          "would call the operation, so choose another name");
       continue;
     }
-    if (failed(parseGraph()))
-      recoverToNextGraph();
+    // graph F2
+    auto [it, inserted] = graphIndex.try_emplace(name.getSpelling(), index);
+    if (!inserted)
+      lexer.emitError(name.getLoc(), "graph '" + name.getSpelling() +
+                                         "' is already defined")
+              .attachNote(lexer.getLocation(
+                  tokens[graphStarts[it->second] + 1].getLoc()))
+          << "previous definition is here";
   }
+  SmallVector<llvm::StringRef> names;
+  for (const auto &entry : graphIndex)
+    names.push_back(entry.getKey());
+  llvm::sort(names);
+  graphs.setGraphNames(names);
+  // Every name followed by '(' in a body is a call; those naming a graph
+  // are the edges of the call graph.
+  for (auto [index, start] : llvm::enumerate(graphStarts)) {
+    size_t end = index + 1 < graphStarts.size() ? graphStarts[index + 1]
+                                                : tokens.size() - 1;
+    for (size_t i = start + 2; i + 1 < end; ++i)
+      if (tokens[i].is(Token::identifier) && tokens[i + 1].is(Token::l_paren))
+        if (std::optional<unsigned> callee =
+                lookupGraph(tokens[i].getSpelling()))
+          graphNodes[index].calls.push_back({*callee, tokens[i].getLoc()});
+  }
+}
+
+std::optional<unsigned> GraphParser::lookupGraph(llvm::StringRef name) const {
+  auto it = graphIndex.find(name);
+  if (it == graphIndex.end())
+    return std::nullopt;
+  return it->second;
+}
+
+void GraphParser::parseGraphAt(unsigned index) {
+  position = graphStarts[index];
+  bool hadError = false;
+  ParseResult parsed = failure();
+  {
+    ScopedDiagnosticHandler watch(builder.getContext(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        hadError = true;
+      return failure(); // let the other handlers see it
+    });
+    parsed = parseGraph(index);
+    // What follows a graph is the next graph or the end of the file.
+    if (succeeded(parsed) && current().isNot(Token::eof) &&
+        current().isNot(Token::kw_graph))
+      (void)emitExpected("'graph'");
+  }
+  graphCallable[index] =
+      succeeded(parsed) && !hadError && graphFunctions[index] &&
+      graphFunctions[index].getNumResults() != 0;
 }
 
 /// graph := 'graph' NAME '(' [param {',' param}] ')' '{' {stmt}
 ///          'return' expr {',' expr} '}'
-ParseResult GraphParser::parseGraph() {
+ParseResult GraphParser::parseGraph(unsigned index) {
   llvm::SMLoc graphLoc = current().getLoc();
   consume(); // 'graph'
   Token name = current();
   if (failed(expect(Token::identifier, " (the graph's name)")))
     return failure();
-  if (auto [it, inserted] =
-          graphNames.try_emplace(name.getSpelling(), name.getLoc());
-      !inserted) {
-    lexer.emitError(name.getLoc(), "graph '" + name.getSpelling() +
-                                       "' is already defined")
-            .attachNote(lexer.getLocation(it->second))
-        << "previous definition is here";
-  }
 
   SmallVector<Type> types;
-  SmallVector<std::pair<llvm::StringRef, llvm::SMLoc>> names;
+  SmallVector<Parameter> names;
   if (failed(parseParameters(types, names)) ||
       failed(expect(Token::l_brace, " to open the graph body")))
     return failure();
@@ -232,17 +360,19 @@ ParseResult GraphParser::parseGraph() {
   auto function = func::FuncOp::create(builder, lexer.getLocation(graphLoc),
                                        name.getSpelling(),
                                        builder.getFunctionType(types, {}));
+  graphFunctions[index] = function;
   Block *body = function.addEntryBlock();
   builder.setInsertionPointToStart(body);
   scope.clear();
   for (auto [index, param] : llvm::enumerate(names)) {
-    function.setArgAttr(index, "fk.name",
-                        builder.getStringAttr(param.first));
+    function.setArgAttr(index, "fk.name", builder.getStringAttr(param.name));
+    if (param.inout)
+      function.setArgAttr(index, kInoutAttrName, builder.getUnitAttr());
     body->getArgument(index).setLoc(
-        NameLoc::get(builder.getStringAttr(param.first),
-                     lexer.getLocation(param.second)));
-    bind(param.first, param.second,
-         Expr::ofTensor(body->getArgument(index), param.second));
+        NameLoc::get(builder.getStringAttr(param.name),
+                     lexer.getLocation(param.loc)));
+    bind(param.name, param.loc,
+         Expr::ofTensor(body->getArgument(index), param.loc));
   }
 
   while (current().isNot(Token::kw_return)) {
@@ -257,15 +387,15 @@ ParseResult GraphParser::parseGraph() {
     if (failed(parseStatement()))
       recoverToNextStatement(start);
   }
-  if (failed(parseReturn(function)))
+  if (failed(parseReturn(function, names)))
     return failure();
   return expect(Token::r_brace, " to close the graph body");
 }
 
-/// params := '(' [NAME ':' type {',' NAME ':' type}] ')'
-ParseResult GraphParser::parseParameters(
-    SmallVectorImpl<Type> &types,
-    SmallVectorImpl<std::pair<llvm::StringRef, llvm::SMLoc>> &names) {
+/// params := '(' [param {',' param}] ')'
+/// param := NAME ':' ['inout'] type
+ParseResult GraphParser::parseParameters(SmallVectorImpl<Type> &types,
+                                         SmallVectorImpl<Parameter> &names) {
   if (failed(expect(Token::l_paren, " after the graph's name")))
     return failure();
   if (consumeIf(Token::r_paren))
@@ -276,11 +406,17 @@ ParseResult GraphParser::parseParameters(
         failed(expect(Token::colon, " after parameter '" +
                                         name.getSpelling() + "'")))
       return failure();
+    // `inout` is a keyword only here, before a type: no dtype has its name.
+    bool inout = current().is(Token::identifier) &&
+                 current().getSpelling() == "inout" &&
+                 peek().is(Token::identifier);
+    if (inout)
+      consume();
     FailureOr<RankedTensorType> type = parseType();
     if (failed(type))
       return failure();
     types.push_back(*type);
-    names.push_back({name.getSpelling(), name.getLoc()});
+    names.push_back({name.getSpelling(), name.getLoc(), inout});
   } while (consumeIf(Token::comma));
   return expect(Token::r_paren, " to close the parameter list");
 }
@@ -354,36 +490,150 @@ ParseResult GraphParser::parseStatement() {
       return fail();
     declared = *type;
   }
+  if (current().is(Token::comma))
+    return parseMultipleResultStatement({name, typeLoc, declared});
   if (failed(expect(Token::equal, " after '" + name.getSpelling() + "'")))
     return fail();
   FailureOr<Expr> value = parseExpr();
   if (failed(value))
     return fail();
-  // A written type is checked, never converted to.
-  if (declared && value->isTensor() && value->getType() != *declared) {
-    lexer.emitError(typeLoc, "'" + name.getSpelling() + "' is declared " +
-                                 formatType(*declared) +
-                                 " but its value is " +
-                                 formatType(value->getType()));
-    *value = Expr::invalid(value->loc);
-  } else if (declared && value->isNumber()) {
-    FailureOr<Value> constant =
-        graphs.materializeNumber(*value, *declared, "=");
-    *value = succeeded(constant) ? Expr::ofTensor(*constant, value->loc)
-                                 : Expr::invalid(value->loc);
-  }
-  bind(name.getSpelling(), name.getLoc(), *value);
+  bind(name.getSpelling(), name.getLoc(),
+       checkDeclaredType(name, typeLoc, declared, *value));
   return success();
 }
 
-/// return := 'return' expr {',' expr}
-ParseResult GraphParser::parseReturn(func::FuncOp function) {
+Expr GraphParser::checkDeclaredType(const Token &name, llvm::SMLoc typeLoc,
+                                    std::optional<RankedTensorType> declared,
+                                    Expr value) {
+  // A written type is checked, never converted to.
+  if (declared && value.isTensor() && value.getType() != *declared) {
+    lexer.emitError(typeLoc, "'" + name.getSpelling() + "' is declared " +
+                                 formatType(*declared) +
+                                 " but its value is " +
+                                 formatType(value.getType()));
+    return Expr::invalid(value.loc);
+  }
+  if (declared && value.isNumber()) {
+    FailureOr<Value> constant = graphs.materializeNumber(value, *declared, "=");
+    return succeeded(constant) ? Expr::ofTensor(*constant, value.loc)
+                               : Expr::invalid(value.loc);
+  }
+  return value;
+}
+
+/// stmt := target {',' target} '=' expr ;  target := NAME [':' type]
+ParseResult GraphParser::parseMultipleResultStatement(Target first) {
+  SmallVector<Target> targets = {first};
+  // As with one name, a statement that fails still defines its names.
+  auto fail = [&] {
+    for (const Target &target : targets)
+      bind(target.name.getSpelling(), target.name.getLoc(),
+           Expr::invalid(target.name.getLoc()));
+    return failure();
+  };
+  while (consumeIf(Token::comma)) {
+    Target target{current(), current().getLoc(), std::nullopt};
+    if (failed(expect(Token::identifier, " (a name to bind)")))
+      return fail();
+    targets.push_back(target);
+    if (consumeIf(Token::colon)) {
+      targets.back().typeLoc = current().getLoc();
+      FailureOr<RankedTensorType> type = parseType();
+      if (failed(type))
+        return fail();
+      targets.back().declared = *type;
+    }
+  }
+  if (failed(expect(Token::equal, " after the names")))
+    return fail();
+  // graph call F6: several names take the results of one call of a graph.
+  const Token &callee = current();
+  std::optional<unsigned> graph = lookupGraph(callee.getSpelling());
+  if (callee.isNot(Token::identifier) || peek().isNot(Token::l_paren) ||
+      !graph) {
+    if (current().isNot(Token::error))
+      lexer.emitError(callee.getLoc(),
+                      "a statement of " + llvm::Twine(targets.size()) +
+                          " names takes the results of one call of a graph, "
+                          "as in 'a, b = g(x)'");
+    return fail();
+  }
+  FailureOr<CallSite> call = parseCallSite();
+  if (failed(call))
+    return fail();
+  if (current().is(Token::plus) || current().is(Token::minus) ||
+      current().is(Token::star) || current().is(Token::slash) ||
+      current().is(Token::at)) {
+    lexer.emitError(current().getLoc(),
+                    "the results of '" + call->opName +
+                        "' are bound to several names, so the statement "
+                        "ends with the call");
+    return fail();
+  }
+  if (!graphCallable[*graph])
+    return fail();
+  func::FuncOp function = graphFunctions[*graph];
+  if (function.getNumResults() != targets.size()) {
+    lexer.emitError(call->loc,
+                    "graph '" + call->opName + "' returns " +
+                        llvm::Twine(function.getNumResults()) +
+                        (function.getNumResults() == 1 ? " result" : " results") +
+                        ", but the statement binds " +
+                        llvm::Twine(targets.size()) + " names");
+    return fail();
+  }
+  SmallVector<Expr> results = buildGraphCall(graphs, *call, function);
+  for (auto [target, result] : llvm::zip_equal(targets, results))
+    bind(target.name.getSpelling(), target.name.getLoc(),
+         checkDeclaredType(target.name, target.typeLoc, target.declared,
+                           result));
+  return success();
+}
+
+/// return := 'return' result {',' result}
+/// result := [NAME '='] expr       # NAME: an inout parameter it updates
+ParseResult GraphParser::parseReturn(func::FuncOp function,
+                                     ArrayRef<Parameter> parameters) {
   llvm::SMLoc returnLoc = current().getLoc();
   consume();
   SmallVector<Value> results;
   SmallVector<llvm::StringRef> resultNames;
+  /// Per result, the inout parameter it updates (-1: none).
+  SmallVector<int64_t> updates;
+  llvm::StringMap<llvm::SMLoc> updated;
   bool valid = true;
   do {
+    int64_t updatedParameter = -1;
+    if (current().is(Token::identifier) && peek().is(Token::equal)) {
+      // (inout F2) `NAME =` names an inout parameter, (inout F3) once.
+      Token name = current();
+      consume();
+      consume();
+      const Parameter *parameter = llvm::find_if(
+          parameters, [&](const Parameter &p) { return p.name == name.getSpelling(); });
+      if (parameter == parameters.end() || !parameter->inout) {
+        InFlightDiagnostic diag = lexer.emitError(
+            name.getLoc(), "'" + name.getSpelling() +
+                               "' is not an inout parameter of graph '" +
+                               function.getName().str() +
+                               "'; only those are returned as 'NAME = value'");
+        if (parameter != parameters.end())
+          diag.attachNote(lexer.getLocation(parameter->loc))
+              << "declare it 'inout' here to update it in place";
+        valid = false;
+      } else if (auto [it, inserted] =
+                     updated.try_emplace(name.getSpelling(), name.getLoc());
+                 !inserted) {
+        lexer.emitError(name.getLoc(), "inout parameter '" +
+                                           name.getSpelling() +
+                                           "' is returned updated twice")
+                .attachNote(lexer.getLocation(it->second))
+            << "first returned here";
+        valid = false;
+      } else {
+        updatedParameter = parameter - parameters.begin();
+      }
+    }
     size_t firstPosition = position;
     FailureOr<Expr> value = parseExpr();
     if (failed(value))
@@ -397,20 +647,55 @@ ParseResult GraphParser::parseReturn(func::FuncOp function) {
       valid = false;
       continue;
     }
+    if (updatedParameter >= 0) {
+      // (inout F4) The new value has the parameter's type.
+      auto type = cast<RankedTensorType>(
+          function.getArgumentTypes()[updatedParameter]);
+      if (value->getType() != type) {
+        lexer.emitError(value->loc,
+                        "inout parameter '" +
+                            parameters[updatedParameter].name.str() +
+                            "' is " + formatType(type) +
+                            " but its new value is " +
+                            formatType(value->getType()));
+        valid = false;
+      }
+    }
     results.push_back(value->tensor);
-    // A returned name names the output, e.g. for the runtime's manifest.
+    updates.push_back(updatedParameter);
+    // A returned name names the output, e.g. for the runtime's manifest; the
+    // new value of an inout parameter is named after it.
     const Token &first = tokens[firstPosition];
     bool isName = position == firstPosition + 1 && first.is(Token::identifier);
-    resultNames.push_back(isName ? first.getSpelling() : llvm::StringRef());
+    resultNames.push_back(updatedParameter >= 0
+                              ? parameters[updatedParameter].name
+                          : isName ? first.getSpelling()
+                                   : llvm::StringRef());
   } while (consumeIf(Token::comma));
+  // (inout F1) Every inout parameter is returned updated.
+  for (const Parameter &parameter : parameters)
+    if (parameter.inout && !updated.count(parameter.name)) {
+      lexer.emitError(returnLoc, "inout parameter '" + parameter.name.str() +
+                                     "' is not returned updated; return its "
+                                     "new value as '" +
+                                     parameter.name.str() + " = VALUE'")
+              .attachNote(lexer.getLocation(parameter.loc))
+          << "declared inout here";
+      valid = false;
+    }
   if (!valid)
     return success();
   func::ReturnOp::create(builder, lexer.getLocation(returnLoc), results);
   function.setType(builder.getFunctionType(function.getArgumentTypes(),
                                            ValueRange(results).getTypes()));
+  for (auto [index, parameter] : llvm::enumerate(updates))
+    if (parameter >= 0)
+      function.setResultAttr(index, kUpdatesAttrName,
+                             builder.getI64IntegerAttr(parameter));
   // Every output gets a name unique among the graph's inputs and outputs:
   // the returned name, or result<i> for an expression, with _1, _2, ...
-  // appended when taken (`return x, y, y` names its outputs x_1, y, y_1).
+  // appended when taken (`return x, y, y` names its outputs x_1, y, y_1;
+  // the new value of inout parameter `c` is `c_1`).
   llvm::StringSet<> taken;
   for (unsigned i = 0; i < function.getNumArguments(); ++i)
     if (auto name = function.getArgAttrOfType<StringAttr>(i, "fk.name"))
@@ -508,20 +793,7 @@ FailureOr<Expr> GraphParser::parsePrimary() {
     if (peek().is(Token::equal))
       return emitExpected("an expression");
     consume();
-    auto it = scope.find(token.getSpelling());
-    if (it != scope.end())
-      return Expr{it->second.value.kind, it->second.value.tensor,
-                  it->second.value.number, token.getLoc()};
-    InFlightDiagnostic diag = lexer.emitError(
-        token.getLoc(), "use of undefined name '" + token.getSpelling() + "'");
-    // Suggest the closest defined name, for typos.
-    SmallVector<llvm::StringRef> names;
-    for (const auto &entry : scope)
-      names.push_back(entry.getKey());
-    if (std::optional<llvm::StringRef> near =
-            nearestName(token.getSpelling(), names))
-      diag << "; did you mean '" << *near << "'?";
-    return Expr::invalid(token.getLoc());
+    return lookupName(token);
   }
   default:
     (void)emitExpected("an expression");
@@ -529,8 +801,49 @@ FailureOr<Expr> GraphParser::parsePrimary() {
   }
 }
 
+Expr GraphParser::lookupName(const Token &token) {
+  auto it = scope.find(token.getSpelling());
+  if (it != scope.end())
+    return Expr{it->second.value.kind, it->second.value.tensor,
+                it->second.value.number, token.getLoc()};
+  InFlightDiagnostic diag = lexer.emitError(
+      token.getLoc(), "use of undefined name '" + token.getSpelling() + "'");
+  // Suggest the closest defined name, for typos.
+  SmallVector<llvm::StringRef> names;
+  for (const auto &entry : scope)
+    names.push_back(entry.getKey());
+  if (std::optional<llvm::StringRef> near =
+          nearestName(token.getSpelling(), names))
+    diag << "; did you mean '" << *near << "'?";
+  return Expr::invalid(token.getLoc());
+}
+
 /// call := OP '(' [arg {',' arg}] ')' ;  arg := expr | NAME '=' attr
+/// where OP names an operation or a graph of the file.
 FailureOr<Expr> GraphParser::parseCall() {
+  FailureOr<CallSite> call = parseCallSite();
+  if (failed(call))
+    return failure();
+  std::optional<unsigned> graph = lookupGraph(call->opName);
+  if (!graph)
+    return graphs.call(*call);
+  // A callee with errors (or on a cycle) has been reported already.
+  if (!graphCallable[*graph])
+    return Expr::invalid(call->loc);
+  func::FuncOp function = graphFunctions[*graph];
+  // graph call F6
+  if (function.getNumResults() != 1) {
+    lexer.emitError(call->loc,
+                    "graph '" + call->opName + "' returns " +
+                        llvm::Twine(function.getNumResults()) +
+                        " results; bind them to as many names, as in "
+                        "'a, b = " + call->opName + "(...)'");
+    return Expr::invalid(call->loc);
+  }
+  return buildGraphCall(graphs, *call, function).front();
+}
+
+FailureOr<CallSite> GraphParser::parseCallSite() {
   CallSite call;
   call.opName = current().getSpelling();
   call.loc = current().getLoc();
@@ -578,11 +891,11 @@ FailureOr<Expr> GraphParser::parseCall() {
                              openerLoc)))
       return failure();
   }
-  return graphs.call(call);
+  return call;
 }
 
 /// attr := ['-'] NUMBER | 'true' | 'false' | dtype | STRING
-///       | '[' [['-'] INT {',' ['-'] INT}] ']'
+///       | '[' [entry {',' entry}] ']' ;  entry := ['-'] INT | NAME
 FailureOr<AttrValue> GraphParser::parseAttrValue() {
   AttrValue value;
   value.loc = current().getLoc();
@@ -641,13 +954,26 @@ FailureOr<AttrValue> GraphParser::parseAttrValue() {
     if (consumeIf(Token::r_square))
       return value;
     do {
-      bool negativeEntry = consumeIf(Token::minus);
-      if (current().isNot(Token::integer))
-        return emitExpected("an integer in the list");
-      FailureOr<int64_t> entry = parseInteger(current(), negativeEntry);
-      if (failed(entry))
-        return failure();
-      value.ints.push_back(*entry);
+      AttrValue::ListEntry entry;
+      entry.loc = current().getLoc();
+      if (current().is(Token::identifier)) {
+        // A name of a graph value: only index lists take it (call F4).
+        entry.name = current().getSpelling();
+        entry.value = lookupName(current());
+        value.kind = AttrValue::Kind::IndexList;
+      } else {
+        bool negativeEntry = consumeIf(Token::minus);
+        if (current().isNot(Token::integer))
+          return emitExpected(negativeEntry ? "an integer in the list"
+                                            : "an integer or a name in the "
+                                              "list");
+        FailureOr<int64_t> integer = parseInteger(current(), negativeEntry);
+        if (failed(integer))
+          return failure();
+        entry.integer = *integer;
+      }
+      value.ints.push_back(entry.integer);
+      value.entries.push_back(entry);
       consume();
     } while (consumeIf(Token::comma));
     if (failed(expect(Token::r_square, " to close the list")))

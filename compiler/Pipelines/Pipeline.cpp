@@ -84,6 +84,7 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
   case Stage::Graph:
     return;
   case Stage::Canonical: {
+    pm.addPass(createFkInlineCalls());
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createCSEPass());
     FkRecognizeAttentionOptions recognize;
@@ -124,6 +125,7 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
   }
   case Stage::Gpu:
     pm.addPass(createFkLowerToGpu());
+    pm.addPass(createFkDedupKernels());
     pm.addNestedPass<func::FuncOp>(createCSEPass());
     return;
   case Stage::Nvvm:

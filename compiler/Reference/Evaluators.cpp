@@ -21,6 +21,7 @@
 #include "fk/IR/FkScalarSemantics.h"
 
 #include "llvm/ADT/APFloat.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -329,6 +330,134 @@ static Results evaluateArgReduce(OpTy op, ArrayRef<RefTensor> operands) {
         best = a, bestValue = x;
     }
     result.values[lane++] = static_cast<double>(best);
+  });
+  return single(std::move(result));
+}
+
+//===----------------------------------------------------------------------===//
+// Slicing and joining
+//===----------------------------------------------------------------------===//
+
+/// Calls `fn(coords, linear)` for every element of `shape`, in row-major
+/// order.
+static void forEachElement(ArrayRef<int64_t> shape,
+                           llvm::function_ref<void(ArrayRef<int64_t>, int64_t)> fn) {
+  int64_t count = product(shape);
+  SmallVector<int64_t> coords(shape.size(), 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    fn(coords, linear);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++coords[d] < shape[d])
+        break;
+      coords[d] = 0;
+    }
+  }
+}
+
+/// The row-major position of `coords` in `shape`.
+static int64_t linearIndex(ArrayRef<int64_t> coords, ArrayRef<int64_t> shape) {
+  int64_t linear = 0;
+  for (auto [coord, size] : llvm::zip(coords, shape))
+    linear = linear * size + coord;
+  return linear;
+}
+
+/// The start of a window of shape `window` in a tensor of shape `full`:
+/// static entries as given, dynamic ones (ShapedType::kDynamic) from the
+/// rank-0 tensors `dynamic` in order, each clamped into [0, full - window]
+/// (docs/language.md, dynamic_slice).
+static SmallVector<int64_t> windowStart(ArrayRef<int64_t> staticStart,
+                                        ArrayRef<RefTensor> dynamic,
+                                        ArrayRef<int64_t> full,
+                                        ArrayRef<int64_t> window) {
+  SmallVector<int64_t> start;
+  size_t next = 0;
+  for (auto [d, entry] : llvm::enumerate(staticStart)) {
+    double value = entry == ShapedType::kDynamic ? dynamic[next++].values[0]
+                                                 : static_cast<double>(entry);
+    double limit = static_cast<double>(full[d] - window[d]);
+    start.push_back(static_cast<int64_t>(std::clamp(value, 0.0, limit)));
+  }
+  return start;
+}
+
+static Results evaluateSlice(SliceOp op, ArrayRef<RefTensor> operands) {
+  RefTensor result = makeResult(op);
+  ArrayRef<int64_t> from = operands[0].type.getShape();
+  SmallVector<int64_t> source(from.size());
+  forEachElement(result.type.getShape(), [&](ArrayRef<int64_t> coords,
+                                             int64_t linear) {
+    for (size_t d = 0; d < coords.size(); ++d)
+      source[d] = op.getStart()[d] + op.getStep()[d] * coords[d];
+    result.values[linear] = operands[0].values[linearIndex(source, from)];
+  });
+  return single(std::move(result));
+}
+
+static Results evaluateConcat(ConcatOp op, ArrayRef<RefTensor> operands) {
+  RefTensor result = makeResult(op);
+  int64_t axis = op.getAxis();
+  int64_t offset = 0;
+  SmallVector<int64_t> target;
+  for (const RefTensor &operand : operands) {
+    ArrayRef<int64_t> shape = operand.type.getShape();
+    forEachElement(shape, [&](ArrayRef<int64_t> coords, int64_t linear) {
+      target.assign(coords.begin(), coords.end());
+      target[axis] += offset;
+      result.values[linearIndex(target, result.type.getShape())] =
+          operand.values[linear];
+    });
+    offset += shape[axis];
+  }
+  return single(std::move(result));
+}
+
+static Results evaluatePad(PadOp op, ArrayRef<RefTensor> operands) {
+  RefTensor result = makeResult(op);
+  std::fill(result.values.begin(), result.values.end(),
+            roundToElementType(op.getValue().convertToDouble(),
+                               result.type.getElementType()));
+  SmallVector<int64_t> target;
+  forEachElement(operands[0].type.getShape(), [&](ArrayRef<int64_t> coords,
+                                                  int64_t linear) {
+    target.assign(coords.begin(), coords.end());
+    for (size_t d = 0; d < target.size(); ++d)
+      target[d] += op.getLow()[d];
+    result.values[linearIndex(target, result.type.getShape())] =
+        operands[0].values[linear];
+  });
+  return single(std::move(result));
+}
+
+static Results evaluateDynamicSlice(DynamicSliceOp op,
+                                    ArrayRef<RefTensor> operands) {
+  RefTensor result = makeResult(op);
+  ArrayRef<int64_t> from = operands[0].type.getShape();
+  SmallVector<int64_t> start =
+      windowStart(op.getStaticStart(), operands.drop_front(), from,
+                  result.type.getShape());
+  SmallVector<int64_t> source(from.size());
+  forEachElement(result.type.getShape(), [&](ArrayRef<int64_t> coords,
+                                             int64_t linear) {
+    for (size_t d = 0; d < coords.size(); ++d)
+      source[d] = start[d] + coords[d];
+    result.values[linear] = operands[0].values[linearIndex(source, from)];
+  });
+  return single(std::move(result));
+}
+
+static Results evaluateUpdateSlice(UpdateSliceOp op,
+                                   ArrayRef<RefTensor> operands) {
+  RefTensor result = operands[0];
+  ArrayRef<int64_t> full = result.type.getShape();
+  ArrayRef<int64_t> window = operands[1].type.getShape();
+  SmallVector<int64_t> start = windowStart(
+      op.getStaticStart(), operands.drop_front(2), full, window);
+  SmallVector<int64_t> target(full.size());
+  forEachElement(window, [&](ArrayRef<int64_t> coords, int64_t linear) {
+    for (size_t d = 0; d < coords.size(); ++d)
+      target[d] = start[d] + coords[d];
+    result.values[linearIndex(target, full)] = operands[1].values[linear];
   });
   return single(std::move(result));
 }
@@ -658,6 +787,11 @@ void mlir::fk::registerFkEvaluators(ReferenceInterpreter &interpreter) {
   add<GatherOp>(interpreter, evaluateGather);
   add<ArgMaxOp>(interpreter, evaluateArgReduce<ArgMaxOp, true>);
   add<ArgMinOp>(interpreter, evaluateArgReduce<ArgMinOp, false>);
+  add<SliceOp>(interpreter, evaluateSlice);
+  add<ConcatOp>(interpreter, evaluateConcat);
+  add<PadOp>(interpreter, evaluatePad);
+  add<DynamicSliceOp>(interpreter, evaluateDynamicSlice);
+  add<UpdateSliceOp>(interpreter, evaluateUpdateSlice);
   add<MatmulOp>(interpreter, evaluateMatmul);
   add<SoftmaxOp>(interpreter, evaluateSoftmax);
   add<LayerNormOp>(interpreter, evaluateLayerNorm);

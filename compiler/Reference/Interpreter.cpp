@@ -11,12 +11,42 @@
 #include "Reference/Evaluators.h"
 #include "fk/IR/FkOps.h"
 
+#include "mlir/IR/SymbolTable.h"
+
 #include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace mlir::fk;
 
-ReferenceInterpreter::ReferenceInterpreter() { registerFkEvaluators(*this); }
+/// Graphs do not call themselves (the front end and fk-inline-calls reject
+/// it), but IR given directly may; the bound turns that into an error.
+static constexpr unsigned kMaxCallDepth = 256;
+
+ReferenceInterpreter::ReferenceInterpreter() {
+  registerFkEvaluators(*this);
+  registerEvaluator(func::CallOp::getOperationName(),
+                    [](ReferenceInterpreter &interpreter, Operation *op,
+                       ArrayRef<RefTensor> operands) {
+                      return interpreter.evaluateCall(cast<func::CallOp>(op),
+                                                      operands);
+                    });
+}
+
+FailureOr<SmallVector<RefTensor>>
+ReferenceInterpreter::evaluateCall(func::CallOp call,
+                                   ArrayRef<RefTensor> arguments) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!callee)
+    return call.emitError() << "reference interpreter cannot find the callee "
+                            << call.getCalleeAttr();
+  if (callDepth == kMaxCallDepth)
+    return call.emitError() << "reference interpreter: calls nested more than "
+                            << kMaxCallDepth << " deep";
+  ++callDepth;
+  llvm::scope_exit leave([&] { --callDepth; });
+  return run(callee, arguments);
+}
 
 void ReferenceInterpreter::registerEvaluator(StringRef opName,
                                              OpEvaluator evaluator) {

@@ -6,7 +6,8 @@
 // must compute what the `graph` stage computes on the same inputs.
 //
 // Ops plug in through `ReferenceInterpreter::registerEvaluator`; region ops
-// (such as a fusion) evaluate their body with `evaluateBlock`.
+// (such as a fusion) evaluate their body with `evaluateBlock`. A `func.call`
+// (a graph calling a graph) evaluates its callee.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +61,9 @@ public:
   evaluateBlock(Block &block, ArrayRef<RefTensor> arguments);
 
 private:
+  /// Evaluates the callee of `call` on `arguments`.
+  FailureOr<SmallVector<RefTensor>> evaluateCall(func::CallOp call,
+                                                 ArrayRef<RefTensor> arguments);
   /// Evaluates `op` on the values of its operands.
   FailureOr<SmallVector<RefTensor>> evaluateOp(Operation &op);
   /// The value of `value` in the innermost block being evaluated that has
@@ -69,6 +73,8 @@ private:
   llvm::StringMap<OpEvaluator> evaluators;
   /// The values of the blocks being evaluated, outermost first.
   SmallVector<llvm::DenseMap<Value, RefTensor> *> scopes;
+  /// How many calls are being evaluated.
+  unsigned callDepth = 0;
 };
 
 /// Deterministic random inputs for `fn`, the same on every platform for a

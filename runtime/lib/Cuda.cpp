@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <mutex>
+#include <type_traits>
 
 using namespace fkrt;
 using namespace fkrt::cu;
@@ -88,6 +89,18 @@ void load(Loaded &l) {
   // Optional: fkrt_run reports its absence to the graphs that need it.
   d.tensorMapEncodeTiled = reinterpret_cast<decltype(d.tensorMapEncodeTiled)>(
       dlsym(library, "cuTensorMapEncodeTiled"));
+  auto optional = [library](const char *name, auto &out) {
+    out = reinterpret_cast<std::remove_reference_t<decltype(out)>>(
+        dlsym(library, name));
+  };
+  optional("cuStreamCreate", d.streamCreate);
+  optional("cuStreamDestroy_v2", d.streamDestroy);
+  optional("cuStreamBeginCapture_v2", d.streamBeginCapture);
+  optional("cuStreamEndCapture", d.streamEndCapture);
+  optional("cuGraphInstantiateWithFlags", d.graphInstantiateWithFlags);
+  optional("cuGraphDestroy", d.graphDestroy);
+  optional("cuGraphExecDestroy", d.graphExecDestroy);
+  optional("cuGraphLaunch", d.graphLaunch);
 }
 
 } // namespace

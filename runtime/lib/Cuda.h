@@ -26,6 +26,8 @@ using Module = struct CUmod_st *;
 using Function = struct CUfunc_st *;
 using Stream = struct CUstream_st *;
 using Event = struct CUevent_st *;
+using Graph = struct CUgraph_st *;
+using GraphExec = struct CUgraphExec_st *;
 using JitOption = int; // CUjit_option
 
 constexpr Result kSuccess = 0;
@@ -38,6 +40,10 @@ constexpr JitOption kJitLogVerbose = 12;
 constexpr unsigned kEventDefault = 0;
 constexpr unsigned kEventDisableTiming = 2;
 constexpr int kFuncAttributeMaxDynamicSharedSizeBytes = 8;
+constexpr unsigned kStreamNonBlocking = 1;
+/// CUstreamCaptureMode: only this thread's unsafe calls are prohibited
+/// while it captures.
+constexpr int kStreamCaptureModeThreadLocal = 1;
 
 /// CUtensorMap: an opaque TMA descriptor. cuTensorMapEncodeTiled needs it
 /// 64-byte aligned; cuda.h declares it 128-byte aligned.
@@ -97,6 +103,22 @@ struct Driver {
                                  void *, const uint64_t *, const uint64_t *,
                                  const uint32_t *, const uint32_t *, int, int,
                                  int, int);
+  /// Optional: the stream-capture and graph entry points that replay a
+  /// graph's launches as a CUDA graph (GraphReplay.h); without any of them
+  /// runs launch kernel by kernel.
+  Result (*streamCreate)(Stream *, unsigned);
+  Result (*streamDestroy)(Stream);
+  Result (*streamBeginCapture)(Stream, int);
+  Result (*streamEndCapture)(Stream, Graph *);
+  Result (*graphInstantiateWithFlags)(GraphExec *, Graph, unsigned long long);
+  Result (*graphDestroy)(Graph);
+  Result (*graphExecDestroy)(GraphExec);
+  Result (*graphLaunch)(GraphExec, Stream);
+  bool hasGraphs() const {
+    return streamCreate && streamDestroy && streamBeginCapture &&
+           streamEndCapture && graphInstantiateWithFlags && graphDestroy &&
+           graphExecDestroy && graphLaunch;
+  }
 };
 
 /// The driver, loaded once per process. Returns null and sets `error` when

@@ -363,6 +363,43 @@ private:
     return true;
   }
 
+  /// R50 to R52: an output's optional `aliases`, from version 3: an input
+  /// of its dtype and shape that no other output aliases.
+  bool readAliases(const Value &graphValue, const std::string &path,
+                   GraphSpec &graph) {
+    const Value &outputs = *graphValue.find("outputs");
+    std::vector<int64_t> aliasedBy(graph.inputs.size(), -1);
+    for (size_t i = 0; i < graph.outputs.size(); ++i) {
+      std::string itemPath =
+          join(path, "outputs") + "[" + std::to_string(i) + "]";
+      const Value *aliases = outputs.elements[i].find("aliases");
+      if (!aliases)
+        continue;
+      if (manifestVersion < 3)
+        return fail(itemPath + ".aliases",
+                    "an output aliasing an input needs artifact version 3, "
+                    "the manifest says version " +
+                        std::to_string(manifestVersion));
+      TensorSpec &output = graph.outputs[i];
+      if (!readInt(*aliases, itemPath + ".aliases", 0,
+                   static_cast<int64_t>(graph.inputs.size()) - 1,
+                   "an input index", output.aliases))
+        return false;
+      const TensorSpec &input = graph.inputs[output.aliases];
+      if (input.dtype != output.dtype || input.shape != output.shape)
+        return fail(itemPath + ".aliases",
+                    "output \"" + output.name + "\" aliases input \"" +
+                        input.name + "\" of another dtype or shape");
+      int64_t &other = aliasedBy[output.aliases];
+      if (other >= 0)
+        return fail(itemPath + ".aliases",
+                    "input \"" + input.name + "\" is aliased by outputs " +
+                        std::to_string(other) + " and " + std::to_string(i));
+      other = static_cast<int64_t>(i);
+    }
+    return true;
+  }
+
   bool readBuffer(const Value &value, const std::string &path,
                   const GraphSpec &graph, BufferSpec &buffer) {
     if (value.kind != Value::Object)
@@ -671,7 +708,8 @@ private:
       return false;
     std::set<std::string> tensorNames;
     if (!readTensors(value, path, "inputs", graph.inputs, tensorNames) ||
-        !readTensors(value, path, "outputs", graph.outputs, tensorNames))
+        !readTensors(value, path, "outputs", graph.outputs, tensorNames) ||
+        !readAliases(value, path, graph))
       return false;
     if (!readIntField(value, path, "workspace_bytes", 0, INT64_MAX,
                       "a non-negative integer", graph.workspaceBytes))

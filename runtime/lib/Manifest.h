@@ -36,6 +36,9 @@ struct TensorSpec {
   fkrt_dtype dtype = FKRT_F32;
   std::vector<int64_t> shape;
   uint64_t bytes = 0;
+  /// For an output written into an input's buffer (an inout parameter's
+  /// new value, version 3): that input's index; -1 otherwise.
+  int64_t aliases = -1;
 };
 
 struct BufferSpec {

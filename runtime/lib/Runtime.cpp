@@ -4,6 +4,7 @@
 #include "fkrt/runtime.h"
 
 #include "Cuda.h"
+#include "GraphReplay.h"
 #include "Manifest.h"
 #include "Status.h"
 
@@ -57,6 +58,9 @@ struct fkrt_module_impl {
   /// Every workspace allocated, and those not in use by a run.
   std::vector<Workspace> workspaces;
   std::vector<size_t> idle;
+  /// Runs replayed as CUDA graphs (fkrt_module_set_cuda_graphs).
+  std::atomic<bool> cudaGraphs{true};
+  GraphReplays replays;
 
   const GraphSpec *graph(size_t index) const {
     return index < manifest.graphs.size() ? &manifest.graphs[index] : nullptr;
@@ -104,6 +108,7 @@ struct fkrt_module_impl {
       return;
     {
       cu::ContextScope scope(*driver, context);
+      replays.clear(*driver);
       for (Workspace &w : workspaces) {
         driver->eventSynchronize(w.done);
         driver->eventDestroy(w.done);
@@ -416,6 +421,12 @@ fkrt_status fkrt_manifest_output(fkrt_module m, size_t graph, size_t index,
   return tensorInfo("fkrt_manifest_output", m, graph, index, false, info);
 }
 
+int64_t fkrt_manifest_output_aliases(fkrt_module m, size_t graph,
+                                     size_t index) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g && index < g->outputs.size() ? g->outputs[index].aliases : -1;
+}
+
 uint64_t fkrt_manifest_workspace_bytes(fkrt_module m, size_t graph) {
   const GraphSpec *g = m ? m->graph(graph) : nullptr;
   return g ? g->workspaceBytes : 0;
@@ -481,6 +492,53 @@ fkrt_status checkTensors(const char *role, const fkrt_tensor *tensors,
                         specs[i].name + "')");
     if (status != FKRT_SUCCESS)
       return status;
+  }
+  return FKRT_SUCCESS;
+}
+
+/// Checks that outputs share memory only as the manifest says: an output
+/// aliasing an input (an inout parameter's new value) is passed exactly that
+/// input's buffer; otherwise no output's bytes overlap another input's or
+/// output's (a kernel would read what another writes). Empty tensors have no
+/// bytes to overlap.
+fkrt_status checkAliasing(const GraphSpec &g, const fkrt_tensor *inputs,
+                          const fkrt_tensor *outputs,
+                          const std::string &where) {
+  auto describe = [&](bool output, size_t i) {
+    const TensorSpec &spec = output ? g.outputs[i] : g.inputs[i];
+    return std::string(output ? "output " : "input ") + std::to_string(i) +
+           " ('" + spec.name + "')";
+  };
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const TensorSpec &spec = g.outputs[o];
+    uintptr_t begin = reinterpret_cast<uintptr_t>(outputs[o].data);
+    if (spec.aliases >= 0 && outputs[o].data != inputs[spec.aliases].data)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  where + " " + describe(true, o) +
+                      " is the new value of inout " +
+                      describe(false, spec.aliases) +
+                      ", written in place: pass it that input's buffer");
+    if (spec.bytes == 0)
+      continue;
+    // Against every input and every other output.
+    for (int pass = 0; pass < 2; ++pass) {
+      bool output = pass == 1;
+      const std::vector<TensorSpec> &others = output ? g.outputs : g.inputs;
+      for (size_t t = 0; t < others.size(); ++t) {
+        if ((output && t == o) ||
+            (!output && static_cast<int64_t>(t) == spec.aliases) ||
+            others[t].bytes == 0)
+          continue;
+        uintptr_t other =
+            reinterpret_cast<uintptr_t>((output ? outputs : inputs)[t].data);
+        if (begin < other + others[t].bytes && other < begin + spec.bytes)
+          return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                      where + " " + describe(true, o) + " overlaps " +
+                          describe(output, t) +
+                          ": only an inout parameter's new value may share "
+                          "its input's buffer");
+      }
+    }
   }
   return FKRT_SUCCESS;
 }
@@ -578,7 +636,72 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
   return FKRT_SUCCESS;
 }
 
+/// The replay of a run of graph `gi`: its graph and buffer addresses.
+ReplayKey replayKey(size_t gi, const fkrt_tensor *inputs,
+                    const fkrt_tensor *outputs, const GraphSpec &g) {
+  ReplayKey key;
+  key.graph = gi;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    key.addresses.push_back(reinterpret_cast<uintptr_t>(inputs[i].data));
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    key.addresses.push_back(reinterpret_cast<uintptr_t>(outputs[i].data));
+  return key;
+}
+
+/// How a replay of graph `gi` records this run's work: the tensor maps
+/// written into its workspace, then the launches.
+GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
+                                const fkrt_tensor *inputs,
+                                const fkrt_tensor *outputs,
+                                const std::string &where) {
+  GraphReplays::Recorder r;
+  r.prepare = [=](cu::DevicePtr workspace) {
+    const GraphSpec &g = m->manifest.graphs[gi];
+    std::vector<cu::TensorMap> maps;
+    if (fkrt_status status = encodeTensorMaps(*m->driver, g, inputs, outputs,
+                                              workspace, maps, where);
+        status != FKRT_SUCCESS || maps.empty())
+      return status;
+    cu::Result result = m->driver->memcpyHtoD(
+        workspace + g.descriptorOffset(), maps.data(),
+        maps.size() * sizeof(cu::TensorMap));
+    if (result != cu::kSuccess)
+      return fail(runStatus(result),
+                  where + ": copying " + std::to_string(maps.size()) +
+                      " tensor maps: " +
+                      cu::describe(*m->driver, "cuMemcpyHtoD", result));
+    return FKRT_SUCCESS;
+  };
+  r.enqueue = [=](cu::DevicePtr workspace, cu::Stream stream) {
+    return enqueue(m, gi, inputs, outputs, workspace, stream, where);
+  };
+  return r;
+}
+
 } // namespace
+
+extern "C" fkrt_status fkrt_set_cuda_graphs(fkrt_module m, int enabled) {
+  return guarded([&] {
+    if (!m)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_set_cuda_graphs: module is null");
+    m->cudaGraphs = enabled != 0;
+    if (!enabled && m->loaded) {
+      // Their workspaces are no longer needed.
+      cu::ContextScope scope(*m->driver, m->context);
+      m->replays.clear(*m->driver);
+    }
+    return FKRT_SUCCESS;
+  });
+}
+
+extern "C" int fkrt_cuda_graphs(fkrt_module m) {
+  return m && m->cudaGraphs ? 1 : 0;
+}
+
+extern "C" size_t fkrt_cuda_graph_count(fkrt_module m) {
+  return m ? m->replays.size() : 0;
+}
 
 extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                                 const fkrt_tensor *inputs, size_t num_inputs,
@@ -598,7 +721,8 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     if ((status = checkTensors("input", inputs, num_inputs, g.inputs,
                                where)) != FKRT_SUCCESS ||
         (status = checkTensors("output", outputs, num_outputs, g.outputs,
-                               where)) != FKRT_SUCCESS)
+                               where)) != FKRT_SUCCESS ||
+        (status = checkAliasing(g, inputs, outputs, where)) != FKRT_SUCCESS)
       return status;
     std::string error;
     const cu::Driver *d = cu::driver(error);
@@ -618,6 +742,16 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                           "which the CUDA driver library libcuda.so.1 lacks "
                           "(a driver for CUDA 12.0 or later has it)");
     cu::Stream s = static_cast<cu::Stream>(stream);
+    // One launch gains nothing from a graph.
+    if (m->cudaGraphs && g.launches.size() > 1) {
+      bool replayed;
+      status = m->replays.run(*d, replayKey(gi, inputs, outputs, g),
+                              g.runWorkspaceBytes(),
+                              recorder(m, gi, inputs, outputs, where), s,
+                              where, replayed);
+      if (replayed || status != FKRT_SUCCESS)
+        return status;
+    }
     if (!g.runWorkspaceBytes())
       return enqueue(m, gi, inputs, outputs, 0, s, where);
     size_t slot;

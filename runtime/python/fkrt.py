@@ -130,11 +130,15 @@ def library():
             "fkrt_manifest_output": (status, [m, size, size,
                                               ctypes.POINTER(_TensorInfo)]),
             "fkrt_manifest_workspace_bytes": (ctypes.c_uint64, [m, size]),
+            "fkrt_manifest_output_aliases": (ctypes.c_int64, [m, size, size]),
             "fkrt_manifest_launch_count": (size, [m, size]),
             "fkrt_run": (status, [m, ctypes.c_char_p, ctypes.POINTER(_Tensor),
                                   size, ctypes.POINTER(_Tensor), size,
                                   ctypes.c_void_p]),
             "fkrt_driver_available": (status, []),
+            "fkrt_set_cuda_graphs": (status, [m, ctypes.c_int]),
+            "fkrt_cuda_graphs": (ctypes.c_int, [m]),
+            "fkrt_cuda_graph_count": (size, [m]),
         }
         for name, (restype, argtypes) in protos.items():
             fn = getattr(lib, name)
@@ -195,6 +199,9 @@ class TensorInfo:
         self.dtype_code = info.dtype
         self.shape = tuple(info.shape[i] for i in range(info.rank))
         self.bytes = info.bytes
+        # For an output written into an input's buffer (an inout
+        # parameter's new value): that input's index; else None.
+        self.aliases = None
 
     def __repr__(self):
         return "TensorInfo(%r, %s, %r)" % (self.name, self.dtype, self.shape)
@@ -312,8 +319,13 @@ class Module:
                            self._lib.fkrt_manifest_input)
 
     def outputs(self, graph):
-        return self._infos(graph, self._lib.fkrt_manifest_output_count,
-                           self._lib.fkrt_manifest_output)
+        infos = self._infos(graph, self._lib.fkrt_manifest_output_count,
+                            self._lib.fkrt_manifest_output)
+        index = self._graph(graph)
+        for i, info in enumerate(infos):
+            aliases = self._lib.fkrt_manifest_output_aliases(self._m, index, i)
+            info.aliases = aliases if aliases >= 0 else None
+        return infos
 
     def workspace_bytes(self, graph):
         return self._lib.fkrt_manifest_workspace_bytes(self._m,
@@ -322,6 +334,23 @@ class Module:
     def launch_count(self, graph):
         return self._lib.fkrt_manifest_launch_count(self._m,
                                                     self._graph(graph))
+
+    @property
+    def cuda_graphs(self):
+        """Whether runs replay their launches as CUDA graphs (default
+        True): a graph run twice with the same input and output addresses is
+        captured once and then enqueued with one call. Set it while no run is
+        in flight."""
+        return bool(self._lib.fkrt_cuda_graphs(self._m))
+
+    @cuda_graphs.setter
+    def cuda_graphs(self, enabled):
+        _check(self._lib.fkrt_set_cuda_graphs(self._m, 1 if enabled else 0))
+
+    @property
+    def cuda_graph_count(self):
+        """The number of CUDA graphs the module holds."""
+        return self._lib.fkrt_cuda_graph_count(self._m)
 
     def _signature(self, graph):
         sig = self._signatures.get(graph)
@@ -352,7 +381,10 @@ class Module:
         dense, and all on one CUDA device. ArgumentError names the first
         that is not: dtypes and shapes are checked for every tensor before
         devices and layouts, and all before the module touches CUDA.
-        Outputs not given are allocated with torch on the inputs' device
+        The new value of an inout parameter (an output whose info has
+        `aliases`, an input index) is written into that input: pass the
+        input tensor itself as that output, or leave outputs out, which
+        does so. Outputs not given are allocated with torch on the inputs' device
         (on `stream` if it is a torch stream). The graph is enqueued on
         `stream` (a torch.cuda.Stream, a CuPy stream, or a CUstream as an
         int) or else on torch's current stream, so it is ordered with
@@ -448,16 +480,17 @@ class Module:
             self.load_cuda(index)
 
         if out_tensors is None:
+            # An inout parameter's new value is written into its input.
+            def allocate():
+                return [in_tensors[o.aliases] if o.aliases is not None
+                        else torch.empty(o.shape, dtype=dtypes[o.dtype_code],
+                                         device=device)
+                        for o in sig.outputs]
             if isinstance(stream, torch.cuda.Stream):
                 with torch.cuda.stream(stream):
-                    out_tensors = [torch.empty(o.shape,
-                                               dtype=dtypes[o.dtype_code],
-                                               device=device)
-                                   for o in sig.outputs]
+                    out_tensors = allocate()
             else:
-                out_tensors = [torch.empty(o.shape, dtype=dtypes[o.dtype_code],
-                                           device=device)
-                               for o in sig.outputs]
+                out_tensors = allocate()
             outputs = out_tensors
 
         def array(tensors, infos, shapes):

@@ -37,6 +37,7 @@ ADD = os.path.join(DATA, "add.ptx")
 # address in `where` (i32[2]); graph "fail": its third launch is rejected
 # (see the file's comments).
 LOAD = os.path.join(DATA, "load.ptx")
+INOUT = os.path.join(DATA, "inout.ptx")
 
 
 def _take_artifacts(argv):
@@ -115,6 +116,19 @@ class ManifestTest(unittest.TestCase):
             self.assertEqual(m.workspace_bytes("mlp"), 8192)
             self.assertEqual(m.launch_count("mlp"), 2)
             self.assertIsNone(m.device)
+            self.assertTrue(m.cuda_graphs)
+            m.cuda_graphs = False
+            self.assertFalse(m.cuda_graphs)
+            self.assertEqual(m.cuda_graph_count, 0)
+
+    def test_inout_aliases(self):
+        with fkrt.Module(INOUT) as m:
+            self.assertEqual(m.version, 3)
+            outs = m.outputs("accumulate")
+            self.assertEqual([o.name for o in outs], ["result0", "cache_1"])
+            self.assertEqual([o.aliases for o in outs], [None, 1])
+            self.assertTrue(all(i.aliases is None
+                                for i in m.inputs("accumulate")))
 
     def test_from_memory(self):
         with open(SAMPLE, "rb") as f:
@@ -429,6 +443,30 @@ if GPU_ERROR is None:
                 self.assertIsInstance(result[0], _DLPackOnly)
                 torch.cuda.synchronize()
                 self.assertTrue(torch.equal(out, 2 * x + w))
+
+        def test_inout_updates_in_place(self):
+            # Outputs left out: the cache's new value is written into the
+            # cache tensor itself, run after run (the second run captures a
+            # CUDA graph, the third replays it).
+            with fkrt.Module(INOUT) as m:
+                x = torch.randn(1000, device=self.device,
+                                generator=self.generator)
+                cache = torch.randn(1000, device=self.device,
+                                    generator=self.generator)
+                want = cache.clone()
+                for _ in range(3):
+                    y, new_cache = m.run("accumulate", [x, cache])
+                    want += x
+                    self.assertIs(new_cache, cache)
+                    self.assertTrue(torch.equal(y, 2 * x))
+                    self.assertTrue(torch.allclose(cache, want))
+                # A separate buffer for the new value is refused.
+                with self.assertRaisesRegex(fkrt.Error,
+                                            "is the new value of inout "
+                                            "input 1 \\('cache'\\)"):
+                    m.run("accumulate", [x, cache],
+                          outputs=[torch.empty_like(x),
+                                   torch.empty_like(cache)])
 
         def test_gpu_argument_errors(self):
             with fkrt.Module(ADD) as m:

@@ -24,6 +24,10 @@ static_assert(cu::kJitLogVerbose == CU_JIT_LOG_VERBOSE, "jit option");
 static_assert(cu::kErrorOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY, "CUresult");
 static_assert(cu::kEventDefault == CU_EVENT_DEFAULT, "event flag");
 static_assert(cu::kEventDisableTiming == CU_EVENT_DISABLE_TIMING, "event flag");
+static_assert(cu::kStreamNonBlocking == CU_STREAM_NON_BLOCKING, "stream flag");
+static_assert(cu::kStreamCaptureModeThreadLocal ==
+                  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+              "stream capture mode");
 static_assert(cu::kFuncAttributeMaxDynamicSharedSizeBytes ==
                   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
               "function attribute");

@@ -2,7 +2,8 @@
 //
 // JIT-loads tests/data/add.ptx and runs it: results, concurrent runs from
 // several threads on several streams sharing the workspace pool, the device
-// memory and event API, the JIT error log, a failing kernel attribute; then
+// memory and event API, replays as CUDA graphs, the JIT error log, a failing
+// kernel attribute; then
 // tests/data/tensor_map.ptx, whose kernels hand back the tensor map
 // descriptors the runtime encoded; then the load and failure tests of
 // gpu_load_tests.cpp. Without a CUDA driver it says so and passes
@@ -297,6 +298,56 @@ void testTensorMaps(const std::string &dataDir) {
 
 /// The tests of this file: add.ptx, the device API, tensor maps, JIT and
 /// load errors.
+/// Replays as CUDA graphs: a set of addresses is captured on its second
+/// run and replayed after; disabling frees the replays; at most 8 are held.
+void testCudaGraphs(const std::string &ptx) {
+  fkrt_module m = nullptr;
+  CHECK(fkrt_module_load_memory(ptx.data(), ptx.size(), &m) == FKRT_SUCCESS);
+  CHECK_EQ(fkrt_cuda_graphs(m), 1);
+  CHECK(fkrt_module_load_cuda(m, 0) == FKRT_SUCCESS);
+  CHECK(runAdd(m, nullptr, 1, 1));
+  CHECK_EQ(fkrt_cuda_graph_count(m), 0u);
+  // runAdd's buffers are new at every call: three runs on one set.
+  CHECK(runAdd(m, nullptr, 2, 3));
+  CHECK_EQ(fkrt_cuda_graph_count(m), 1u);
+  CHECK_EQ(fkrt_set_cuda_graphs(m, 0), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_cuda_graphs(m), 0);
+  CHECK_EQ(fkrt_cuda_graph_count(m), 0u);
+  CHECK(runAdd(m, nullptr, 3, 3));
+  CHECK_EQ(fkrt_cuda_graph_count(m), 0u);
+  CHECK_EQ(fkrt_set_cuda_graphs(m, 1), FKRT_SUCCESS);
+  // Ten sets of buffers alive at once, each run twice then checked.
+  std::vector<Cuda::Ptr> buffers;
+  size_t bytes = kN * sizeof(float);
+  const int64_t shape[] = {kN};
+  std::vector<float> x(kN), w(kN), y(kN);
+  bool ok = true;
+  for (int set = 0; set < 10 && ok; ++set) {
+    Cuda::Ptr dx, dw, dy;
+    ok = !cuda.memAlloc(&dx, bytes) && !cuda.memAlloc(&dw, bytes) &&
+         !cuda.memAlloc(&dy, bytes);
+    buffers.insert(buffers.end(), {dx, dw, dy});
+    for (int64_t i = 0; i < kN; ++i)
+      x[i] = float(set * i), w[i] = float(set);
+    ok = ok && !cuda.memcpyHtoD(dx, x.data(), bytes) &&
+         !cuda.memcpyHtoD(dw, w.data(), bytes);
+    fkrt_tensor in[2] = {{reinterpret_cast<void *>(dx), FKRT_F32, 1, shape},
+                         {reinterpret_cast<void *>(dw), FKRT_F32, 1, shape}};
+    fkrt_tensor out[1] = {{reinterpret_cast<void *>(dy), FKRT_F32, 1, shape}};
+    for (int run = 0; run < 2 && ok; ++run)
+      ok = fkrt_run(m, "add", in, 2, out, 1, nullptr) == FKRT_SUCCESS;
+    ok = ok && !cuda.memcpyDtoH(y.data(), dy, bytes);
+    for (int64_t i = 0; i < kN && ok; ++i)
+      ok = y[i] == 2 * x[i] + w[i];
+  }
+  CHECK(ok);
+  CHECK_EQ(fkrt_cuda_graph_count(m), 8u);
+  for (Cuda::Ptr p : buffers)
+    cuda.memFree(p);
+  CHECK_EQ(fkrt_set_cuda_graphs(nullptr, 1), FKRT_ERROR_INVALID_ARGUMENT);
+  fkrt_module_destroy(m);
+}
+
 void runBasicTests(const std::string &dataDir) {
   std::string ptx = fkrt_test::readFile(dataDir + "/add.ptx");
   fkrt_module m = nullptr;
@@ -312,6 +363,7 @@ void runBasicTests(const std::string &dataDir) {
   fkrt_module_destroy(m);
 
   testDeviceApi(ptx);
+  testCudaGraphs(ptx);
   testTensorMaps(dataDir);
 
   // A PTX error: the message carries the JIT's log.

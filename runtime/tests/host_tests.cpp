@@ -192,6 +192,15 @@ void testSample() {
   CHECK_EQ(fkrt_manifest_workspace_bytes(m, 0), 8192u);
   CHECK_EQ(fkrt_manifest_workspace_bytes(m, 1), 0u);
   CHECK_EQ(fkrt_manifest_launch_count(m, 0), 2u);
+  // CUDA graphs: on by default, switched without a GPU, none held.
+  CHECK_EQ(fkrt_cuda_graphs(m), 1);
+  CHECK_EQ(fkrt_set_cuda_graphs(m, 0), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_cuda_graphs(m), 0);
+  CHECK_EQ(fkrt_cuda_graph_count(m), 0u);
+  CHECK_EQ(fkrt_set_cuda_graphs(nullptr, 1), FKRT_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(fkrt_last_error(), "module is null"));
+  CHECK_EQ(fkrt_cuda_graphs(nullptr), 0);
+  CHECK_EQ(fkrt_cuda_graph_count(nullptr), 0u);
   fkrt_module_destroy(m);
 }
 
@@ -414,7 +423,7 @@ void testJson() {
 
 /// R14 to R16: format and version.
 void testVersioning() {
-  CHECK_EQ(FKRT_ARTIFACT_VERSION, 2);
+  CHECK_EQ(FKRT_ARTIFACT_VERSION, 3);
   expectInvalid("R14", edited(R"("format": "fkc-artifact")", R"("format": "onnx")"),
                 "manifest: format: expected \"fkc-artifact\", found \"onnx\"");
   expectInvalid("R12", edited(R"("format": "fkc-artifact", )", ""),
@@ -428,19 +437,19 @@ void testVersioning() {
                 "manifest: version: expected an integer");
   expectInvalid("R15", edited(R"("version": 1)", R"("version": 2e0)"),
                 "manifest: version: expected an integer");
-  // R16: ... and any integer but 1 and 2 is a version this reader does not
+  // R16: ... and any integer but 1 to 3 is a version this reader does not
   // know, however large or small.
-  for (const char *v : {"0", "-1", "3", "2147483648", "1099511627776",
+  for (const char *v : {"0", "-1", "4", "2147483648", "1099511627776",
                         "-9223372036854775808", "99999999999999999999"})
     expectError("R16", artifact(edited(R"("version": 1)",
                                        std::string(R"("version": )") + v)),
                 FKRT_ERROR_UNSUPPORTED_VERSION,
                 std::string("manifest: unsupported artifact version ") + v +
-                    " (this runtime reads versions 1 to 2)");
+                    " (this runtime reads versions 1 to 3)");
   // The version is checked before any other field, so a future layout
   // still gets the version message.
-  expectError("R16", artifact(R"({"format": "fkc-artifact", "version": 3})"),
-              FKRT_ERROR_UNSUPPORTED_VERSION, "unsupported artifact version 3");
+  expectError("R16", artifact(R"({"format": "fkc-artifact", "version": 4})"),
+              FKRT_ERROR_UNSUPPORTED_VERSION, "unsupported artifact version 4");
   // Version 1 is version 2 without tensor maps: the same manifest loads
   // under both numbers.
   fkrt_module m = nullptr;
@@ -841,8 +850,9 @@ void testTensorMaps() {
            FKRT_SUCCESS);
   int64_t xShape[] = {64, 128}, yShape[] = {4, 8};
   void *p = reinterpret_cast<void *>(uintptr_t(0x10000));
+  void *q = reinterpret_cast<void *>(uintptr_t(0x80000));
   fkrt_tensor in[1] = {{p, FKRT_F16, 2, xShape}};
-  fkrt_tensor out[1] = {{p, FKRT_F32, 2, yShape}};
+  fkrt_tensor out[1] = {{q, FKRT_F32, 2, yShape}};
   fkrt_status status = fkrt_run(m, "g", in, 1, out, 1, nullptr);
   CHECK_EQ(status, fkrt_driver_available() == FKRT_SUCCESS
                        ? FKRT_ERROR_NOT_LOADED
@@ -886,6 +896,63 @@ void testOutputs() {
   // An output passed only as a tensor map's buffer is passed.
   expectLoads(artifact(mapEdited(R"({"buffer": 1}]}, )", R"({"buffer": 0}]}, )")),
               "an output passed only through a tensor map");
+}
+
+/// R50 to R52: outputs aliasing inputs (inout parameters), version 3.
+void testAliases() {
+  const std::string output =
+      R"("outputs": [{"name": "y", "dtype": "f32", "shape": [4, 8]}], )";
+  auto aliased = [&](const std::string &version, const std::string &entry) {
+    return replaced(edited(output, R"("outputs": [)" + entry + "], "),
+                    R"("version": 1)", R"("version": )" + version);
+  };
+  const std::string alias =
+      R"({"name": "y", "dtype": "f32", "shape": [4, 8], "aliases": 0})";
+  std::string ok = aliased("3", alias);
+  expectLoads(artifact(ok), "an output aliasing its input");
+  fkrt_module m = nullptr;
+  CHECK_EQ(fkrt_module_load_memory(artifact(ok).data(), artifact(ok).size(), &m),
+           FKRT_SUCCESS);
+  CHECK_EQ(fkrt_manifest_version(m), 3);
+  // fkrt_run: the aliased output is passed its input's buffer, nothing else.
+  int64_t shape[] = {4, 8};
+  void *x = reinterpret_cast<void *>(uintptr_t(0x10000));
+  void *elsewhere = reinterpret_cast<void *>(uintptr_t(0x20000));
+  fkrt_tensor in[1] = {{x, FKRT_F32, 2, shape}};
+  fkrt_tensor out[1] = {{elsewhere, FKRT_F32, 2, shape}};
+  CHECK_EQ(fkrt_run(m, "g", in, 1, out, 1, nullptr),
+           FKRT_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(fkrt_last_error(),
+                    "fkrt_run: graph 'g' output 0 ('y') is the new value of "
+                    "inout input 0 ('x'), written in place: pass it that "
+                    "input's buffer"));
+  out[0].data = x;
+  CHECK(fkrt_run(m, "g", in, 1, out, 1, nullptr) !=
+        FKRT_ERROR_INVALID_ARGUMENT);
+  fkrt_module_destroy(m);
+  expectInvalid("R50", aliased("2", alias),
+                "manifest: graphs[0].outputs[0].aliases: an output aliasing "
+                "an input needs artifact version 3, the manifest says "
+                "version 2");
+  expectInvalid("R51",
+                aliased("3", R"({"name": "y", "dtype": "f32", "shape": [4, 8], "aliases": 1})"),
+                "manifest: graphs[0].outputs[0].aliases: expected an input "
+                "index");
+  expectInvalid("R51",
+                aliased("3", R"({"name": "y", "dtype": "f32", "shape": [4, 8], "aliases": "x"})"),
+                "manifest: graphs[0].outputs[0].aliases: expected an input "
+                "index");
+  expectInvalid("R51",
+                aliased("3", R"({"name": "y", "dtype": "f16", "shape": [4, 8], "aliases": 0})"),
+                "manifest: graphs[0].outputs[0].aliases: output \"y\" "
+                "aliases input \"x\" of another dtype or shape");
+  expectInvalid("R51",
+                aliased("3", R"({"name": "y", "dtype": "f32", "shape": [8, 4], "aliases": 0})"),
+                "of another dtype or shape");
+  expectInvalid("R52",
+                aliased("3", alias + R"(, {"name": "z", "dtype": "f32", "shape": [4, 8], "aliases": 0})"),
+                "manifest: graphs[0].outputs[1].aliases: input \"x\" is "
+                "aliased by outputs 0 and 1");
 }
 
 /// R45: the PTX's structure.
@@ -990,6 +1057,22 @@ void testKernels() {
   // A declaration and a definition make a definition.
   expectLoads(withPtx(kBase, ".extern .entry k0();\n" + kPtx),
               "a declared and defined kernel");
+
+  // Launches may share a kernel: fkc emits kernels that are equal but for
+  // their name once, and launches it from every layer and graph using it.
+  const std::string launch =
+      R"({"kernel": "k0", "grid": [1, 1, 1], "block": [32, 1, 1], )"
+      R"("shared_bytes": 0, "args": [{"buffer": 0}, {"buffer": 2}, )"
+      R"({"buffer": 1}, {"i64": 32}, {"i32": 7}]})";
+  expectLoads(artifact(edited(launch, launch + ", " + launch + ", " + launch)),
+              "three launches of one kernel");
+  const std::string graph =
+      kBase.substr(kBase.find(R"({"name": "g")"))
+          .substr(0, kBase.size() - kBase.find(R"({"name": "g")") - 2);
+  expectLoads(artifact(kBase.substr(0, kBase.size() - 2) + ", " +
+                       replaced(graph, R"("name": "g")", R"("name": "h")") +
+                       "]}"),
+              "two graphs launching one kernel");
 
   // R47
   expectInvalid("R47", edited(R"({"i32": 7}])", R"({"i32": 7}, {"i32": 8}])"),
@@ -1128,9 +1211,11 @@ void testRunValidation() {
   if (!m)
     return;
   int64_t xShape[] = {64, 32}, wShape[] = {32, 32}, yShape[] = {64, 32};
+  // Inputs may share memory (they are only read); an output may not.
   void *p = reinterpret_cast<void *>(uintptr_t(0x10000));
+  void *q = reinterpret_cast<void *>(uintptr_t(0x80000));
   fkrt_tensor in[2] = {{p, FKRT_F16, 2, xShape}, {p, FKRT_F16, 2, wShape}};
-  fkrt_tensor out[1] = {{p, FKRT_F16, 2, yShape}};
+  fkrt_tensor out[1] = {{q, FKRT_F16, 2, yShape}};
 
   auto run = [&](const char *graph, const fkrt_tensor *i, size_t ni,
                  fkrt_tensor *o, size_t no) {
@@ -1192,6 +1277,17 @@ void testRunValidation() {
   badOut[0].dtype = FKRT_F32;
   expect(run("mlp", in, 2, badOut, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'mlp' output 0 ('y'): expected dtype f16, got f32");
+
+  // Outputs overlapping inputs: not declared, so rejected. x is 4096 bytes
+  // from 0x10000, so y at 0x10ff0 overlaps its last 16 bytes.
+  badOut[0] = out[0];
+  badOut[0].data = reinterpret_cast<void *>(uintptr_t(0x10ff0));
+  expect(run("mlp", in, 2, badOut, 1), FKRT_ERROR_INVALID_ARGUMENT,
+         "fkrt_run: graph 'mlp' output 0 ('y') overlaps input 0 ('x'): only "
+         "an inout parameter's new value may share its input's buffer");
+  badOut[0].data = reinterpret_cast<void *>(uintptr_t(0x11000));
+  // Just past x: accepted (the run then stops at the driver or loading).
+  CHECK(run("mlp", in, 2, badOut, 1) != FKRT_ERROR_INVALID_ARGUMENT);
 
   // The i1 graph: one-byte elements are 16-byte aligned too; a rank-0
   // output needs no shape.
@@ -1445,6 +1541,7 @@ void testRuleIndex() {
 int main() {
   testSample();
   testCppWrapper();
+  testAliases();
   testBaseValid();
   testFileRules();
   testFraming();

@@ -22,3 +22,12 @@ func.func @branch() {
 ^bb1:
   return
 }
+
+// -----
+
+// A call evaluates its callee; a recursion ends in an error, not a crash.
+func.func @recursive(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{reference interpreter: calls nested more than 256 deep}}
+  %y = call @recursive(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}

@@ -27,6 +27,9 @@ std::string fkcrun::usage() {
          "  --iterations N    timed runs of --bench (default 100)\n"
          "  --warmup N        untimed runs of --bench first (default 10)\n"
          "  --device N        CUDA device ordinal (default 0)\n"
+         "  --no-cuda-graphs  launch kernel by kernel; by default a graph's\n"
+         "                    later runs replay a CUDA graph, and the outputs\n"
+         "                    of the replay are checked too\n"
          "  --list            print the artifact's graph names and exit\n"
          "  -h, --help        print this help and exit\n"
          "\n"
@@ -72,6 +75,10 @@ bool fkcrun::parseOptions(int argc, const char *const *argv, Options &options,
     if (arg == "-h" || arg == "--help") {
       options.help = true;
       return true;
+    }
+    if (arg == "--no-cuda-graphs") {
+      options.cudaGraphs = false;
+      continue;
     }
     if (arg == "--bench" || arg == "--list") {
       (arg == "--bench" ? options.bench : options.list) = true;

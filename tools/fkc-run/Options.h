@@ -29,6 +29,8 @@ struct Options {
   uint64_t warmup = 10;
   int device = 0;
   bool list = false;
+  /// Replay runs as CUDA graphs (the runtime's default).
+  bool cudaGraphs = true;
   bool help = false;
 };
 

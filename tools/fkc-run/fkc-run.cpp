@@ -121,28 +121,47 @@ private:
     // Inputs, on the device once for every run.
     std::vector<fkrt::DeviceBuffer> inputs, outputs;
     std::vector<fkrt_tensor> inputArgs, outputArgs;
+    std::vector<std::vector<uint8_t>> hostInputs;
     SplitMix64 random(options.seed);
     for (size_t i = 0; i < inputInfo.size(); ++i) {
       const fkrt::TensorInfo &info = inputInfo[i];
-      std::vector<uint8_t> generated;
-      if (!expected)
-        generated = randomElements(
-            info.dtype, info.bytes / elementSize(info.dtype), random);
+      hostInputs.push_back(
+          expected ? expected->inputs[i].data
+                   : randomElements(info.dtype,
+                                    info.bytes / elementSize(info.dtype),
+                                    random));
       inputs.emplace_back(device, info.bytes);
-      inputs.back().copyFrom(expected ? expected->inputs[i].data.data()
-                                      : generated.data());
+      inputs.back().copyFrom(hostInputs.back().data());
       inputArgs.push_back(inputs.back().tensor(info.dtype, info.shape));
     }
+    // An inout parameter's new value is written into its input's buffer.
+    std::vector<bool> inout(inputInfo.size(), false);
     for (const fkrt::TensorInfo &info : outputInfo) {
-      outputs.emplace_back(device, info.bytes);
-      outputArgs.push_back(outputs.back().tensor(info.dtype, info.shape));
+      outputs.emplace_back(device, info.aliases >= 0 ? 0 : info.bytes);
+      outputArgs.push_back(
+          info.aliases >= 0 ? inputArgs[info.aliases]
+                            : outputs.back().tensor(info.dtype, info.shape));
+      if (info.aliases >= 0)
+        inout[info.aliases] = true;
     }
+    auto outputBuffer = [&](size_t o) -> fkrt::DeviceBuffer & {
+      int64_t input = outputInfo[o].aliases;
+      return input >= 0 ? inputs[input] : outputs[o];
+    };
 
     // One run, its outputs poisoned first so that elements a kernel fails
-    // to write show up.
+    // to write show up. Inout inputs, which a run updates, get their values
+    // back before each checked run (not before timed runs: their values do
+    // not matter there).
     auto poison = [&] {
-      for (fkrt::DeviceBuffer &b : outputs)
-        b.fill(0xFF);
+      for (size_t o = 0; o < outputs.size(); ++o)
+        if (outputInfo[o].aliases < 0)
+          outputs[o].fill(0xFF);
+    };
+    auto restoreInout = [&] {
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (inout[i])
+          inputs[i].copyFrom(hostInputs[i].data());
     };
     auto launch = [&] { module.run(name, inputArgs, outputArgs); };
     poison();
@@ -150,10 +169,12 @@ private:
     fkrt::synchronize(device);
 
     Outcome outcome = Outcome::Ok;
+    std::vector<std::vector<uint8_t>> firstRun(outputInfo.size());
     for (size_t o = 0; o < outputInfo.size(); ++o) {
       const fkrt::TensorInfo &info = outputInfo[o];
-      std::vector<uint8_t> host(info.bytes);
-      outputs[o].copyTo(host.data());
+      std::vector<uint8_t> &host = firstRun[o];
+      host.resize(info.bytes);
+      outputBuffer(o).copyTo(host.data());
       uint64_t count = info.bytes / elementSize(info.dtype);
       std::printf("  output %s %s: %s\n", info.name.c_str(),
                   bundle::typeString(info.dtype, info.shape).c_str(),
@@ -168,6 +189,32 @@ private:
                   formatComparison(info.dtype, c, info.shape).c_str());
       if (!c.ok)
         outcome = Outcome::Mismatch;
+    }
+
+    // The second run captures a CUDA graph and replays it, the third
+    // replays it again: both must write what the first run wrote.
+    if (module.cudaGraphs() && module.launchCount(graph) > 1) {
+      for (int replay = 0; replay < 2; ++replay) {
+        restoreInout();
+        poison();
+        launch();
+        fkrt::synchronize(device);
+        for (size_t o = 0; o < outputInfo.size(); ++o) {
+          std::vector<uint8_t> host(outputInfo[o].bytes);
+          outputBuffer(o).copyTo(host.data());
+          if (host != firstRun[o]) {
+            std::printf("  replay %s: MISMATCH: the CUDA graph's run %d "
+                        "wrote other bytes than the first run\n",
+                        outputInfo[o].name.c_str(), replay + 2);
+            outcome = Outcome::Mismatch;
+          }
+        }
+      }
+      if (outcome != Outcome::Mismatch)
+        std::printf("  replay: %zu CUDA graph%s held; 2 replayed runs wrote "
+                    "what the first run wrote\n",
+                    module.cudaGraphCount(),
+                    module.cudaGraphCount() == 1 ? "" : "s");
     }
 
     if (options.bench)
@@ -280,6 +327,7 @@ int main(int argc, char **argv) {
       }
     }
 
+    module.setCudaGraphs(options.cudaGraphs);
     module.loadCuda(options.device);
     std::printf("fkc-run: %s (target %s) on device %d: %s\n",
                 options.artifact.c_str(), module.target().c_str(),

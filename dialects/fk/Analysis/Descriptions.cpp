@@ -71,3 +71,40 @@ std::string mlir::fk::describeGatherReads(Operation *op) {
                        formatBytes(tableBytes))
       .str();
 }
+
+/// "[1, 0]", with "?" for a start read at run time.
+static std::string formatIndices(ArrayRef<int64_t> indices) {
+  std::string text = "[";
+  for (auto [i, index] : llvm::enumerate(indices)) {
+    if (i)
+      text += ", ";
+    text += index == ShapedType::kDynamic ? "?" : std::to_string(index);
+  }
+  return text + "]";
+}
+
+std::string mlir::fk::describeIndexing(Operation *op) {
+  if (auto slice = dyn_cast<SliceOp>(op))
+    return llvm::formatv("reads its operand from {0} by {1}",
+                         formatIndices(slice.getStart()),
+                         formatIndices(slice.getStep()))
+        .str();
+  if (auto slice = dyn_cast<DynamicSliceOp>(op))
+    return llvm::formatv("reads its operand from {0} (? read at run time and "
+                         "clamped)",
+                         formatIndices(slice.getStaticStart()))
+        .str();
+  if (auto concat = dyn_cast<ConcatOp>(op))
+    return llvm::formatv("chooses among its {0} operands by the coordinate "
+                         "along axis {1}",
+                         concat.getInputs().size(), concat.getAxis())
+        .str();
+  if (isa<PadOp>(op))
+    return "reads its operand inside the padding, the padding value outside";
+  if (auto update = dyn_cast<UpdateSliceOp>(op))
+    return llvm::formatv("reads the update inside its window at {0} (? read "
+                         "at run time and clamped), the destination outside",
+                         formatIndices(update.getStaticStart()))
+        .str();
+  return "";
+}

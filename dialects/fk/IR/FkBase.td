@@ -27,6 +27,9 @@ def Fk_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   // `fk.target` may only be a #fk.target on the builtin module.
   let hasOperationAttrVerify = 1;
+  // `fk.inout` and `fk.updates` on graph arguments and results (FkInout.h).
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -12,6 +12,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FoldInterfaces.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -151,6 +152,78 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
     return getResult();
   }
   return reshapeSplat(adaptor.getOperand(), getType());
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  // A window of the whole operand (a larger step would leave it) is the
+  // operand.
+  if (getOperand().getType() == getType() &&
+      llvm::all_of(getStart(), [](int64_t s) { return s == 0; }))
+    return getOperand();
+  // slice(slice(x, s1, k1), s2, k2) reads x at s1 + k1 * (s2 + k2 * i).
+  if (auto inner = getOperand().getDefiningOp<SliceOp>()) {
+    auto operandType = cast<RankedTensorType>(inner.getOperand().getType());
+    ArrayRef<int64_t> sizes = cast<RankedTensorType>(getType()).getShape();
+    SmallVector<int64_t> start, step;
+    for (auto [d, s1, k1, s2, k2] :
+         llvm::enumerate(inner.getStart(), inner.getStep(), getStart(),
+                         getStep())) {
+      // An empty window's start may be past the inner window's end; any
+      // start in bounds reads nothing as well.
+      start.push_back(std::min(s1 + k1 * s2, operandType.getDimSize(d)));
+      // A window of one element reads no second one: step 1 keeps the
+      // product from growing through a chain of slices.
+      step.push_back(sizes[d] <= 1 ? 1 : k1 * k2);
+    }
+    getOperandMutable().assign(inner.getOperand());
+    setStart(start);
+    setStep(step);
+    return getResult();
+  }
+  return reshapeSplat(adaptor.getOperand(), getType());
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  if (getInputs().size() == 1)
+    return getInputs().front();
+  // Splats of one value joined are a splat of it.
+  std::optional<double> value;
+  for (Attribute operand : adaptor.getInputs()) {
+    std::optional<double> splat = splatValue(operand);
+    if (!splat || (value && *splat != *value) || std::isnan(*splat))
+      return {};
+    value = splat;
+  }
+  return makeSplat(getType(), *value);
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
+  auto isZero = [](int64_t n) { return n == 0; };
+  if (llvm::all_of(getLow(), isZero) && llvm::all_of(getHigh(), isZero))
+    return getOperand();
+  // A splat padded with its own value is a larger splat.
+  double padding = getValue().convertToDouble();
+  std::optional<double> splat = splatValue(adaptor.getOperand());
+  if (splat && *splat == padding && !std::isnan(padding))
+    return makeSplat(getType(), padding);
+  return {};
+}
+
+OpFoldResult DynamicSliceOp::fold(FoldAdaptor adaptor) {
+  // A window as large as the operand can only start at 0.
+  if (getOperand().getType() == getType())
+    return getOperand();
+  return reshapeSplat(adaptor.getOperand(), getType());
+}
+
+OpFoldResult UpdateSliceOp::fold(FoldAdaptor) {
+  // An update as large as the destination replaces all of it; an empty one
+  // replaces nothing.
+  if (getUpdate().getType() == getType())
+    return getUpdate();
+  if (cast<RankedTensorType>(getUpdate().getType()).getNumElements() == 0)
+    return getDest();
+  return {};
 }
 
 OpFoldResult AttentionOp::fold(FoldAdaptor) {

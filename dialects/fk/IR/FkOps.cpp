@@ -144,6 +144,53 @@ LogicalResult ArgMaxOp::verify() { return verifyArgReduceOp(*this); }
 LogicalResult ArgMinOp::verify() { return verifyArgReduceOp(*this); }
 
 //===----------------------------------------------------------------------===//
+// Slicing and joining
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::verify() {
+  // slice C1, C2, C3
+  return verifySlice(EMIT_OP_ERROR,
+                     cast<RankedTensorType>(getOperand().getType()),
+                     getStart(), getStep(), cast<RankedTensorType>(getType()));
+}
+
+LogicalResult ConcatOp::verify() {
+  SmallVector<RankedTensorType> types;
+  for (Value input : getInputs())
+    types.push_back(cast<RankedTensorType>(input.getType()));
+  // concat C1-C4 (in inferConcatType), C5 (the result type)
+  return verifyResultType(*this,
+                          inferConcatType(EMIT_OP_ERROR, types, getAxis()));
+}
+
+LogicalResult PadOp::verify() {
+  auto type = cast<RankedTensorType>(getOperand().getType());
+  // pad C1, C2 (in inferPadType), C3 (the result type)
+  if (failed(verifyResultType(
+          *this, inferPadType(EMIT_OP_ERROR, type, getLow(), getHigh()))))
+    return failure();
+  // pad C4
+  return verifyPadValue(EMIT_OP_ERROR, getValue().convertToDouble(),
+                        type.getElementType());
+}
+
+LogicalResult DynamicSliceOp::verify() {
+  // dynamic_slice C1-C4
+  return verifyWindow(EMIT_OP_ERROR, "result",
+                      cast<RankedTensorType>(getOperand().getType()),
+                      cast<RankedTensorType>(getType()), getStaticStart(),
+                      getStart().size());
+}
+
+LogicalResult UpdateSliceOp::verify() {
+  // update_slice C1-C4
+  return verifyWindow(EMIT_OP_ERROR, "update",
+                      cast<RankedTensorType>(getDest().getType()),
+                      cast<RankedTensorType>(getUpdate().getType()),
+                      getStaticStart(), getStart().size());
+}
+
+//===----------------------------------------------------------------------===//
 // Compound ops
 //===----------------------------------------------------------------------===//
 
@@ -207,8 +254,8 @@ LogicalResult AttentionOp::verify() {
 /// depends on operand elements at positions computed from its own.
 bool mlir::fk::isLoopOp(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() ||
-         isa<ConstantOp, IotaOp, BroadcastOp, TransposeOp, ReshapeOp,
-             GatherOp>(op);
+         isa<ConstantOp, IotaOp, BroadcastOp, TransposeOp, ReshapeOp, GatherOp,
+             SliceOp, ConcatOp, PadOp, DynamicSliceOp, UpdateSliceOp>(op);
 }
 
 bool mlir::fk::isReduction(Operation *op) {

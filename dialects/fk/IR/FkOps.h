@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 
 #include "fk/IR/FkEnums.h.inc"
@@ -25,7 +26,8 @@
 
 namespace mlir::fk {
 /// Whether a loop fusion can compute `op` element by element: elementwise
-/// ops, broadcasts, transposes, reshapes, gathers, iota and constants.
+/// ops, broadcasts, transposes, reshapes, gathers, slices, concats, pads,
+/// dynamic slices and slice updates, iota and constants.
 bool isLoopOp(Operation *op);
 
 /// Whether `op` is one of the reductions (reduce_sum, _max, _min, _mean).

@@ -387,6 +387,127 @@ def Fk_ArgMaxOp : Fk_ArgReduceOp<"argmax", "maximum">;
 def Fk_ArgMinOp : Fk_ArgReduceOp<"argmin", "minimum">;
 
 //===----------------------------------------------------------------------===//
+// Slicing and joining
+//===----------------------------------------------------------------------===//
+
+// A start index computed in the graph: a rank-0 integer tensor, i32 or i64
+// as the front end's named start; the kernels and the interpreter read
+// either width.
+def Fk_IndexScalar : 0DTensorOf<[I32, I64]>;
+
+def Fk_SliceOp : Fk_Op<"slice", [Pure]> {
+  let summary = "a strided window of a tensor";
+  let description = [{
+    Result element `[i0, ..., in]` is operand element
+    `[start0 + step0 * i0, ..., startn + stepn * in]`; the result type gives
+    the window's extent. Every element read is in bounds.
+
+    ```mlir
+    %r = fk.slice %a start = [1, 0] step = [1, 2] : tensor<4x8xf32> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Fk_Tensor:$operand, DenseI64ArrayAttr:$start,
+                   DenseI64ArrayAttr:$step);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `start` `=` $start `step` `=` $step attr-dict `:` type($operand)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fk_ConcatOp : Fk_Op<"concat", [Pure]> {
+  let summary = "operands joined along one axis";
+  let description = [{
+    The inputs, of one dtype and rank and equal sizes except along `axis`,
+    one after the other along `axis`.
+
+    ```mlir
+    %r = fk.concat %a, %b axis = 0 : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<5x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Fk_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` `=` $axis attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fk_PadOp : Fk_Op<"pad", [Pure]> {
+  let summary = "a tensor surrounded by a constant";
+  let description = [{
+    `low[d]` elements of `value` before and `high[d]` after the operand in
+    each dimension `d`.
+
+    ```mlir
+    %r = fk.pad %a low = [1, 0] high = [0, 2] value = 0.0 : tensor<4x8xf32> -> tensor<5x10xf32>
+    ```
+  }];
+  let arguments = (ins Fk_Tensor:$operand, DenseI64ArrayAttr:$low,
+                   DenseI64ArrayAttr:$high, F64Attr:$value);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `low` `=` $low `high` `=` $high `value` `=` $value attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fk_DynamicSliceOp : Fk_Op<"dynamic_slice", [Pure]> {
+  let summary = "a window of a tensor at starts computed in the graph";
+  let description = [{
+    Result element `[i0, ..., in]` is operand element
+    `[s0 + i0, ..., sn + in]`, the result type giving the window's extent.
+    `static_start` holds a start per dimension, `ShapedType::kDynamic` where
+    it is the next of the `start` operands (rank-0 integer tensors, as the
+    offsets of `tensor.extract_slice`). A dynamic start is clamped into
+    `[0, dim - size]`, so every element read is in bounds.
+
+    ```mlir
+    %r = fk.dynamic_slice %a start = [%pos, 0] : tensor<16x8xf32>, tensor<i32> -> tensor<1x8xf32>
+    ```
+  }];
+  let arguments = (ins Fk_Tensor:$operand, Variadic<Fk_IndexScalar>:$start,
+                   DenseI64ArrayAttr:$static_start);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `start` `=` custom<DynamicIndexList>($start, $static_start)
+    attr-dict `:` type($operand) (`,` type($start)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fk_UpdateSliceOp : Fk_Op<"update_slice", [Pure,
+                                             AllTypesMatch<["dest", "result"]>]> {
+  let summary = "a tensor with a window replaced";
+  let description = [{
+    `dest` with `update` written at `[s0, ..., sn]`: result element `i` is
+    `update[i - s]` where `0 <= i - s < update.shape`, else `dest[i]`.
+    Starts are given as for `fk.dynamic_slice` and clamped into
+    `[0, dest dim - update dim]`.
+
+    ```mlir
+    %r = fk.update_slice %cache, %row start = [%pos, 0] : tensor<16x8xf32>, tensor<1x8xf32>, tensor<i32>
+    ```
+  }];
+  let arguments = (ins Fk_Tensor:$dest, Fk_Tensor:$update,
+                   Variadic<Fk_IndexScalar>:$start,
+                   DenseI64ArrayAttr:$static_start);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = [{
+    $dest `,` $update `start` `=` custom<DynamicIndexList>($start, $static_start)
+    attr-dict `:` type($dest) `,` type($update) (`,` type($start)^)?
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Compound ops
 //===----------------------------------------------------------------------===//
 

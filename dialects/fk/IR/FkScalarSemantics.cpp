@@ -65,6 +65,17 @@ double mlir::fk::roundToElementType(double value, Type elementType) {
   return static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(wide)));
 }
 
+bool mlir::fk::isRepresentable(double value, Type elementType) {
+  if (elementType.isSignlessInteger(1))
+    return value == 0 || value == 1;
+  if (auto integer = dyn_cast<IntegerType>(elementType)) {
+    double limit = std::ldexp(1.0, integer.getWidth() - 1);
+    return std::trunc(value) == value && value >= -limit && value < limit;
+  }
+  return !std::isfinite(value) ||
+         std::isfinite(roundToElementType(value, elementType));
+}
+
 double mlir::fk::castScalar(double value, Type from, Type to) {
   // Float to integer saturates; integer to integer wraps (roundToElementType).
   if (isIntegerNumber(to) && isa<FloatType>(from)) {

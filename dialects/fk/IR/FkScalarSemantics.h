@@ -48,6 +48,12 @@ double fromWrappedBits(uint64_t bits, Type elementType);
 /// even for floats, wrap-around for i32 and i64, `value != 0` for i1).
 double roundToElementType(double value, Type elementType);
 
+/// Whether the number `value` is a value of `elementType` as a number of a
+/// graph must be: an integer in range for i32 or i64, 0 or 1 for i1, and
+/// for floats anything but a finite number that rounds to infinity
+/// (infinities and NaN are values of every float type).
+bool isRepresentable(double value, Type elementType);
+
 /// Converts `value` of element type `from` to `to`, as `fk.cast` does:
 /// float to i32 or i64 truncates toward zero, saturates, and maps NaN to 0;
 /// a narrower integer wraps, a wider one sign extends.

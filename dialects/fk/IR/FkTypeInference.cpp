@@ -352,3 +352,156 @@ FailureOr<RankedTensorType> mlir::fk::inferAttentionType(
   batch->push_back(v.back());
   return makeTensorType(emitError, *batch, dtype);
 }
+
+LogicalResult mlir::fk::verifySlice(EmitErrorFn emitError,
+                                    RankedTensorType operand,
+                                    ArrayRef<int64_t> start,
+                                    ArrayRef<int64_t> step,
+                                    RankedTensorType result) {
+  int64_t rank = operand.getRank();
+  // slice C1
+  if (static_cast<int64_t>(start.size()) != rank ||
+      static_cast<int64_t>(step.size()) != rank)
+    return emitError() << "start " << ShapeText{start} << " and step "
+                       << ShapeText{step}
+                       << " must have one entry per dimension of the operand "
+                          "(rank "
+                       << rank << ")";
+  // slice C2
+  for (int64_t s : step)
+    if (s < 1)
+      return emitError() << "step entries must be >= 1, got "
+                         << ShapeText{step};
+  // slice C3
+  if (result.getElementType() != operand.getElementType() ||
+      result.getRank() != rank)
+    return emitError() << "result " << result
+                       << " must have the operand's dtype and rank";
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = operand.getDimSize(d), size = result.getDimSize(d);
+    // The last element read, start + step * (size - 1), is in bounds.
+    bool inBounds = start[d] >= 0 && start[d] <= dim &&
+                    (size == 0 || (size - 1 <= (dim - 1 - start[d]) / step[d] &&
+                                   start[d] < dim));
+    if (!inBounds)
+      return emitError() << "a window of " << size << " elements from "
+                         << start[d] << " by " << step[d]
+                         << " does not fit dimension " << d << " of size "
+                         << dim;
+  }
+  return success();
+}
+
+FailureOr<RankedTensorType>
+mlir::fk::inferConcatType(EmitErrorFn emitError,
+                          ArrayRef<RankedTensorType> operands, int64_t axis) {
+  // concat C1
+  if (operands.empty())
+    return emitError() << "expects at least one operand";
+  RankedTensorType first = operands.front();
+  // concat C2
+  if (failed(verifyAxis(emitError, "axis", axis, first.getRank())))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  for (RankedTensorType type : operands) {
+    // concat C3
+    if (type.getElementType() != first.getElementType())
+      return emitError() << "operand dtypes differ: "
+                         << first.getElementType() << " vs "
+                         << type.getElementType();
+    if (type.getRank() != first.getRank())
+      return emitError() << "operand ranks differ: " << first.getRank()
+                         << " vs " << type.getRank();
+    // concat C4
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != axis && type.getDimSize(d) != first.getDimSize(d))
+        return emitError() << "operand shapes " << ShapeText{first.getShape()}
+                           << " and " << ShapeText{type.getShape()}
+                           << " differ in dimension " << d
+                           << ", not the joined axis " << axis;
+    if (llvm::AddOverflow(shape[axis], type.getDimSize(axis), shape[axis]))
+      return emitError() << "the joined axis overflows a 64-bit size";
+  }
+  return makeTensorType(emitError, shape, first.getElementType());
+}
+
+FailureOr<RankedTensorType> mlir::fk::inferPadType(EmitErrorFn emitError,
+                                                   RankedTensorType operand,
+                                                   ArrayRef<int64_t> low,
+                                                   ArrayRef<int64_t> high) {
+  int64_t rank = operand.getRank();
+  // pad C1
+  if (static_cast<int64_t>(low.size()) != rank ||
+      static_cast<int64_t>(high.size()) != rank)
+    return emitError() << "low " << ShapeText{low} << " and high "
+                       << ShapeText{high}
+                       << " must have one entry per dimension of the operand "
+                          "(rank "
+                       << rank << ")";
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    // pad C2
+    if (low[d] < 0 || high[d] < 0)
+      return emitError() << "low " << ShapeText{low} << " and high "
+                         << ShapeText{high} << " must be non-negative";
+    int64_t size;
+    if (llvm::AddOverflow(operand.getDimSize(d), low[d], size) ||
+        llvm::AddOverflow(size, high[d], size))
+      return emitError() << "padded dimension " << d
+                         << " overflows a 64-bit size";
+    shape.push_back(size);
+  }
+  return makeTensorType(emitError, shape, operand.getElementType());
+}
+
+LogicalResult mlir::fk::verifyPadValue(EmitErrorFn emitError, double value,
+                                       Type dtype) {
+  // pad C4
+  if (!isRepresentable(value, dtype))
+    return emitError() << "padding value " << NumberText{value}
+                       << " is not a value of " << dtype;
+  return success();
+}
+
+LogicalResult mlir::fk::verifyWindow(EmitErrorFn emitError,
+                                     StringRef windowName,
+                                     RankedTensorType full,
+                                     RankedTensorType window,
+                                     ArrayRef<int64_t> staticStart,
+                                     size_t dynamicCount) {
+  int64_t rank = full.getRank();
+  // dynamic_slice C1, update_slice C1
+  if (static_cast<int64_t>(staticStart.size()) != rank)
+    return emitError() << "start has " << staticStart.size()
+                       << " entries for a tensor of rank " << rank;
+  // dynamic_slice C2, update_slice C2
+  size_t dynamic = llvm::count(staticStart, ShapedType::kDynamic);
+  if (dynamic != dynamicCount)
+    return emitError() << "start has " << dynamic
+                       << " dynamic entries but there are " << dynamicCount
+                       << " start operands";
+  // dynamic_slice C3, update_slice C3
+  if (window.getElementType() != full.getElementType())
+    return emitError() << windowName << " dtype " << window.getElementType()
+                       << " differs from " << full.getElementType();
+  if (window.getRank() != rank)
+    return emitError() << windowName << " shape "
+                       << ShapeText{window.getShape()} << " has rank "
+                       << window.getRank() << ", not " << rank;
+  for (int64_t d = 0; d < rank; ++d)
+    if (window.getDimSize(d) > full.getDimSize(d))
+      return emitError() << windowName << " shape "
+                         << ShapeText{window.getShape()} << " exceeds "
+                         << ShapeText{full.getShape()} << " in dimension "
+                         << d;
+  // dynamic_slice C4, update_slice C4
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t start = staticStart[d];
+    int64_t limit = full.getDimSize(d) - window.getDimSize(d);
+    if (start != ShapedType::kDynamic && (start < 0 || start > limit))
+      return emitError() << "static start " << start << " of dimension " << d
+                         << " is outside [0, " << limit << "]";
+  }
+  return success();
+}

@@ -88,6 +88,32 @@ FailureOr<RankedTensorType> inferGatherType(EmitErrorFn emitError,
 FailureOr<RankedTensorType> inferArgReduceType(EmitErrorFn emitError,
                                                RankedTensorType operand,
                                                int64_t axis);
+/// Checks a slice's normalized start and step against its operand and
+/// result (slice C1-C3).
+LogicalResult verifySlice(EmitErrorFn emitError, RankedTensorType operand,
+                          ArrayRef<int64_t> start, ArrayRef<int64_t> step,
+                          RankedTensorType result);
+/// The type of `operands` joined along `axis` (concat C1-C4).
+FailureOr<RankedTensorType>
+inferConcatType(EmitErrorFn emitError, ArrayRef<RankedTensorType> operands,
+                int64_t axis);
+/// The type of `operand` padded by `low` and `high` (pad C1, C2).
+FailureOr<RankedTensorType> inferPadType(EmitErrorFn emitError,
+                                         RankedTensorType operand,
+                                         ArrayRef<int64_t> low,
+                                         ArrayRef<int64_t> high);
+/// Checks that the padding value is a value of `dtype` (pad C4).
+LogicalResult verifyPadValue(EmitErrorFn emitError, double value, Type dtype);
+/// Checks the start of a window of `window`'s shape in `full` (a
+/// dynamic_slice's result in its operand, an update_slice's update in its
+/// destination): one entry per dimension, static entries in
+/// [0, full - window], as many dynamic entries (ShapedType::kDynamic) as
+/// start operands `dynamicCount`, and a window of the same dtype and rank
+/// that fits (dynamic_slice C1-C4, update_slice C1-C4).
+LogicalResult verifyWindow(EmitErrorFn emitError, StringRef windowName,
+                           RankedTensorType full, RankedTensorType window,
+                           ArrayRef<int64_t> staticStart,
+                           size_t dynamicCount);
 FailureOr<RankedTensorType>
 inferAttentionType(EmitErrorFn emitError, RankedTensorType query,
                    RankedTensorType key, RankedTensorType value,

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fk/IR/FkInout.h"
 #include "fk/IR/FkOps.h"
 #include "fk/Transforms/FusionBuilder.h"
 #include "fk/Transforms/Passes.h"
@@ -81,6 +82,90 @@ FusionOp mlir::fk::buildFusion(OpBuilder &b, Location loc, FusionKind kind,
   return fusion;
 }
 
+/// Whether no fusion after `writer` reads `parameter` (its old value).
+static bool noLaterReader(FusionOp writer, BlockArgument parameter) {
+  for (Operation *later = writer->getNextNode(); later;
+       later = later->getNextNode())
+    if (auto fusion = dyn_cast<FusionOp>(later))
+      if (llvm::is_contained(fusion.getInputs(), Value(parameter)))
+        return false;
+  return true;
+}
+
+/// Whether `writer` is a loop fusion whose one result is
+/// `update_slice(parameter, ...)` reading the parameter nowhere else: then
+/// its kernel need only write the window into the parameter's buffer.
+static bool writesWindowOf(FusionOp writer, BlockArgument parameter) {
+  if (writer.getKind() != FusionKind::Loop || writer.getNumResults() != 1)
+    return false;
+  auto update = writer.getBody()
+                    .front()
+                    .getTerminator()
+                    ->getOperand(0)
+                    .getDefiningOp<UpdateSliceOp>();
+  if (!update)
+    return false;
+  auto dest = dyn_cast<BlockArgument>(update.getDest());
+  return dest && dest.getOwner() == &writer.getBody().front() &&
+         writer.getInputs()[dest.getArgNumber()] == parameter &&
+         dest.hasOneUse() &&
+         llvm::count(writer.getInputs(), Value(parameter)) == 1;
+}
+
+/// Whether the fusion writing the new value of inout parameter `parameter`
+/// can write it into the parameter's buffer: it reads the parameter, if at
+/// all, only at the coordinates it writes (through elementwise ops), and no
+/// later fusion reads the old value.
+static bool canWriteInPlace(FusionOp writer, BlockArgument parameter) {
+  if (!noLaterReader(writer, parameter))
+    return false;
+  for (auto [input, argument] :
+       llvm::zip(writer.getInputs(), writer.getBody().getArguments())) {
+    if (input != parameter)
+      continue;
+    SmallVector<Value> worklist = {argument};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (isa<YieldOp>(user))
+          continue;
+        if (!isa<ScalarElementwiseOpInterface>(user))
+          return false;
+        llvm::append_range(worklist, user->getResults());
+      }
+    }
+  }
+  return true;
+}
+
+/// Makes sure the new value of every inout parameter can be written into
+/// the parameter's own buffer (the runtime passes one buffer for both): an
+/// update_slice of the parameter writes only its window there
+/// (fk.window_in_place), and a fusion that cannot write in place
+/// (canWriteInPlace) writes a temporary, which a copy fusion, last of all,
+/// writes into the parameter.
+static void copyUnsafeInoutUpdates(func::FuncOp fn) {
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  OpBuilder b(ret);
+  for (OpOperand &operand : ret->getOpOperands()) {
+    std::optional<unsigned> parameter =
+        getUpdatedParameter(fn, operand.getOperandNumber());
+    auto writer = operand.get().getDefiningOp<FusionOp>();
+    if (!parameter || !writer)
+      continue;
+    BlockArgument argument = fn.getArgument(*parameter);
+    if (noLaterReader(writer, argument) && writesWindowOf(writer, argument)) {
+      writer->setAttr(kWindowInPlaceAttrName, b.getUnitAttr());
+      continue;
+    }
+    if (canWriteInPlace(writer, argument))
+      continue;
+    FusionOp copy = buildFusion(b, operand.get().getLoc(), FusionKind::Loop,
+                                {}, operand.get());
+    operand.set(copy.getResult(0));
+  }
+}
+
 void mlir::fk::formCopyFusions(func::FuncOp fn) {
   Block &block = fn.getBody().front();
   OpBuilder b(fn.getContext());
@@ -98,6 +183,7 @@ void mlir::fk::formCopyFusions(func::FuncOp fn) {
         buildFusion(b, value.getLoc(), FusionKind::Loop, {}, value);
     operand.set(copy.getResult(0));
   }
+  copyUnsafeInoutUpdates(fn);
 
 }
 

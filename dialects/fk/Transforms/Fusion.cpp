@@ -16,8 +16,8 @@
 //    tensor-core and flash kernels read operands from device memory through
 //    TMA), and a kernel has one matmul or attention;
 //  - a value used by several kernels is not recomputed in each, unless it
-//    is pure index arithmetic (broadcast, reshape, transpose, iota) or a
-//    cast, which cost no arithmetic worth saving;
+//    is pure index arithmetic (broadcast, reshape, transpose, slice,
+//    dynamic_slice, iota) or a cast, which cost no arithmetic worth saving;
 //  - a value that a fusion already in the input reads is a kernel of its
 //    own (that fusion takes no more ops, and reads it from memory);
 //  - a reduction fuses with its consumers only over the trailing axes of
@@ -181,7 +181,8 @@ static Operation *findNonElementwiseUse(Operation *matmul,
 }
 
 static bool isCheapToDuplicate(Operation *op) {
-  return isa<BroadcastOp, ReshapeOp, TransposeOp, IotaOp, CastOp>(op);
+  return isa<BroadcastOp, ReshapeOp, TransposeOp, SliceOp, DynamicSliceOp,
+             IotaOp, CastOp>(op);
 }
 
 /// The most ops one kernel holds. LLVM's NVPTX backend takes time
@@ -361,14 +362,18 @@ void FusionPlanner::offer(Operation *producer) {
       return;
     }
   }
+  // A slicing op costs no traffic in the kernel: say what it reads.
+  std::string indexing = describeIndexing(producer);
+  if (!indexing.empty())
+    indexing = "; in the kernel it " + indexing;
   for (Group *group : consumers) {
     join(producer, *group, returned);
     remark(producer,
            llvm::formatv("{0} fused into the kernel of {1}: saves {2} of "
-                         "device memory traffic (a write and a read of {3})",
+                         "device memory traffic (a write and a read of {3}){4}",
                          describeOp(producer), describeOp(group->root),
-                         formatBytes(2 * bytes),
-                         formatBytes(bytes)));
+                         formatBytes(2 * bytes), formatBytes(bytes),
+                         indexing));
   }
   if (consumers.size() > 1)
     remark(producer, llvm::formatv("duplicated into {0} kernels: it is index "

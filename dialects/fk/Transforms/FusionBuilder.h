@@ -26,7 +26,10 @@ FusionOp buildFusion(OpBuilder &b, Location loc, FusionKind kind,
                      ArrayRef<Operation *> ops, ValueRange results);
 
 /// Makes every graph result the result of a kernel of its own: a graph
-/// argument, a splat constant or a value returned twice gets a copy fusion.
+/// argument, a splat constant or a value returned twice gets a copy fusion;
+/// so does the new value of an inout parameter whose kernel could not write
+/// it into the parameter's buffer (it reads the parameter at other
+/// coordinates, or a later kernel reads the old value).
 void formCopyFusions(func::FuncOp fn);
 
 } // namespace mlir::fk

@@ -5,6 +5,27 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FkInlineCalls : Pass<"fk-inline-calls", "ModuleOp"> {
+  let summary = "Replaces every call of a graph by the callee's body";
+  let description = [{
+    A graph that calls another graph (`h = layer(x, w)` in a .graph file) is
+    a `func.call` of the callee's `func.func` until this pass, which runs
+    first in the `canonical` stage, so that fusion and code generation see
+    one straight-line graph. Callees are inlined before their callers, each
+    call once; the callees stay in the module (every graph remains an entry
+    point of the artifact).
+
+    Inlined ops keep their callee's source location under a `CallSiteLoc`
+    of the call, and their statement's name prefixed with the call's:
+    `h` of `layer` called as `x3 = layer(...)` is `loc("x3/h"(...))`, so
+    remarks and `--explain-fusion` name the statement at the call.
+
+    A call of a function without a body, of an unknown symbol, or one that
+    recurses (directly or through other functions) is an error at the call.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def FkDecomposeCompositeOps : Pass<"fk-decompose", "func::FuncOp"> {
   let summary = "Rewrites softmax, layernorm, rmsnorm and attention into "
                 "reductions, matmuls and elementwise ops";

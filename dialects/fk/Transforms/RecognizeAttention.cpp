@@ -11,7 +11,10 @@
 //   S           peeled layer by layer, in any order: float casts; a causal
 //               mask select(j <= i [+ Nk - Nq], S, fill) of iotas with fill
 //               -inf or at most -1e4 (or the hidden branch first, with
-//               j > i); an additive mask S + M; a scale S * c, c * S or
+//               j > i); a boolean mask select(m, S, fill) or
+//               select(m, fill, S) of any i1 tensor m computed from none of
+//               Q, K, V, with such a fill (it becomes the additive mask
+//               select(m, 0, -inf)); an additive mask S + M; a scale S * c, c * S or
 //               S / c by a scalar constant. A scale found outside the
 //               mask scales it too ((S + M) * c = c * S + c * M: the
 //               attention gets the mask M * c), and outside the select its
@@ -149,6 +152,18 @@ struct Attention {
   /// Where the mask is added.
   std::optional<Location> maskLoc;
   bool causal = false;
+  /// The causal select's fill is finite (as good as -inf alone, not with
+  /// another mask: see matchScores).
+  bool causalFiniteFill = false;
+  /// A boolean mask select(m, S, fill) (scores kept where m holds) or
+  /// select(m, fill, S) (scores hidden where m holds), m before any
+  /// broadcast to the scores' shape.
+  Value booleanMask;
+  bool keptWhereTrue = true;
+  /// The fill is finite: a row the mask hides entirely then averages the
+  /// values (a softmax of equal fills), where -inf gives NaN.
+  bool finiteFill = false;
+  std::optional<Location> booleanMaskLoc;
 };
 
 class AttentionMatcher {
@@ -163,6 +178,8 @@ public:
 
 private:
   bool matchCausal(SelectOp select, double scaleAfter, Value &rest);
+  bool matchBooleanMask(SelectOp select, Attention &attention, Value &rest);
+  bool isMaskingFill(Value fill, double scaleAfter, StringRef what);
   LogicalResult matchQueryKey(MatmulOp matmul, Attention &attention);
 };
 } // namespace
@@ -261,20 +278,9 @@ bool AttentionMatcher::matchCausal(SelectOp select, double scaleAfter,
   } else {
     return false;
   }
-  // What the softmax sees at a hidden score must be -inf or low enough to
-  // be as good. Written so that NaN fails, and a scale after the select
-  // counts: a negative one turns -inf into +inf, zero turns it into NaN, and
-  // one below 1 lifts a finite fill.
-  std::optional<double> fillValue = getSplatValue(fill);
-  if (!fillValue || !(*fillValue * scaleAfter <= kMaskingFill)) {
-    why = "the causal select's fill is not -inf or a large negative constant "
-          "(at most -1e4)";
-    if (fillValue && scaleAfter != 1.0)
-      why += llvm::formatv(" once scaled by {0:e}, the scale applied after it",
-                           scaleAfter)
-                 .str();
+  if (!isMaskingFill(fill, scaleAfter, "causal"))
     return false;
-  }
+  std::optional<double> fillValue = getSplatValue(fill);
   // A finite fill is as good as -inf only where every row keeps a key. With
   // more queries than keys the first Nq - Nk rows keep none: the graph
   // averages their values, where fk.attention gives them NaN.
@@ -310,6 +316,67 @@ static bool anyProducer(Value v, function_ref<bool(Value)> test) {
 static bool dependsOn(Value v, ArrayRef<Value> sources) {
   return anyProducer(v, [&](Value x) { return llvm::is_contained(sources, x); });
 }
+
+static bool isComputedFromMatmul(Value v) {
+  return anyProducer(v, [](Value x) {
+    return static_cast<bool>(x.getDefiningOp<MatmulOp>());
+  });
+}
+
+/// Whether `fill`, what a `what` select puts at a hidden score, is -inf or
+/// low enough to be as good once multiplied by `scaleAfter`, the scale the
+/// scores get after the select. Written so that NaN fails: a negative scale
+/// turns -inf into +inf, zero turns it into NaN, and one below 1 lifts a
+/// finite fill. On failure `why` says why.
+bool AttentionMatcher::isMaskingFill(Value fill, double scaleAfter,
+                                     StringRef what) {
+  std::optional<double> fillValue = getSplatValue(fill);
+  if (fillValue && *fillValue * scaleAfter <= kMaskingFill)
+    return true;
+  why = llvm::formatv("the {0} select's fill is not -inf or a large negative "
+                      "constant (at most -1e4)",
+                      what)
+            .str();
+  if (fillValue && scaleAfter != 1.0)
+    why += llvm::formatv(" once scaled by {0:e}, the scale applied after it",
+                         scaleAfter)
+               .str();
+  return false;
+}
+
+/// select(m, s, fill) or select(m, fill, s) with `rest` = s: the branch
+/// computed from a matmul is the scores, the other a masking fill.
+bool AttentionMatcher::matchBooleanMask(SelectOp select, Attention &attention,
+                                        Value &rest) {
+  bool scoresOnTrue = isComputedFromMatmul(select.getOnTrue());
+  bool scoresOnFalse = isComputedFromMatmul(select.getOnFalse());
+  if (scoresOnTrue == scoresOnFalse) {
+    why = "the scores go through a select that is not a mask: both or "
+          "neither of its branches are computed from a matmul";
+    return false;
+  }
+  if (attention.booleanMask) {
+    why = "the scores go through two mask selects";
+    return false;
+  }
+  if (attention.mask) {
+    why = "the scores get both an additive and a boolean mask";
+    return false;
+  }
+  Value fill = scoresOnTrue ? select.getOnFalse() : select.getOnTrue();
+  if (!isMaskingFill(fill, attention.scale, "mask"))
+    return false;
+  Value condition = select.getCondition();
+  if (auto broadcast = condition.getDefiningOp<BroadcastOp>())
+    condition = broadcast.getOperand();
+  attention.booleanMask = condition;
+  attention.keptWhereTrue = scoresOnTrue;
+  attention.finiteFill = !std::isinf(*getSplatValue(fill));
+  attention.booleanMaskLoc = select.getLoc();
+  rest = scoresOnTrue ? select.getOnTrue() : select.getOnFalse();
+  return true;
+}
+
 
 LogicalResult AttentionMatcher::matchQueryKey(MatmulOp matmul,
                                               Attention &attention) {
@@ -351,18 +418,33 @@ LogicalResult AttentionMatcher::matchScores(Value scores, Attention &attention) 
   Value s = scores;
   while (true) {
     s = skipFloatCasts(s);
-    if (auto matmul = s.getDefiningOp<MatmulOp>())
-      return matchQueryKey(matmul, attention);
-    if (auto select = s.getDefiningOp<SelectOp>()) {
-      Value rest;
-      if (attention.causal ||
-          !matchCausal(select, attention.scale, rest)) {
-        if (why.empty())
-          why = "the scores go through a select that is not a causal mask "
-                "of iotas";
+    if (auto matmul = s.getDefiningOp<MatmulOp>()) {
+      // Two masks that together may hide a whole row: the graph's softmax
+      // then weighs the keys with a finite fill equally, which no additive
+      // mask of the attention reproduces.
+      if (attention.causal && attention.booleanMask &&
+          (attention.finiteFill || attention.causalFiniteFill)) {
+        why = "a causal and a boolean mask with a finite fill may hide a "
+              "whole row together (use -inf fills)";
         return failure();
       }
-      attention.causal = true;
+      return matchQueryKey(matmul, attention);
+    }
+    if (auto select = s.getDefiningOp<SelectOp>()) {
+      // A causal mask of iotas becomes the attention's `causal`; any other
+      // select that hides scores, an additive mask.
+      Value rest;
+      if (!attention.causal && matchCausal(select, attention.scale, rest)) {
+        attention.causal = true;
+        attention.causalFiniteFill =
+            !std::isinf(*getSplatValue(select.getOnTrue() == rest
+                                           ? select.getOnFalse()
+                                           : select.getOnTrue()));
+        s = rest;
+        continue;
+      }
+      if (!why.empty() || !matchBooleanMask(select, attention, rest))
+        return failure();
       s = rest;
       continue;
     }
@@ -398,14 +480,13 @@ LogicalResult AttentionMatcher::matchScores(Value scores, Attention &attention) 
         why = "the scores get two additive masks";
         return failure();
       }
+      if (attention.booleanMask) {
+        why = "the scores get both an additive and a boolean mask";
+        return failure();
+      }
       // The mask is the side not computed from a matmul.
       Value lhs = add.getLhs(), rhs = add.getRhs();
-      auto reachesMatmul = [](Value v) {
-        return anyProducer(v, [](Value x) {
-          return static_cast<bool>(x.getDefiningOp<MatmulOp>());
-        });
-      };
-      bool left = reachesMatmul(lhs), right = reachesMatmul(rhs);
+      bool left = isComputedFromMatmul(lhs), right = isComputedFromMatmul(rhs);
       if (left == right) {
         why = "neither side of the scores' addition is a mask";
         return failure();
@@ -459,21 +540,24 @@ struct RecognizeAttentionPass
     attention.query = skipLeadingBroadcast(attention.query);
     if (attention.key)
       attention.key = skipLeadingBroadcast(attention.key);
-    if (attention.mask) {
+    for (Value mask : {attention.mask, attention.booleanMask}) {
+      if (!mask)
+        continue;
       std::pair<Value, StringRef> sources[] = {
           {attention.query, "query"},
           {attention.key ? attention.key : attention.keyTransposed, "key"},
           {attention.value, "value"},
           {root.getLhs(), "scores"}};
       for (auto [source, name] : sources)
-        if (dependsOn(attention.mask, source)) {
+        if (dependsOn(mask, source)) {
           remark(root, "the mask depends on the " + name.str());
           return false;
         }
-      if (!isa<FloatType>(tensorType(attention.mask).getElementType())) {
-        remark(root, "the mask is not a float tensor");
-        return false;
-      }
+    }
+    if (attention.mask &&
+        !isa<FloatType>(tensorType(attention.mask).getElementType())) {
+      remark(root, "the mask is not a float tensor");
+      return false;
     }
     // Everything fk.attention's verifier checks is checked before anything
     // is built, so that a near miss leaves the graph as it was.
@@ -512,15 +596,23 @@ struct RecognizeAttentionPass
       attention.mask = MulOp::create(b, *attention.maskLoc, maskType,
                                      attention.mask, factor);
     }
+    if (attention.booleanMask)
+      attention.mask = buildAdditiveMask(b, attention);
     auto op = AttentionOp::create(
         b, loc, root.getType(), attention.query, attention.key,
         attention.value, attention.mask, b.getF64FloatAttr(attention.scale),
         b.getBoolAttr(attention.causal));
+    Value result = op.getResult();
+    if (attention.booleanMask && attention.finiteFill)
+      result = averageRowsWithoutKeys(b, loc, attention, result);
     if (explain) {
       InFlightDiagnostic diag = root.emitRemark();
       diag << "attention recognized: softmax(" << attention.scale
            << " * q @ k^T";
-      if (attention.mask) {
+      if (attention.booleanMask) {
+        diag << " + (" << (attention.keptWhereTrue ? "" : "not ")
+             << "m ? 0 : -inf)";
+      } else if (attention.mask) {
         diag << " + ";
         if (attention.maskScale != 1.0)
           diag << attention.maskScale << " * ";
@@ -528,8 +620,11 @@ struct RecognizeAttentionPass
       }
       diag << ")" << (attention.causal ? ", causal" : "")
            << " @ v becomes one fk.attention";
+      if (attention.booleanMask && attention.finiteFill)
+        diag << "; rows the mask hides entirely average v, as the finite "
+                "fill makes them";
     }
-    root.getResult().replaceAllUsesWith(op.getResult());
+    root.getResult().replaceAllUsesWith(result);
     root.erase();
     return true;
   }
@@ -551,6 +646,9 @@ struct RecognizeAttentionPass
     std::optional<RankedTensorType> maskType;
     if (attention.mask)
       maskType = tensorType(attention.mask);
+    if (attention.booleanMask)
+      maskType = tensorType(attention.booleanMask)
+                     .clone(queryType.getElementType());
     std::string message;
     FailureOr<RankedTensorType> type;
     {
@@ -575,6 +673,80 @@ struct RecognizeAttentionPass
                            *type, root.getType())
           .str();
     return "";
+  }
+
+  /// The additive mask of a boolean one: 0 where the scores are kept,
+  /// -inf where they are hidden, in the attention's dtype and the boolean
+  /// mask's shape (the attention broadcasts it).
+  static Value buildAdditiveMask(OpBuilder &b, const Attention &attention) {
+    Location loc = *attention.booleanMaskLoc;
+    Type dtype = tensorType(attention.query).getElementType();
+    RankedTensorType type = tensorType(attention.booleanMask).clone(dtype);
+    auto splat = [&](double value) -> Value {
+      return ConstantOp::create(
+          b, loc, type,
+          DenseElementsAttr::get(type, doubleToAttribute(dtype, value)));
+    };
+    Value kept = splat(0.0), hidden = splat(-INFINITY);
+    if (!attention.keptWhereTrue)
+      std::swap(kept, hidden);
+    return SelectOp::create(b, loc, type, attention.booleanMask, kept,
+                            hidden);
+  }
+
+  /// `result` with the rows whose keys the boolean mask hides entirely
+  /// replaced by the mean of the values: there the graph's softmax sees
+  /// only the finite fill and weighs every key equally, where the
+  /// attention's -inf mask gives NaN.
+  static Value averageRowsWithoutKeys(OpBuilder &b, Location loc,
+                                      const Attention &attention,
+                                      Value result) {
+    RankedTensorType resultType = tensorType(result);
+    Value mask = attention.booleanMask;
+    RankedTensorType maskType = tensorType(mask);
+    int64_t maskRank = maskType.getRank();
+    // 1 where a key is kept, 0 where hidden; its maximum over the key axis
+    // says whether the row keeps any, as a [..., Nq or 1, 1] mask.
+    RankedTensorType keptType = maskType.clone(b.getF32Type());
+    auto splat = [&](RankedTensorType type, double value) -> Value {
+      return ConstantOp::create(
+          b, loc, type,
+          DenseElementsAttr::get(
+              type, doubleToAttribute(type.getElementType(), value)));
+    };
+    Value one = splat(keptType, 1.0), zero = splat(keptType, 0.0);
+    if (!attention.keptWhereTrue)
+      std::swap(one, zero);
+    Value kept = SelectOp::create(b, loc, keptType, mask, one, zero);
+    Value anyKept = kept;
+    if (maskRank > 0) {
+      SmallVector<int64_t> rowShape(maskType.getShape().drop_back());
+      Value rowMax = ReduceMaxOp::create(
+          b, loc, keptType.clone(rowShape), kept,
+          b.getDenseI64ArrayAttr({maskRank - 1}));
+      rowShape.push_back(1);
+      anyKept = ReshapeOp::create(b, loc, keptType.clone(rowShape), rowMax);
+    }
+    RankedTensorType anyKeptType = tensorType(anyKept);
+    Value hasKey = CompareOp::create(
+        b, loc, anyKeptType.clone(b.getI1Type()), ComparisonDirection::GT,
+        anyKept, splat(anyKeptType, 0.0));
+    // The mean of the values over the key axis, as [..., 1, Dv].
+    Value values = attention.value;
+    RankedTensorType valueType = tensorType(values);
+    int64_t keyAxis = valueType.getRank() - 2;
+    SmallVector<int64_t> meanShape(valueType.getShape());
+    meanShape.erase(meanShape.begin() + keyAxis);
+    Value mean = ReduceMeanOp::create(b, loc, valueType.clone(meanShape),
+                                      values,
+                                      b.getDenseI64ArrayAttr({keyAxis}));
+    meanShape.insert(meanShape.begin() + keyAxis, 1);
+    mean = ReshapeOp::create(b, loc, valueType.clone(meanShape), mean);
+    Value hasKeyEverywhere = BroadcastOp::create(
+        b, loc, resultType.clone(b.getI1Type()), hasKey);
+    Value meanEverywhere = BroadcastOp::create(b, loc, resultType, mean);
+    return SelectOp::create(b, loc, resultType, hasKeyEverywhere, result,
+                            meanEverywhere);
   }
 
   void remark(MatmulOp root, StringRef why) {

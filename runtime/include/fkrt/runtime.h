@@ -30,7 +30,7 @@ extern "C" {
 
 /// The newest artifact format major version this runtime reads; it reads
 /// every version from 1 up to this one.
-#define FKRT_ARTIFACT_VERSION 2
+#define FKRT_ARTIFACT_VERSION 3
 
 /// Result of every fallible call. FKRT_SUCCESS is 0; the others are errors
 /// with a message available from fkrt_last_error().
@@ -165,6 +165,12 @@ FKRT_API fkrt_status fkrt_manifest_output(fkrt_module module, size_t graph,
                                           size_t index,
                                           fkrt_tensor_info *info);
 
+/// The input that output `index` of graph `graph` is written into (the new
+/// value of an inout parameter): fkrt_run must be passed that input's buffer
+/// for it. -1 if it aliases none, or if out of range.
+FKRT_API int64_t fkrt_manifest_output_aliases(fkrt_module module,
+                                              size_t graph, size_t index);
+
 /// The manifest's workspace_bytes of graph `graph` (0 if out of range); a
 /// run of a graph with tensor maps also holds their descriptors after it.
 FKRT_API uint64_t fkrt_manifest_workspace_bytes(fkrt_module module,
@@ -179,7 +185,10 @@ FKRT_API size_t fkrt_manifest_launch_count(fkrt_module module, size_t graph);
 ///  1. module and graph_name non-null, the graph exists (NOT_FOUND);
 ///  2. the input and output counts, then each input and each output in
 ///     order: pointers non-null, data aligned to 16 bytes, dtype,
-///     rank, then every dimension (INVALID_ARGUMENT);
+///     rank, then every dimension; then that an output aliasing an input
+///     (fkrt_manifest_output_aliases) is passed that input's buffer, and
+///     that no other output overlaps an input or another output
+///     (INVALID_ARGUMENT);
 ///  3. the CUDA driver can be loaded (NO_DRIVER);
 ///  4. the module was loaded with fkrt_module_load_cuda (NOT_LOADED);
 ///  5. a graph with tensor maps needs cuTensorMapEncodeTiled in the driver
@@ -199,6 +208,23 @@ FKRT_API fkrt_status fkrt_run(fkrt_module module, const char *graph_name,
                               const fkrt_tensor *inputs, size_t num_inputs,
                               fkrt_tensor *outputs, size_t num_outputs,
                               void *stream);
+
+/// Whether fkrt_run replays a graph's launches as a CUDA graph (on by
+/// default). A graph of two or more launches run a second time with the same
+/// input and output addresses is captured once into a CUDA graph with a
+/// workspace of its own, and later runs with those addresses enqueue it with
+/// one call instead of one per kernel; runs of one replay execute one after
+/// the other, whatever their streams. At most 8 replays are held per module,
+/// the least recently used freed first. A driver without the graph entry
+/// points launches kernel by kernel. Disabling frees the replays held; call
+/// it while no run of the module is in flight. See docs/artifact.md.
+FKRT_API fkrt_status fkrt_set_cuda_graphs(fkrt_module module, int enabled);
+
+/// 1 if fkrt_run replays as CUDA graphs, 0 if not or on a null module.
+FKRT_API int fkrt_cuda_graphs(fkrt_module module);
+
+/// The number of CUDA graphs the module holds (0 on a null module).
+FKRT_API size_t fkrt_cuda_graph_count(fkrt_module module);
 
 /// Loads the CUDA driver if not done yet: FKRT_SUCCESS if libcuda.so.1 and
 /// every entry point the runtime uses are present, FKRT_ERROR_NO_DRIVER

@@ -42,6 +42,9 @@ struct TensorInfo {
   fkrt_dtype dtype;
   std::vector<int64_t> shape;
   uint64_t bytes;
+  /// For an output written into an input's buffer (an inout parameter's
+  /// new value): that input's index; -1 otherwise.
+  int64_t aliases = -1;
 };
 
 /// Owns an fkrt_module. Movable, not copyable.
@@ -107,6 +110,17 @@ public:
   uint64_t workspaceBytes(size_t graph) const {
     return fkrt_manifest_workspace_bytes(m_, graph);
   }
+  size_t launchCount(size_t graph) const {
+    return fkrt_manifest_launch_count(m_, graph);
+  }
+
+  /// Whether runs replay their launches as CUDA graphs; see
+  /// fkrt_set_cuda_graphs.
+  void setCudaGraphs(bool enabled) {
+    check(fkrt_set_cuda_graphs(m_, enabled ? 1 : 0));
+  }
+  bool cudaGraphs() const { return fkrt_cuda_graphs(m_) != 0; }
+  size_t cudaGraphCount() const { return fkrt_cuda_graph_count(m_); }
 
   /// Enqueues graph `graph` on `stream` (a CUstream); see fkrt_run.
   void run(const std::string &graph, const std::vector<fkrt_tensor> &inputs,
@@ -128,7 +142,10 @@ private:
       check(info(m_, graph, i, &t));
       result.push_back(
           {t.name, t.dtype, std::vector<int64_t>(t.shape, t.shape + t.rank),
-           t.bytes});
+           t.bytes,
+           info == fkrt_manifest_output
+               ? fkrt_manifest_output_aliases(m_, graph, i)
+               : -1});
     }
     return result;
   }

@@ -303,7 +303,8 @@ void testOptions() {
   CHECK(parse("m.ptx --check b.fkt --bench --iterations 5 --warmup=0", o,
               error) &&
         o.check == "b.fkt" && o.bench && o.iterations == 5 && o.warmup == 0);
-  CHECK(parse("--list m.ptx", o, error) && o.list);
+  CHECK(parse("--list m.ptx", o, error) && o.list && o.cudaGraphs);
+  CHECK(parse("m.ptx --no-cuda-graphs", o, error) && !o.cudaGraphs);
   CHECK(parse("m.ptx --help --bogus", o, error) && o.help);
   CHECK(parse("-- -odd.ptx", o, error) && o.artifact == "-odd.ptx");
   CHECK(usage().find("--check FILE.fkt") != std::string::npos);

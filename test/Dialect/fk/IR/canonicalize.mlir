@@ -348,3 +348,58 @@ func.func @no_fold_shape_ops(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<6x
   %3 = fk.transpose %c perm = [1, 0] : tensor<2x2xf32> -> tensor<2x2xf32>
   return %0, %1, %2, %3 : tensor<3x2xf32>, tensor<6xf32>, tensor<4x2x3xf32>, tensor<2x2xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Slicing and joining
+//===----------------------------------------------------------------------===//
+
+// Windows of the whole tensor, a concat of one operand, a pad by nothing and
+// empty or full updates are their operand.
+// CHECK-LABEL: func.func @slicing_identities
+// CHECK-SAME:  (%[[X:.*]]: tensor<2x3xf32>, %[[P:.*]]: tensor<i32>, %[[E:.*]]: tensor<0x3xf32>, %[[Y:.*]]: tensor<2x3xf32>)
+// CHECK-NOT:   fk.
+// CHECK:       return %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[X]]
+func.func @slicing_identities(%x: tensor<2x3xf32>, %p: tensor<i32>, %e: tensor<0x3xf32>, %p2: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = fk.slice %x start = [0, 0] step = [1, 1] : tensor<2x3xf32> -> tensor<2x3xf32>
+  %1 = fk.concat %x axis = 1 : tensor<2x3xf32> -> tensor<2x3xf32>
+  %2 = fk.pad %x low = [0, 0] high = [0, 0] value = 0.0 : tensor<2x3xf32> -> tensor<2x3xf32>
+  %3 = fk.dynamic_slice %x start = [%p, 0] : tensor<2x3xf32>, tensor<i32> -> tensor<2x3xf32>
+  %4 = fk.update_slice %x, %e start = [%p, 0] : tensor<2x3xf32>, tensor<0x3xf32>, tensor<i32>
+  %5 = fk.update_slice %p2, %x start = [0, 0] : tensor<2x3xf32>, tensor<2x3xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// slice(slice(x, s1, k1), s2, k2) reads x from s1 + k1 * s2 by k1 * k2; a
+// window of one element takes step 1, an empty one starts in bounds.
+// CHECK-LABEL: func.func @slice_compose
+// CHECK-SAME:  (%[[X:.*]]: tensor<20x9xf32>)
+// CHECK-NEXT:  %[[S:.*]] = fk.slice %[[X]] start = [7, 4] step = [6, 1] : tensor<20x9xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:  %[[E:.*]] = fk.slice %[[X]] start = [20, 2] step = [1, 1] : tensor<20x9xf32> -> tensor<0x3xf32>
+// CHECK-NEXT:  return %[[S]], %[[E]]
+func.func @slice_compose(%x: tensor<20x9xf32>) -> (tensor<2x1xf32>, tensor<0x3xf32>) {
+  %0 = fk.slice %x start = [1, 2] step = [2, 1] : tensor<20x9xf32> -> tensor<10x7xf32>
+  %1 = fk.slice %0 start = [3, 2] step = [3, 1] : tensor<10x7xf32> -> tensor<2x1xf32>
+  %2 = fk.slice %0 start = [10, 0] step = [1, 1] : tensor<10x7xf32> -> tensor<0x3xf32>
+  return %1, %2 : tensor<2x1xf32>, tensor<0x3xf32>
+}
+
+// Splats: sliced, joined with equal splats or padded with their own value
+// they stay splats; other paddings and joins stay.
+// CHECK-LABEL: func.func @slicing_splats
+// CHECK-DAG:   fk.constant dense<2.000000e+00> : tensor<2xf32>
+// CHECK-DAG:   fk.constant dense<2.000000e+00> : tensor<7xf32>
+// CHECK-DAG:   fk.constant dense<2.000000e+00> : tensor<6xf32>
+// CHECK:       fk.concat
+// CHECK:       fk.pad
+// CHECK-NOT:   fk.slice
+func.func @slicing_splats() -> (tensor<2xf32>, tensor<7xf32>, tensor<6xf32>, tensor<7xf32>, tensor<6xf32>) {
+  %a = fk.constant dense<2.0> : tensor<4xf32>
+  %b = fk.constant dense<2.0> : tensor<3xf32>
+  %c = fk.constant dense<1.0> : tensor<3xf32>
+  %0 = fk.slice %a start = [1] step = [2] : tensor<4xf32> -> tensor<2xf32>
+  %1 = fk.concat %a, %b axis = 0 : tensor<4xf32>, tensor<3xf32> -> tensor<7xf32>
+  %2 = fk.pad %a low = [1] high = [1] value = 2.0 : tensor<4xf32> -> tensor<6xf32>
+  %3 = fk.concat %a, %c axis = 0 : tensor<4xf32>, tensor<3xf32> -> tensor<7xf32>
+  %4 = fk.pad %a low = [1] high = [1] value = 0.0 : tensor<4xf32> -> tensor<6xf32>
+  return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<7xf32>, tensor<6xf32>, tensor<7xf32>, tensor<6xf32>
+}

@@ -1186,3 +1186,259 @@ func.func @argmin_c4(%a: tensor<2x3xf32>) -> tensor<2x3xi32> {
   %0 = fk.argmin %a axis = 0 : tensor<2x3xf32> -> tensor<2x3xi32>
   return %0 : tensor<2x3xi32>
 }
+
+// -----
+
+// slice C1: start and step have one entry per dimension.
+func.func @slice_c1(%a: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'fk.slice' op start [0] and step [1, 1] must have one entry per dimension of the operand (rank 2)}}
+  %0 = fk.slice %a start = [0] step = [1, 1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// slice C2: every step is at least 1.
+func.func @slice_c2(%a: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'fk.slice' op step entries must be >= 1, got [0, 1]}}
+  %0 = fk.slice %a start = [0, 0] step = [0, 1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// slice C3: the result has the operand's dtype and rank, and its window
+// lies in the operand.
+func.func @slice_c3(%a: tensor<4x8xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{'fk.slice' op a window of 3 elements from 1 by 2 does not fit dimension 0 of size 4}}
+  %0 = fk.slice %a start = [1, 0] step = [2, 1] : tensor<4x8xf32> -> tensor<3x8xf32>
+  return %0 : tensor<3x8xf32>
+}
+
+// -----
+
+// slice C4: the operand and the result are static tensors of a language dtype.
+func.func @slice_c4(%a: tensor<4xf64>) -> tensor<2xf64> {
+  // expected-error @+1 {{'fk.slice' op operand #0 must be statically shaped tensor}}
+  %0 = fk.slice %a start = [0] step = [1] : tensor<4xf64> -> tensor<2xf64>
+  return %0 : tensor<2xf64>
+}
+
+// -----
+
+// concat C1: at least one operand.
+func.func @concat_c1() -> tensor<0xf32> {
+  // expected-error @+1 {{'fk.concat' op expects at least one operand}}
+  %0 = "fk.concat"() <{axis = 0 : i64}> : () -> tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
+
+// -----
+
+// concat C2: 0 <= axis < rank.
+func.func @concat_c2(%a: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'fk.concat' op axis 1 is out of range for rank 1}}
+  %0 = fk.concat %a, %a axis = 1 : tensor<4xf32>, tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// concat C3: the operands have one dtype and rank.
+func.func @concat_c3(%a: tensor<4xf32>, %b: tensor<4xi32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'fk.concat' op operand dtypes differ: 'f32' vs 'i32'}}
+  %0 = fk.concat %a, %b axis = 0 : tensor<4xf32>, tensor<4xi32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// concat C4: the operands' sizes are equal except along the axis.
+func.func @concat_c4(%a: tensor<2x4xf32>, %b: tensor<3x5xf32>) -> tensor<5x4xf32> {
+  // expected-error @+1 {{'fk.concat' op operand shapes [2, 4] and [3, 5] differ in dimension 1, not the joined axis 0}}
+  %0 = fk.concat %a, %b axis = 0 : tensor<2x4xf32>, tensor<3x5xf32> -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}
+
+// -----
+
+// concat C5: the result is the joined type.
+func.func @concat_c5(%a: tensor<2x4xf32>, %b: tensor<3x4xf32>) -> tensor<6x4xf32> {
+  // expected-error @+1 {{'fk.concat' op result type 'tensor<6x4xf32>' differs from the inferred 'tensor<5x4xf32>'}}
+  %0 = fk.concat %a, %b axis = 0 : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}
+
+// -----
+
+// concat C6: the operands and the result are static tensors of a language dtype.
+func.func @concat_c6(%a: tensor<4xf64>) -> tensor<4xf64> {
+  // expected-error @+1 {{'fk.concat' op operand #0 must be variadic of statically shaped tensor}}
+  %0 = fk.concat %a axis = 0 : tensor<4xf64> -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
+// pad C1: low and high have one entry per dimension.
+func.func @pad_c1(%a: tensor<4x8xf32>) -> tensor<5x8xf32> {
+  // expected-error @+1 {{'fk.pad' op low [1] and high [0, 0] must have one entry per dimension of the operand (rank 2)}}
+  %0 = fk.pad %a low = [1] high = [0, 0] value = 0.0 : tensor<4x8xf32> -> tensor<5x8xf32>
+  return %0 : tensor<5x8xf32>
+}
+
+// -----
+
+// pad C2: low and high are non-negative.
+func.func @pad_c2(%a: tensor<4xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'fk.pad' op low [-1] and high [0] must be non-negative}}
+  %0 = fk.pad %a low = [-1] high = [0] value = 0.0 : tensor<4xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// pad C3: the result is the padded type.
+func.func @pad_c3(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fk.pad' op result type 'tensor<4xf32>' differs from the inferred 'tensor<6xf32>'}}
+  %0 = fk.pad %a low = [1] high = [1] value = 0.0 : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// pad C4: the value is a value of the dtype.
+func.func @pad_c4(%a: tensor<4xi32>) -> tensor<6xi32> {
+  // expected-error @+1 {{'fk.pad' op padding value 2.500000e+00 is not a value of 'i32'}}
+  %0 = fk.pad %a low = [1] high = [1] value = 2.5 : tensor<4xi32> -> tensor<6xi32>
+  return %0 : tensor<6xi32>
+}
+
+// -----
+
+// pad C5: the operand and the result are static tensors of a language dtype.
+func.func @pad_c5(%a: tensor<4xf64>) -> tensor<6xf64> {
+  // expected-error @+1 {{'fk.pad' op operand #0 must be statically shaped tensor}}
+  %0 = fk.pad %a low = [1] high = [1] value = 0.0 : tensor<4xf64> -> tensor<6xf64>
+  return %0 : tensor<6xf64>
+}
+
+// -----
+
+// dynamic_slice C1: the start has one entry per dimension.
+func.func @dynamic_slice_c1(%a: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'fk.dynamic_slice' op start has 1 entries for a tensor of rank 2}}
+  %0 = fk.dynamic_slice %a start = [%p] : tensor<4x8xf32>, tensor<i32> -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+// dynamic_slice C2: a start operand per dynamic entry.
+func.func @dynamic_slice_c2(%a: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'fk.dynamic_slice' op start has 0 dynamic entries but there are 1 start operands}}
+  %0 = "fk.dynamic_slice"(%a, %p) <{static_start = array<i64: 0, 0>}> : (tensor<4x8xf32>, tensor<i32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+// dynamic_slice C3: the result has the operand's dtype and rank and fits in it.
+func.func @dynamic_slice_c3(%a: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<5x8xf32> {
+  // expected-error @+1 {{'fk.dynamic_slice' op result shape [5, 8] exceeds [4, 8] in dimension 0}}
+  %0 = fk.dynamic_slice %a start = [%p, 0] : tensor<4x8xf32>, tensor<i32> -> tensor<5x8xf32>
+  return %0 : tensor<5x8xf32>
+}
+
+// -----
+
+// dynamic_slice C4: static starts lie in [0, dim - size].
+func.func @dynamic_slice_c4(%a: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'fk.dynamic_slice' op static start 5 of dimension 1 is outside [0, 4]}}
+  %0 = fk.dynamic_slice %a start = [%p, 5] : tensor<4x8xf32>, tensor<i32> -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+// dynamic_slice C5: start operands are rank-0 tensors of i32 or i64.
+func.func @dynamic_slice_c5(%a: tensor<4x8xf32>, %p: tensor<1xi32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'fk.dynamic_slice' op operand #1 must be variadic of 0D tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = fk.dynamic_slice %a start = [%p, 0] : tensor<4x8xf32>, tensor<1xi32> -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+// dynamic_slice C6: the operand and the result are static tensors of a
+// language dtype.
+func.func @dynamic_slice_c6(%a: tensor<4xf64>, %p: tensor<i32>) -> tensor<1xf64> {
+  // expected-error @+1 {{'fk.dynamic_slice' op operand #0 must be statically shaped tensor}}
+  %0 = fk.dynamic_slice %a start = [%p] : tensor<4xf64>, tensor<i32> -> tensor<1xf64>
+  return %0 : tensor<1xf64>
+}
+
+// -----
+
+// update_slice C1: the start has one entry per dimension.
+func.func @update_slice_c1(%a: tensor<4x8xf32>, %u: tensor<1x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'fk.update_slice' op start has 3 entries for a tensor of rank 2}}
+  %0 = fk.update_slice %a, %u start = [0, 0, 0] : tensor<4x8xf32>, tensor<1x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// update_slice C2: a start operand per dynamic entry.
+func.func @update_slice_c2(%a: tensor<4x8xf32>, %u: tensor<1x8xf32>, %p: tensor<i32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'fk.update_slice' op start has 1 dynamic entries but there are 0 start operands}}
+  %0 = "fk.update_slice"(%a, %u) <{static_start = array<i64: -9223372036854775808, 0>}> : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// update_slice C3: the update has the destination's dtype and rank and fits
+// in it.
+func.func @update_slice_c3(%a: tensor<4x8xf32>, %u: tensor<1x8xi32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'fk.update_slice' op update dtype 'i32' differs from 'f32'}}
+  %0 = fk.update_slice %a, %u start = [0, 0] : tensor<4x8xf32>, tensor<1x8xi32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// update_slice C4: static starts lie in [0, dim - size].
+func.func @update_slice_c4(%a: tensor<4x8xf32>, %u: tensor<1x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'fk.update_slice' op static start -1 of dimension 0 is outside [0, 3]}}
+  %0 = fk.update_slice %a, %u start = [-1, 0] : tensor<4x8xf32>, tensor<1x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// update_slice C5: the result has the destination's type.
+func.func @update_slice_c5(%a: tensor<4x8xf32>, %u: tensor<1x8xf32>) -> tensor<4x8xf16> {
+  // expected-error @+1 {{'fk.update_slice' op failed to verify that all of {dest, result} have same type}}
+  %0 = "fk.update_slice"(%a, %u) <{static_start = array<i64: 0, 0>}> : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf16>
+  return %0 : tensor<4x8xf16>
+}
+
+// -----
+
+// update_slice C6: start operands are rank-0 tensors of i32 or i64.
+func.func @update_slice_c6(%a: tensor<4x8xf32>, %u: tensor<1x8xf32>, %p: tensor<f32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'fk.update_slice' op operand #2 must be variadic of 0D tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = fk.update_slice %a, %u start = [%p, 0] : tensor<4x8xf32>, tensor<1x8xf32>, tensor<f32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// update_slice C7: the operands and the result are static tensors of a
+// language dtype.
+func.func @update_slice_c7(%a: tensor<4xf64>, %u: tensor<1xf64>) -> tensor<4xf64> {
+  // expected-error @+1 {{'fk.update_slice' op operand #0 must be statically shaped tensor}}
+  %0 = fk.update_slice %a, %u start = [0] : tensor<4xf64>, tensor<1xf64>
+  return %0 : tensor<4xf64>
+}

@@ -195,3 +195,25 @@ func.func @attention(%q: tensor<2x16x64xf16>, %k: tensor<2x32x64xf16>, %v: tenso
   %1 = fk.attention %q, %k, %v mask %m : tensor<16x32xf16> scale = 0.5 causal = false : tensor<2x16x64xf16>, tensor<2x32x64xf16>, tensor<2x32x8xf16> -> tensor<2x16x8xf16>
   return %0, %1 : tensor<2x16x8xf16>, tensor<2x16x8xf16>
 }
+
+// CHECK-LABEL: func.func @slicing_and_joining
+// CHECK-SAME:  (%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<3x8xf32>, %[[P:.*]]: tensor<i32>, %[[Q:.*]]: tensor<i64>)
+// CHECK:      fk.slice %[[A]] start = [1, 0] step = [1, 2] : tensor<4x8xf32> -> tensor<3x4xf32>
+// CHECK-NEXT: fk.concat %[[A]], %[[B]] axis = 0 : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<7x8xf32>
+// CHECK-NEXT: fk.pad %[[A]] low = [1, 0] high = [0, 2] value = -1.500000e+00 : tensor<4x8xf32> -> tensor<5x10xf32>
+// CHECK-NEXT: fk.dynamic_slice %[[A]] start = [%[[P]], 2] : tensor<4x8xf32>, tensor<i32> -> tensor<1x4xf32>
+// CHECK-NEXT: fk.dynamic_slice %[[A]] start = [%[[P]], %[[Q]]] : tensor<4x8xf32>, tensor<i32>, tensor<i64> -> tensor<2x2xf32>
+// CHECK-NEXT: fk.dynamic_slice %[[A]] start = [0, 1] : tensor<4x8xf32> -> tensor<4x7xf32>
+// CHECK-NEXT: fk.update_slice %[[A]], %[[B]] start = [%[[P]], 0] : tensor<4x8xf32>, tensor<3x8xf32>, tensor<i32>
+// CHECK-NEXT: fk.update_slice %[[A]], %[[B]] start = [1, 0] : tensor<4x8xf32>, tensor<3x8xf32>
+func.func @slicing_and_joining(%a: tensor<4x8xf32>, %b: tensor<3x8xf32>, %p: tensor<i32>, %q: tensor<i64>) -> (tensor<3x4xf32>, tensor<7x8xf32>, tensor<5x10xf32>, tensor<1x4xf32>, tensor<2x2xf32>, tensor<4x7xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = fk.slice %a start = [1, 0] step = [1, 2] : tensor<4x8xf32> -> tensor<3x4xf32>
+  %1 = fk.concat %a, %b axis = 0 : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<7x8xf32>
+  %2 = fk.pad %a low = [1, 0] high = [0, 2] value = -1.5 : tensor<4x8xf32> -> tensor<5x10xf32>
+  %3 = fk.dynamic_slice %a start = [%p, 2] : tensor<4x8xf32>, tensor<i32> -> tensor<1x4xf32>
+  %4 = fk.dynamic_slice %a start = [%p, %q] : tensor<4x8xf32>, tensor<i32>, tensor<i64> -> tensor<2x2xf32>
+  %5 = fk.dynamic_slice %a start = [0, 1] : tensor<4x8xf32> -> tensor<4x7xf32>
+  %6 = fk.update_slice %a, %b start = [%p, 0] : tensor<4x8xf32>, tensor<3x8xf32>, tensor<i32>
+  %7 = fk.update_slice %a, %b start = [1, 0] : tensor<4x8xf32>, tensor<3x8xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<3x4xf32>, tensor<7x8xf32>, tensor<5x10xf32>, tensor<1x4xf32>, tensor<2x2xf32>, tensor<4x7xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}

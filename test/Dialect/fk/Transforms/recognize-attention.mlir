@@ -427,26 +427,31 @@ func.func @weak_fill(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16
   return %o : tensor<8x16xf32>
 }
 
-// Near miss: a select on an argument, not on iotas.
+// A boolean mask: a select on an argument becomes the additive mask
+// select(m, 0, -inf).
 // CHECK-LABEL: func.func @select_of_argument
-// CHECK-NOT:     fk.attention
-// CHECK:         fk.select
+// CHECK-SAME:    (%[[Q:[a-z0-9_]+]]: tensor<8x16xf32>, %[[K:[a-z0-9_]+]]: tensor<8x16xf32>, %[[V:[a-z0-9_]+]]: tensor<8x16xf32>, %[[C:[a-z0-9_]+]]: tensor<8x8xi1>)
+// CHECK-DAG:     %[[ZERO:[a-z0-9_]+]] = fk.constant dense<0.000000e+00> : tensor<8x8xf32>
+// CHECK-DAG:     %[[NEGINF:[a-z0-9_]+]] = fk.constant dense<0xFF800000> : tensor<8x8xf32>
+// CHECK:         %[[M:[a-z0-9_]+]] = fk.select %[[C]], %[[ZERO]], %[[NEGINF]] : tensor<8x8xi1>, tensor<8x8xf32>
+// CHECK-NEXT:    %[[O:[a-z0-9_]+]] = fk.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<8x8xf32> scale = 1.000000e+00 causal = false
+// CHECK-NEXT:    return %[[O]]
 func.func @select_of_argument(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16xf32>, %c: tensor<8x8xi1>) -> tensor<8x16xf32> {
   %neginf = fk.constant dense<0xFF800000> : tensor<8x8xf32>
   %kt = fk.transpose %k perm = [1, 0] : tensor<8x16xf32> -> tensor<16x8xf32>
   %s = fk.matmul %q, %kt : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
   %sm = fk.select %c, %s, %neginf : tensor<8x8xi1>, tensor<8x8xf32>
   %p = fk.softmax %sm axis = 1 : tensor<8x8xf32>
-  // expected-remark @+1 {{attention not recognized: the scores go through a select that is not a causal mask of iotas}}
+  // expected-remark @+1 {{attention recognized: softmax(1.000000e+00 * q @ k^T + (m ? 0 : -inf)) @ v becomes one fk.attention}}
   %o = fk.matmul %p, %v : tensor<8x8xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
   return %o : tensor<8x16xf32>
 }
 
-// Near miss: a select of iotas off the causal diagonal (j <= i + 1 while
-// Nk - Nq is 0).
+// A select of iotas off the causal diagonal (j <= i + 1 while Nk - Nq is
+// 0) is no causal mask, but still a boolean one.
 // CHECK-LABEL: func.func @shifted_diagonal
-// CHECK-NOT:     fk.attention
-// CHECK:         fk.select
+// CHECK:         %[[M:[a-z0-9_]+]] = fk.select %{{.+}} : tensor<8x8xi1>, tensor<8x8xf32>
+// CHECK-NEXT:    fk.attention %{{.+}} mask %[[M]] : tensor<8x8xf32> scale = 1.000000e+00 causal = false
 func.func @shifted_diagonal(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %neginf = fk.constant dense<0xFF800000> : tensor<8x8xf32>
   %one = fk.constant dense<1> : tensor<8x8xi32>
@@ -458,7 +463,22 @@ func.func @shifted_diagonal(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tens
   %visible = fk.compare le, %j, %last : tensor<8x8xi32> -> tensor<8x8xi1>
   %sm = fk.select %visible, %s, %neginf : tensor<8x8xi1>, tensor<8x8xf32>
   %p = fk.softmax %sm axis = 1 : tensor<8x8xf32>
-  // expected-remark @+1 {{attention not recognized: the scores go through a select that is not a causal mask of iotas}}
+  // expected-remark @+1 {{attention recognized: softmax(1.000000e+00 * q @ k^T + (m ? 0 : -inf)) @ v becomes one fk.attention}}
+  %o = fk.matmul %p, %v : tensor<8x8xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
+}
+
+// Near miss: a select whose branches both come from the scores.
+// CHECK-LABEL: func.func @select_of_scores
+// CHECK-NOT:     fk.attention
+// CHECK:         fk.select
+func.func @select_of_scores(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16xf32>, %c: tensor<8x8xi1>) -> tensor<8x16xf32> {
+  %kt = fk.transpose %k perm = [1, 0] : tensor<8x16xf32> -> tensor<16x8xf32>
+  %s = fk.matmul %q, %kt : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
+  %ns = fk.neg %s : tensor<8x8xf32>
+  %sm = fk.select %c, %s, %ns : tensor<8x8xi1>, tensor<8x8xf32>
+  %p = fk.softmax %sm axis = 1 : tensor<8x8xf32>
+  // expected-remark @+1 {{attention not recognized: the scores go through a select that is not a mask: both or neither of its branches are computed from a matmul}}
   %o = fk.matmul %p, %v : tensor<8x8xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
   return %o : tensor<8x16xf32>
 }

@@ -1,0 +1,101 @@
+//===- GraphReplay.h - a graph's launches replayed as CUDA graphs -*- C++ -*-===//
+//
+// Launching a graph's kernels one by one costs the host a few microseconds a
+// launch, which a small decode step of many short kernels feels. A CUDA
+// graph of the launches, captured once, is enqueued with one call. The
+// captured launches hold the run's addresses, so a replay serves one set of
+// input and output addresses, and owns a workspace whose tensor map
+// descriptors stay encoded for them. A set is captured the second time it is
+// run: a set run once pays no capture.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKRT_LIB_GRAPHREPLAY_H
+#define FKRT_LIB_GRAPHREPLAY_H
+
+#include "Cuda.h"
+#include "fkrt/runtime.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace fkrt {
+
+/// What a replay is captured for: a graph and the address of every input
+/// and output of the run.
+struct ReplayKey {
+  size_t graph = 0;
+  std::vector<uintptr_t> addresses;
+  bool operator<(const ReplayKey &other) const {
+    return graph != other.graph ? graph < other.graph
+                                : addresses < other.addresses;
+  }
+  bool operator==(const ReplayKey &other) const {
+    return graph == other.graph && addresses == other.addresses;
+  }
+};
+
+/// The replays of one module's graphs. Thread-safe.
+class GraphReplays {
+public:
+  /// Replays captured at once at most; the least recently used goes first.
+  static constexpr size_t kMaxReplays = 8;
+  /// Keys remembered as run once (candidates for a capture).
+  static constexpr size_t kMaxSeen = 32;
+
+  /// How a capture records the run's work for a workspace of its own.
+  struct Recorder {
+    /// Writes the run's tensor map descriptors into `workspace`, before the
+    /// capture (synchronously: the copy is not part of the replay).
+    std::function<fkrt_status(cu::DevicePtr workspace)> prepare;
+    /// Enqueues the run's launches on `stream`, with `workspace`.
+    std::function<fkrt_status(cu::DevicePtr workspace, cu::Stream stream)>
+        enqueue;
+  };
+
+  /// Enqueues the replay of `key` on `stream`, capturing it first when the
+  /// key is run the second time, and sets `replayed`; when it stays false
+  /// (a key run once, a driver without graphs) the caller launches the
+  /// kernels itself. Replays of one key run one after the other, whatever
+  /// their streams (they share a workspace).
+  fkrt_status run(const cu::Driver &d, const ReplayKey &key,
+                  uint64_t workspaceBytes, const Recorder &recorder,
+                  cu::Stream stream, const std::string &where,
+                  bool &replayed);
+
+  /// The number of replays held.
+  size_t size();
+
+  /// Waits for and frees every replay, in the module's current context.
+  void clear(const cu::Driver &d);
+
+private:
+  struct Replay {
+    cu::GraphExec exec = nullptr;
+    cu::DevicePtr workspace = 0;
+    /// The end of the replay's last run, which the next one waits for.
+    cu::Event done = nullptr;
+    uint64_t lastUse = 0;
+  };
+
+  fkrt_status capture(const cu::Driver &d, uint64_t workspaceBytes,
+                      const Recorder &recorder, const std::string &where,
+                      Replay &replay);
+  fkrt_status launch(const cu::Driver &d, Replay &replay, cu::Stream stream,
+                     const std::string &where);
+  static void release(const cu::Driver &d, Replay &replay);
+
+  std::mutex mutex;
+  std::map<ReplayKey, Replay> replays;
+  std::deque<ReplayKey> seenOnce;
+  uint64_t clock = 0;
+};
+
+} // namespace fkrt
+
+#endif // FKRT_LIB_GRAPHREPLAY_H
