@@ -62,7 +62,11 @@ ANY = NUMERIC + ("i1",)
 # non-finite values.
 LIMIT = 1.0e4
 DTYPE_MAX = {"f32": 3.4e38, "f16": 65504.0, "bf16": 3.38e38,
-             "i32": 2.0 ** 31, "i1": 1.0}
+             "i32": 2.0 ** 31, "i1": 1.0, "i64": 2.0 ** 63}
+# i64 values stay within 2^53, where the reference interpreter's doubles are
+# exact (docs/language.md, section 4); i64 appears only through the
+# generators int64, gather and argmax, so other generators see no i64.
+I64_BOUND = 2.0 ** 52
 
 # Sizes. Odd sizes and non-multiples of every tile on purpose.
 #
@@ -379,7 +383,7 @@ class Builder:
     def param(self, dtype, shape, prefix="x"):
         name = self.fresh(prefix)
         self.graph.params.append((name, dtype, tuple(shape)))
-        bound = {"i32": 8.0, "i1": 1.0}.get(dtype, 1.0)
+        bound = {"i32": 8.0, "i64": 8.0, "i1": 1.0}.get(dtype, 1.0)
         e = E("ref", dtype, shape, name=name, exact=True, bound=bound)
         self.pool.append(e)
         return e
@@ -595,8 +599,8 @@ class Builder:
         out.dtype = dtype
         if dtype == "i1":
             out.bound = 1.0
-        elif dtype == "i32":
-            out.bound = min(e.bound, DTYPE_MAX["i32"])
+        elif dtype in ("i32", "i64"):
+            out.bound = min(e.bound, DTYPE_MAX[dtype])
         elif e.bound > DTYPE_MAX[dtype] / 2:
             out.nonfinite = True
         return out
@@ -1092,12 +1096,13 @@ def pad(b):
 def window_start(b, full, window):
     """An index list for a window of `window` in `full`: integers (before,
     inside and past the tensor: the op clamps them) and names of rank-0 i32
-    parameters (random in [-8, 8])."""
+    or i64 parameters (random in [-8, 8])."""
     rng = b.rng
     entries = []
     for d, w in zip(full, window):
         if rng.random() < 0.4:
-            entries.append(b.param("i32", (), prefix="pos").name)
+            dtype = rng.choice(["i32", "i64"])
+            entries.append(b.param(dtype, (), prefix="pos").name)
         else:
             entries.append(str(rng.choice([0, 1, -2, d - w, d + 4])))
     return "[" + ", ".join(entries) + "]"
@@ -1840,6 +1845,88 @@ def long_rows(b):
                   exact=op == "max")
 
 
+def int64(b):
+    """i64 values: parameters and casts from i32, arithmetic past the i32
+    range, reductions, and casts back (which wrap)."""
+    rng = b.rng
+    if rng.random() < 0.5:
+        a = b.tensor(("i64",), exact=True)
+    else:
+        a = b.cast(b.tensor(("i32",), exact=True), "i64")
+    if a.bound > I64_BOUND:
+        return None  # -(-2^63) is INT64_MAX in the interpreter
+    r = rng.random()
+    if r < 0.25 and a.bound * 1e5 < I64_BOUND:
+        e = bin_("*", a, b.num(100000.0, None), a)
+        e.bound = a.bound * 1e5
+    elif r < 0.45:
+        c = b.partner(a, exact=True)
+        if c.bound > I64_BOUND / 2 or a.bound > I64_BOUND / 2:
+            return None
+        op = rng.choice(["+", "-", "/"])
+        e = bin_(op, a, c, a)
+        e.shape = broadcast_shapes(a.shape, c.shape)
+        e.bound = a.bound + c.bound
+    elif r < 0.6:
+        e = call(rng.choice(["abs", "neg", "relu"]), [a], a)
+    elif r < 0.75 and a.rank:
+        n = numel(a.shape)
+        if a.bound * max(n, 1) > I64_BOUND:
+            return None
+        e = call(rng.choice(["sum", "max", "min"]), [a], a)
+        e.shape = ()
+        e.bound = a.bound * max(n, 1)
+        if n == 0:
+            e.bound = DTYPE_MAX["i64"]  # max/min of nothing: the i64 limits
+    else:
+        e = b.cast(a, rng.choice(["i32", "f32", "i1"]))
+    return e
+
+
+def gather_(b):
+    """gather(table, indices, axis): indices of i32 or i64 of rank 0 to 2,
+    drawn in [-8, 8] (so negative and out-of-range ones) or exact integers
+    of the graph."""
+    rng = b.rng
+    table = b.tensor(ANY + ("i64",), min_rank=1)
+    r = table.rank
+    axis = rng.randrange(r)
+    n = table.shape[axis]
+    shape = b.sizes.shape(rng.choices([0, 1, 2], [2, 5, 3])[0])
+    if n == 0:
+        shape = (0,)
+    indices = b.tensor(("i32", "i64"), exact=True, shape=shape)
+    out = table.shape[:axis] + indices.shape + table.shape[axis + 1:]
+    if numel(out) > b.opt.max_elements:
+        return None
+    attrs = []
+    if axis or rng.random() < 0.3:
+        attrs.append(("axis", str(axis - r if rng.random() < 0.3 else axis)))
+    e = call("gather", [table, indices], table, attrs=attrs)
+    e.shape = tuple(out)
+    return e
+
+
+def argmax_(b):
+    """argmax/argmin over one axis of exact values (so that every stage
+    sees the same ties), NaN included."""
+    rng = b.rng
+    a = b.tensor(NUMERIC + ("i64",), min_rank=1, exact=True)
+    r = a.rank
+    axis = rng.randrange(r)
+    if a.shape[axis] == 0:
+        return None
+    attrs = [("axis", str(axis - r if rng.random() < 0.3 else axis))]
+    keep = rng.random() < 0.3
+    if keep:
+        attrs.append(("keepdims", "true"))
+    shape = tuple(1 if i == axis else d for i, d in enumerate(a.shape)) \
+        if keep else a.shape[:axis] + a.shape[axis + 1:]
+    e = call(rng.choice(["argmax", "argmin"]), [a], a, attrs=attrs)
+    return shaped(e, dtype="i32", shape=shape,
+                  bound=float(a.shape[axis] - 1), nonfinite=False)
+
+
 GENERATORS = [
     # (name, weight, function); names are what --exclude takes
     ("binary", 14, elementwise_binary),
@@ -1872,6 +1959,9 @@ GENERATORS = [
     ("mlp", 2, mlp),
     ("norm-spelled", 2, norm_spelled),
     ("long-rows", 1, long_rows),
+    ("int64", 3, int64),
+    ("gather", 4, gather_),
+    ("argmax", 3, argmax_),
 ]
 FEATURES = [name for name, _, _ in GENERATORS] + ["nonfinite", "empty",
                                                   "multi-graph"]

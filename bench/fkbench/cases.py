@@ -25,7 +25,8 @@ from .manifest import Signature
 @dataclasses.dataclass(frozen=True)
 class Case:
     """One case. `init`: input name -> (mean, std) of the normal
-    distribution it is drawn from (default (0, 1)). `flop_formula`: a
+    distribution it is drawn from (default (0, 1)); for an integer input
+    (indices), (low, high) of the uniform range (default (0, 1024)). `flop_formula`: a
     function of the inputs (name -> Tensor) and `attrs` giving the FLOPs of
     a compute-bound case; None for a memory-bound one, reported in GB/s.
     `signature` is None until `load` reads it from the artifact."""

@@ -17,7 +17,7 @@ FORMAT = "fkc-artifact"
 VERSIONS = (1, 2)          # the artifact versions this reader knows
 BEGIN, END = "// fkc-manifest-begin", "// fkc-manifest-end"
 
-DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i1": 1}
+DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i64": 8, "i1": 1}
 
 
 class ManifestError(ValueError):

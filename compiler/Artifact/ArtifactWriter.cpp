@@ -26,6 +26,8 @@ static StringRef dtypeName(Type elementType) {
     return "bf16";
   if (elementType.isSignlessInteger(32))
     return "i32";
+  if (elementType.isSignlessInteger(64))
+    return "i64";
   return "i1";
 }
 

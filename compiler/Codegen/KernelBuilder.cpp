@@ -197,14 +197,11 @@ struct Accumulation {
   Type elementType;
 
   double identity() const {
-    bool isInteger = elementType.isSignlessInteger(32);
     switch (kind) {
     case Max:
-      return isInteger ? std::numeric_limits<int32_t>::min()
-                       : -std::numeric_limits<double>::infinity();
+      return lowestValue(elementType);
     case Min:
-      return isInteger ? std::numeric_limits<int32_t>::max()
-                       : std::numeric_limits<double>::infinity();
+      return highestValue(elementType);
     case Sum:
     case Mean:
       return 0.0;
@@ -411,12 +408,34 @@ public:
 
 private:
   Value reduceWarp(Value value, const Accumulation &acc) {
-    for (int32_t offset = 16; offset >= 1; offset /= 2) {
-      auto shuffle = gpu::ShuffleOp::create(k.b, k.loc, value, offset, 32,
-                                            gpu::ShuffleMode::XOR);
-      value = acc.combine(k.b, k.loc, value, shuffle.getShuffleResult());
-    }
+    for (int32_t offset = 16; offset >= 1; offset /= 2)
+      value = acc.combine(k.b, k.loc, value, shuffleXor(value, offset));
     return value;
+  }
+
+  /// The `value` of the lane `offset` away (XOR). Shuffles move 32 bits, so
+  /// an i64 moves as its two halves.
+  Value shuffleXor(Value value, int32_t offset) {
+    OpBuilder &b = k.b;
+    Location loc = k.loc;
+    auto shuffle = [&](Value v) -> Value {
+      return gpu::ShuffleOp::create(b, loc, v, offset, 32,
+                                    gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+    };
+    if (!value.getType().isInteger(64))
+      return shuffle(value);
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    Value thirtyTwo =
+        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32));
+    Value low = shuffle(arith::TruncIOp::create(b, loc, i32, value));
+    Value high = shuffle(arith::TruncIOp::create(
+        b, loc, i32, arith::ShRUIOp::create(b, loc, value, thirtyTwo)));
+    return arith::OrIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, low),
+        arith::ShLIOp::create(b, loc,
+                              arith::ExtUIOp::create(b, loc, i64, high),
+                              thirtyTwo));
   }
 
   /// 32 slots of `type` in shared memory, one buffer per type per kernel.

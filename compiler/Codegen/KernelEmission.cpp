@@ -1,6 +1,7 @@
 //===- KernelEmission.cpp - a fusion body's value at given coordinates ---===//
 
 #include "Codegen/KernelEmission.h"
+#include "fk/IR/FkGatherSemantics.h"
 #include "fk/IR/FkScalarSemantics.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -131,10 +132,11 @@ FailureOr<Value> ElementEmitter::emit(Value tensor, ArrayRef<Value> coords) {
 Value ElementEmitter::emitIota(IotaOp iota, ArrayRef<Value> coords) {
   Type elementType = tensorType(iota.getResult()).getElementType();
   Value index = coords[iota.getDim()];
-  Value asI32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
+  Type integerType = isa<FloatType>(elementType) ? b.getI32Type() : elementType;
+  Value asInteger = arith::IndexCastOp::create(b, loc, integerType, index);
   if (!isa<FloatType>(elementType))
-    return asI32;
-  Value asFloat = arith::SIToFPOp::create(b, loc, b.getF32Type(), asI32);
+    return asInteger;
+  Value asFloat = arith::SIToFPOp::create(b, loc, b.getF32Type(), asInteger);
   return roundToElementType(b, loc, asFloat, elementType);
 }
 
@@ -205,6 +207,29 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
     for (auto [i, p] : llvm::enumerate(transpose.getPerm()))
       source[p] = coords[i];
     return ElementStep::forward(transpose.getOperand(), source);
+  }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    // [a..., i..., b...] reads table[a..., index(indices[i...]), b...].
+    int64_t axis = gather.getAxis();
+    int64_t indexRank = tensorType(gather.getIndices()).getRank();
+    ArrayRef<Value> all(coords);
+    SmallVector<Value> source(all.take_front(axis));
+    source.push_back(Value()); // the gathered coordinate, once known
+    llvm::append_range(source, all.drop_front(axis + indexRank));
+    Value table = gather.getTable(), indices = gather.getIndices();
+    int64_t size = tensorType(table).getDimSize(axis);
+    SmallVector<Value> indexCoords(all.slice(axis, indexRank));
+    // The index element first, then the table's element it selects.
+    return ElementStep::after(
+        {ElementRef{indices, indexCoords}},
+        [this, table, source, axis,
+         size](ArrayRef<Value> v) mutable -> FailureOr<ElementStep> {
+          Value &c = gatherCoordinates[{v[0], size}];
+          if (!c)
+            c = buildGatherCoordinate(b, loc, v[0], size);
+          source[axis] = c;
+          return ElementStep::forward(table, source);
+        });
   }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     Value linear =

@@ -253,7 +253,8 @@ struct ElementStep {
   Operation *elementwise = nullptr;
   /// ...or what `then` makes of the elements `needs` lists, in order: a
   /// choice among sources (pad, concat, update_slice), or coordinates that
-  /// depend on elements (the starts of dynamic_slice and update_slice).
+  /// depend on elements (a gather's index, the starts of dynamic_slice and
+  /// update_slice).
   /// `then` may need further elements in turn.
   SmallVector<ElementRef> needs;
   std::function<FailureOr<ElementStep>(ArrayRef<Value>)> then;
@@ -347,6 +348,9 @@ private:
   const DenseMap<Value, Value> &buffers;
   gpu::GPUModuleOp kernels;
   std::map<std::vector<void *>, Value> cache;
+  /// The table coordinate of each (index value, axis size), built once so
+  /// that the elements of a run read one table slice through one view.
+  DenseMap<std::pair<Value, int64_t>, Value> gatherCoordinates;
 
 public:
   FlatAddressing addressing;

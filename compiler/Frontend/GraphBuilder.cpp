@@ -31,6 +31,7 @@ Type mlir::fk::frontend::parseDtype(MLIRContext *context,
       .Case("f16", b.getF16Type())
       .Case("bf16", b.getBF16Type())
       .Case("i32", b.getI32Type())
+      .Case("i64", b.getI64Type())
       .Case("i1", b.getI1Type())
       .Default(Type());
 }
@@ -232,7 +233,7 @@ static llvm::StringRef describe(AttrKind kind) {
   case AttrKind::Bool:
     return "true or false";
   case AttrKind::Dtype:
-    return "a dtype (f32, f16, bf16, i32, i1)";
+    return "a dtype (f32, f16, bf16, i32, i64, i1)";
   case AttrKind::String:
     return "a string";
   case AttrKind::IntList:
@@ -240,7 +241,7 @@ static llvm::StringRef describe(AttrKind kind) {
   case AttrKind::IntOrIntList:
     return "an integer or a list of integers";
   case AttrKind::IndexList:
-    return "a list of integers and names of rank-0 i32 values";
+    return "a list of integers and names of rank-0 i32 or i64 values";
   }
   llvm_unreachable("unknown attribute kind");
 }

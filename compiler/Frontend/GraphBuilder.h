@@ -182,7 +182,7 @@ std::string formatNumber(double value);
 std::optional<llvm::StringRef>
 nearestName(llvm::StringRef name, llvm::ArrayRef<llvm::StringRef> candidates);
 
-/// The dtype named `name` (f32, f16, bf16, i32, i1), or null.
+/// The dtype named `name` (f32, f16, bf16, i32, i64, i1), or null.
 Type parseDtype(MLIRContext *context, llvm::StringRef name);
 
 } // namespace mlir::fk::frontend

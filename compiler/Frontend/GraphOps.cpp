@@ -9,6 +9,7 @@
 
 #include "Frontend/GraphOps.h"
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkScalarSemantics.h"
 
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
@@ -357,6 +358,67 @@ Expr buildFull(GraphBuilder &b, const CallSite &call) {
 }
 
 //===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+Expr buildGather(GraphBuilder &b, const CallSite &call) {
+  FailureOr<Value> table = b.requireTensor(call, call.operands[0]);
+  FailureOr<Value> indices = b.requireTensor(call, call.operands[1]);
+  if (failed(table) || failed(indices))
+    return Expr::invalid(call.loc);
+  auto tableType = cast<RankedTensorType>(table->getType());
+  auto indicesType = cast<RankedTensorType>(indices->getType());
+  Type indexDtype = indicesType.getElementType();
+  if (!isIntegerNumber(indexDtype)) {
+    b.emitError(call.operands[1].loc)
+        << "'gather' indices must be i32 or i64, got " << indexDtype;
+    return Expr::invalid(call.loc);
+  }
+  FailureOr<int64_t> axis = b.normalizeAxis(
+      call, "axis", getInt(call, "axis", 0), tableType.getRank());
+  if (failed(axis))
+    return Expr::invalid(call.loc);
+  FailureOr<RankedTensorType> type =
+      inferGatherType(CallErrors{b, call}, tableType, indicesType, *axis);
+  if (failed(type))
+    return Expr::invalid(call.loc);
+  return Expr::ofTensor(
+      b.create<GatherOp>(call.loc, *type, *table, *indices, *axis), call.loc);
+}
+
+/// argmax and argmin: the axis is required; keepdims keeps it as size 1.
+template <typename OpTy>
+Expr buildArgReduce(GraphBuilder &b, const CallSite &call) {
+  FailureOr<Value> operand = b.requireTensor(call, call.operands[0]);
+  if (failed(operand))
+    return Expr::invalid(call.loc);
+  auto type = cast<RankedTensorType>(operand->getType());
+  if (failed(checkDtype(CallErrors{b, call}, type.getElementType(),
+                        DtypeClass::Numeric)))
+    return Expr::invalid(call.loc);
+  const AttrValue *axisAttr = call.lookup("axis");
+  if (!axisAttr) {
+    b.emitOpError(call) << "needs the attribute 'axis'";
+    return Expr::invalid(call.loc);
+  }
+  FailureOr<int64_t> axis =
+      b.normalizeAxis(call, "axis", axisAttr->integer, type.getRank());
+  if (failed(axis))
+    return Expr::invalid(call.loc);
+  FailureOr<RankedTensorType> resultType =
+      inferArgReduceType(CallErrors{b, call}, type, *axis);
+  if (failed(resultType))
+    return Expr::invalid(call.loc);
+  Value result = b.create<OpTy>(call.loc, *resultType, *operand, *axis);
+  if (const AttrValue *keep = call.lookup("keepdims"); keep && keep->boolean) {
+    SmallVector<int64_t> kept(type.getShape());
+    kept[*axis] = 1;
+    result = b.create<ReshapeOp>(call.loc, resultType->clone(kept), result);
+  }
+  return Expr::ofTensor(result, call.loc);
+}
+
+//===----------------------------------------------------------------------===//
 // Compound ops
 //===----------------------------------------------------------------------===//
 
@@ -576,13 +638,16 @@ FailureOr<WindowStart> getWindowStart(GraphBuilder &b, const CallSite &call,
     }
     // dynamic_slice F2
     const Expr &value = entry.value;
+    // A start of i32[] or i64[] is an operand of its own dtype (the ops
+    // take either).
+    Type dtype = value.isTensor() ? value.getType().getElementType() : Type();
     bool isIndex = value.isTensor() && value.getType().getRank() == 0 &&
-                   value.getType().getElementType().isSignlessInteger(32);
+                   (dtype.isSignlessInteger(32) || dtype.isSignlessInteger(64));
     if (!isIndex) {
       InFlightDiagnostic diag = b.emitError(entry.loc)
                                 << "'" << call.opName << "' start entry '"
                                 << entry.name
-                                << "' must be a rank-0 i32 value, got ";
+                                << "' must be a rank-0 i32 or i64 value, got ";
       if (value.isTensor())
         diag << formatType(value.getType());
       else
@@ -763,6 +828,9 @@ constexpr AttrSpec kLayerNormAttrs[] = {{"axis", A::Integer}, {"eps", A::Float}}
 constexpr AttrSpec kRmsNormAttrs[] = {{"eps", A::Float}};
 constexpr AttrSpec kAttentionAttrs[] = {{"scale", A::Float},
                                         {"causal", A::Bool}};
+constexpr AttrSpec kGatherAttrs[] = {{"axis", A::Integer}};
+constexpr AttrSpec kArgReduceAttrs[] = {{"axis", A::Integer},
+                                        {"keepdims", A::Bool}};
 constexpr AttrSpec kSliceAttrs[] = {{"axis", A::Integer},
                                     {"start", A::IntOrIntList},
                                     {"stop", A::IntOrIntList},
@@ -826,6 +894,9 @@ const OpSpec kOpSpecs[] = {
     {"layernorm", 3, 3, kLayerNormAttrs, buildLayerNorm},
     {"rmsnorm", 2, 2, kRmsNormAttrs, buildRmsNorm},
     {"attention", 3, 4, kAttentionAttrs, buildAttention},
+    {"gather", 2, 2, kGatherAttrs, buildGather},
+    {"argmax", 1, 1, kArgReduceAttrs, buildArgReduce<ArgMaxOp>},
+    {"argmin", 1, 1, kArgReduceAttrs, buildArgReduce<ArgMinOp>},
 };
 } // namespace
 

@@ -428,7 +428,7 @@ FailureOr<RankedTensorType> GraphParser::parseType() {
                    ? parseDtype(builder.getContext(), dtypeToken.getSpelling())
                    : Type();
   if (!dtype) {
-    (void)emitExpected("a dtype (f32, f16, bf16, i32, i1)");
+    (void)emitExpected("a dtype (f32, f16, bf16, i32, i64, i1)");
     return failure();
   }
   consume();

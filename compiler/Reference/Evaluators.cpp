@@ -5,8 +5,9 @@
 // constant folding does, so that folded constants and interpreted graphs
 // agree, and need no registration;
 // reductions and compound ops accumulate in double and round their result to
-// its element type once. i32 sums and products wrap modulo 2^32, as i32 adds
-// and multiplies do.
+// its element type once. i32 and i64 sums and products wrap modulo 2^32 and
+// 2^64, as their adds and multiplies do (i64 values beyond 2^53 are rounded
+// doubles here, see FkScalarSemantics.h).
 //
 // The ops reach the evaluators verified, so operand counts, shapes and
 // attributes already satisfy the constraints of docs/language.md.
@@ -15,6 +16,7 @@
 
 #include "Reference/Evaluators.h"
 #include "Reference/Interpreter.h"
+#include "fk/IR/FkGatherSemantics.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkScalarSemantics.h"
 
@@ -118,12 +120,10 @@ static double nanMin(double a, double b) {
   return std::isnan(a) || std::isnan(b) ? std::nan("") : std::min(a, b);
 }
 
-/// The low 32 bits of an i32 value held as a double, for wrapping arithmetic.
-static uint32_t toWrapping(double value) {
-  return static_cast<uint32_t>(static_cast<int64_t>(value));
-}
-static double fromWrapping(uint32_t value) {
-  return static_cast<double>(static_cast<int32_t>(value));
+/// The bits of an i32 or i64 value held as a double, for wrapping
+/// arithmetic modulo 2^64; fromWrappedBits wraps the result to its type.
+static uint64_t toWrapping(double value) {
+  return static_cast<uint64_t>(wrapToInt64(value));
 }
 
 //===----------------------------------------------------------------------===//
@@ -218,22 +218,19 @@ static Results reduce(Operation *op, const RefTensor &input,
     return stridedOffset(i, shape, resultStrides);
   };
 
-  bool isInteger = elementType.isSignlessInteger(32);
-  if (isInteger && kind == Reduction::Sum) {
-    std::vector<uint32_t> sums(result.values.size(), 0);
+  if (isIntegerNumber(elementType) && kind == Reduction::Sum) {
+    std::vector<uint64_t> sums(result.values.size(), 0);
     for (size_t i = 0; i < input.values.size(); ++i)
       sums[target(i)] += toWrapping(input.values[i]);
     for (size_t j = 0; j < sums.size(); ++j)
-      result.values[j] = fromWrapping(sums[j]);
+      result.values[j] = fromWrappedBits(sums[j], elementType);
     return single(std::move(result));
   }
 
-  // The identity of max/min on i32 is a finite i32, so that an empty
-  // reduction still rounds to an i32.
-  double lowest = isInteger ? std::numeric_limits<int32_t>::min() : -kInfinity;
-  double highest = isInteger ? std::numeric_limits<int32_t>::max() : kInfinity;
-  double identity = kind == Reduction::Max   ? lowest
-                    : kind == Reduction::Min ? highest
+  // The identity of max/min on integers is a finite integer, so that an
+  // empty reduction still rounds to one.
+  double identity = kind == Reduction::Max   ? lowestValue(elementType)
+                    : kind == Reduction::Min ? highestValue(elementType)
                                              : 0.0;
   std::vector<double> accumulators(result.values.size(), identity);
   for (size_t i = 0; i < input.values.size(); ++i) {
@@ -289,6 +286,52 @@ static Results evaluateBroadcast(BroadcastOp op, ArrayRef<RefTensor> operands) {
       op, operands[0],
       broadcastStrides(operands[0].type.getShape(),
                        cast<RankedTensorType>(op.getType()).getShape()));
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+static Results evaluateGather(GatherOp op, ArrayRef<RefTensor> operands) {
+  const RefTensor &table = operands[0], &indices = operands[1];
+  RefTensor result = makeResult(op);
+  int64_t axis = op.getAxis();
+  ArrayRef<int64_t> tableShape = table.type.getShape();
+  // result[o, i, n] = table[o, index(i), n], each flattened row-major.
+  int64_t outer = product(tableShape.take_front(axis));
+  int64_t size = tableShape[axis];
+  int64_t inner = product(tableShape.drop_front(axis + 1));
+  int64_t count = static_cast<int64_t>(indices.values.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t k = normalizeGatherIndex(indices.values[i], size);
+      for (int64_t n = 0; n < inner; ++n)
+        result.values[(o * count + i) * inner + n] =
+            table.values[(o * size + k) * inner + n];
+    }
+  return single(std::move(result));
+}
+
+/// The first index of the maximum (`isMax`) or minimum along the axis; NaN
+/// counts as the extreme, so the first NaN's index where there is one.
+template <typename OpTy, bool isMax>
+static Results evaluateArgReduce(OpTy op, ArrayRef<RefTensor> operands) {
+  const RefTensor &input = operands[0];
+  RefTensor result = makeResult(op);
+  ArrayRef<int64_t> shape = input.type.getShape();
+  int64_t axis = op.getAxis();
+  size_t lane = 0;
+  forEachLane(shape, axis, [&](int64_t base, int64_t stride) {
+    int64_t best = 0;
+    double bestValue = input.values[base];
+    for (int64_t a = 1; a < shape[axis] && !std::isnan(bestValue); ++a) {
+      double x = input.values[base + a * stride];
+      if (std::isnan(x) || (isMax ? x > bestValue : x < bestValue))
+        best = a, bestValue = x;
+    }
+    result.values[lane++] = static_cast<double>(best);
+  });
+  return single(std::move(result));
 }
 
 //===----------------------------------------------------------------------===//
@@ -436,7 +479,7 @@ static Results evaluateMatmul(MatmulOp op, ArrayRef<RefTensor> operands) {
       broadcastStrides(lhsShape.drop_back(2), batch);
   SmallVector<int64_t> rhsStrides =
       broadcastStrides(rhsShape.drop_back(2), batch);
-  bool isInteger = elementType.isSignlessInteger(32);
+  bool isInteger = isIntegerNumber(elementType);
 
   for (int64_t b = 0, e = product(batch); b < e; ++b) {
     const double *a =
@@ -447,10 +490,10 @@ static Results evaluateMatmul(MatmulOp op, ArrayRef<RefTensor> operands) {
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         if (isInteger) {
-          uint32_t acc = 0;
+          uint64_t acc = 0;
           for (int64_t p = 0; p < k; ++p)
             acc += toWrapping(a[i * k + p]) * toWrapping(c[p * n + j]);
-          out[i * n + j] = fromWrapping(acc);
+          out[i * n + j] = fromWrappedBits(acc, elementType);
           continue;
         }
         double acc = 0;
@@ -741,6 +784,9 @@ void mlir::fk::registerFkEvaluators(ReferenceInterpreter &interpreter) {
   add<ReshapeOp>(interpreter, evaluateReshape);
   add<TransposeOp>(interpreter, evaluateTranspose);
   add<BroadcastOp>(interpreter, evaluateBroadcast);
+  add<GatherOp>(interpreter, evaluateGather);
+  add<ArgMaxOp>(interpreter, evaluateArgReduce<ArgMaxOp, true>);
+  add<ArgMinOp>(interpreter, evaluateArgReduce<ArgMinOp, false>);
   add<SliceOp>(interpreter, evaluateSlice);
   add<ConcatOp>(interpreter, evaluateConcat);
   add<PadOp>(interpreter, evaluatePad);

@@ -78,8 +78,8 @@ private:
 };
 
 /// Deterministic random inputs for `fn`, the same on every platform for a
-/// given seed: floats uniform in [-1, 1) (rounded to their dtype), i32 in
-/// [-8, 8], i1 true or false with equal odds. An argument that is not a
+/// given seed: floats uniform in [-1, 1) (rounded to their dtype), i32 and
+/// i64 in [-8, 8], i1 true or false with equal odds. An argument that is not a
 /// statically shaped tensor gets a RefTensor with a null type, which `run`
 /// rejects.
 SmallVector<RefTensor> makeRandomInputs(func::FuncOp fn, uint64_t seed);
@@ -100,13 +100,13 @@ TensorDifference compareTensors(const RefTensor &expected,
 /// The relative norm error two correct evaluations of a graph may differ by
 /// for a result of `elementType`: rounding to f16/bf16 in different places
 /// moves results by a few units in the last place. 1e-5 for f32, 1e-2 for f16,
-/// 8e-2 for bf16 and 0 (exact) for i32 and i1.
+/// 8e-2 for bf16 and 0 (exact) for i32, i64 and i1.
 double defaultTolerance(Type elementType);
 
 /// Prints `tensor<2x3xf32> [[1, 2, 3], [4, 5, 6]]`: floats as `%.6g` (and
-/// `nan`, `inf`, `-inf`), i32 as integers, i1 as `true`/`false`. Tensors with
-/// more than `maxElements` elements print flat, as their first and last
-/// `maxElements / 2` elements around `...`.
+/// `nan`, `inf`, `-inf`), i32 and i64 as integers, i1 as `true`/`false`.
+/// Tensors with more than `maxElements` elements print flat, as their first
+/// and last `maxElements / 2` elements around `...`.
 void printTensor(llvm::raw_ostream &os, const RefTensor &tensor,
                  int64_t maxElements = 64);
 

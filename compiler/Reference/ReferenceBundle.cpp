@@ -2,6 +2,7 @@
 
 #include "Reference/ReferenceBundle.h"
 #include "Reference/Interpreter.h"
+#include "fk/IR/FkScalarSemantics.h"
 
 #include "fkrt/bundle.hpp"
 #include "llvm/ADT/APFloat.h"
@@ -19,6 +20,8 @@ fkrt_dtype mlir::fk::getBundleDtype(Type elementType) {
     return FKRT_BF16;
   if (elementType.isSignlessInteger(32))
     return FKRT_I32;
+  if (elementType.isSignlessInteger(64))
+    return FKRT_I64;
   return FKRT_I1;
 }
 
@@ -50,6 +53,9 @@ static void appendElement(std::vector<uint8_t> &out, fkrt_dtype dtype,
     return narrow(llvm::APFloat::BFloat());
   case FKRT_I32:
     append(static_cast<uint32_t>(static_cast<int32_t>(value)), 4);
+    return;
+  case FKRT_I64:
+    append(static_cast<uint64_t>(wrapToInt64(value)), 8);
     return;
   case FKRT_I1:
     append(value != 0 ? 1 : 0, 1);

@@ -105,7 +105,7 @@ static void printElement(llvm::raw_ostream &os, double value,
   if (elementType.isSignlessInteger(1))
     os << (value != 0 ? "true" : "false");
   else if (elementType.isInteger())
-    os << static_cast<int64_t>(value);
+    os << wrapToInt64(value);
   else if (std::isnan(value))
     os << "nan";
   else if (std::isinf(value))

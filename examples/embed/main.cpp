@@ -78,6 +78,11 @@ void writeInput(fkrt_dtype dtype, size_t k, size_t i, uint8_t *p) {
     std::memcpy(p, &n, 4);
     break;
   }
+  case FKRT_I64: {
+    int64_t n = int64_t(i % 7) - 3;
+    std::memcpy(p, &n, 8);
+    break;
+  }
   case FKRT_I1:
     *p = i % 2;
     break;
@@ -102,6 +107,11 @@ double readOutput(fkrt_dtype dtype, const uint8_t *p) {
     int32_t n;
     std::memcpy(&n, p, 4);
     return n;
+  }
+  case FKRT_I64: {
+    int64_t n;
+    std::memcpy(&n, p, 8);
+    return static_cast<double>(n);
   }
   case FKRT_I1:
     return *p;

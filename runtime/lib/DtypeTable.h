@@ -16,6 +16,8 @@ namespace fkrt::detail {
 /// The storage size of one element in bytes, 0 if `dtype` is not a dtype.
 inline size_t dtypeSize(fkrt_dtype dtype) {
   switch (dtype) {
+  case FKRT_I64:
+    return 8;
   case FKRT_F32:
   case FKRT_I32:
     return 4;
@@ -39,6 +41,8 @@ inline const char *dtypeName(fkrt_dtype dtype) {
     return "bf16";
   case FKRT_I32:
     return "i32";
+  case FKRT_I64:
+    return "i64";
   case FKRT_I1:
     return "i1";
   }

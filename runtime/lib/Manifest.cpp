@@ -301,14 +301,14 @@ private:
     std::string name;
     if (!readString(object, path, "dtype", name))
       return false;
-    for (int d = FKRT_F32; d <= FKRT_I1; ++d)
+    for (int d = FKRT_F32; d <= FKRT_I64; ++d)
       if (name == fkrt_dtype_name(static_cast<fkrt_dtype>(d))) {
         out = static_cast<fkrt_dtype>(d);
         return true;
       }
     return fail(join(path, "dtype"),
                 "unknown dtype \"" + name +
-                    "\" (expected one of f32, f16, bf16, i32, i1)");
+                    "\" (expected one of f32, f16, bf16, i32, i64, i1)");
   }
 
   bool readTensor(const Value &value, const std::string &path,

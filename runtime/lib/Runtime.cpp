@@ -445,7 +445,7 @@ namespace {
 /// "fkrt_run: graph 'mlp' input 0 ('x')".
 fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
                         const std::string &what) {
-  if (t.dtype < FKRT_F32 || t.dtype > FKRT_I1)
+  if (t.dtype < FKRT_F32 || t.dtype > FKRT_I64)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
                 what + ": unknown dtype " + std::to_string(t.dtype));
   fkrt_dtype dtype = static_cast<fkrt_dtype>(t.dtype);

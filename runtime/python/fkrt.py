@@ -22,9 +22,10 @@ import ctypes.util
 import os
 import threading
 
-F32, F16, BF16, I32, I1 = range(5)
-DTYPE_NAMES = {F32: "f32", F16: "f16", BF16: "bf16", I32: "i32", I1: "i1"}
-DTYPE_SIZES = {F32: 4, F16: 2, BF16: 2, I32: 4, I1: 1}
+F32, F16, BF16, I32, I1, I64 = range(6)
+DTYPE_NAMES = {F32: "f32", F16: "f16", BF16: "bf16", I32: "i32", I1: "i1",
+               I64: "i64"}
+DTYPE_SIZES = {F32: 4, F16: 2, BF16: 2, I32: 4, I1: 1, I64: 8}
 
 # fkrt_status codes (runtime.h).
 SUCCESS = 0
@@ -178,7 +179,8 @@ def _torch_dtypes(torch):
     global _dtype_map
     if _dtype_map is None:
         _dtype_map = {F32: torch.float32, F16: torch.float16,
-                      BF16: torch.bfloat16, I32: torch.int32, I1: torch.bool}
+                      BF16: torch.bfloat16, I32: torch.int32, I1: torch.bool,
+                      I64: torch.int64}
     return _dtype_map
 
 

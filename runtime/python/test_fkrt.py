@@ -308,7 +308,7 @@ if TORCH_ERROR is None and not LIBRARY_ERROR:
 def _bits(t):
     """The tensor's storage reinterpreted as integers, for bitwise
     comparison (NaN payloads included)."""
-    view = {1: torch.uint8, 2: torch.int16, 4: torch.int32}
+    view = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
     return t.contiguous().view(view[t.element_size()])
 
 
@@ -323,7 +323,7 @@ def _random_input(info, generator, device):
         return torch.randint(0, 2, shape, generator=generator,
                              device=device).bool()
     return torch.randint(-1000, 1000, shape, generator=generator,
-                         device=device, dtype=torch.int32)
+                         device=device, dtype=dtype)
 
 
 def _poison(t, first):

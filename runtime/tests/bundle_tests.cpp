@@ -254,7 +254,9 @@ void testReaderErrors() {
     return b.u64(bytes);
   };
   const std::string x = "graphs[0] ('g').inputs[0] ('x'): ";
-  expectError(t("x", 5, {}, 4).s, "byte 38: " + x + "unknown dtype 5");
+  expectError(t("x", 6, {}, 4).s, "byte 38: " + x + "unknown dtype 6");
+  // An i64 scalar holds 8 bytes.
+  expectError(t("x", FKRT_I64, {}, 4).s, x + "byte_count is 4, i64[] takes 8");
   expectError(t("x", 0xFFFFFFFF, {}, 4).s, "unknown dtype 4294967295");
   expectError(t("x", 0, std::vector<int64_t>(17, 1), 4).s,
               "byte 42: " + x + "rank 17 exceeds 16");

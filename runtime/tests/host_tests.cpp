@@ -880,6 +880,13 @@ void testOutputs() {
                        R"({"name": "z", "dtype": "bf16", "shape": [3]}], )"),
                 "manifest: graphs[0].outputs[1]: output \"z\" (6 bytes) is "
                 "passed to no launch");
+  // i64 is parsed, 8 bytes an element.
+  expectInvalid("R44",
+                edited(R"("outputs": [{"name": "y", "dtype": "f32", "shape": [4, 8]}], )",
+                       R"("outputs": [{"name": "y", "dtype": "f32", "shape": [4, 8]}, )"
+                       R"({"name": "z", "dtype": "i64", "shape": [3]}], )"),
+                "manifest: graphs[0].outputs[1]: output \"z\" (24 bytes) is "
+                "passed to no launch");
   // An output without elements needs no launch (fkc emits none for it).
   expectLoads(artifact(edited(
                   R"("outputs": [{"name": "y", "dtype": "f32", "shape": [4, 8]}], )",
@@ -1418,6 +1425,8 @@ void testStatusAndDtypes() {
   CHECK_EQ(fkrt_dtype_size(FKRT_F32), 4u);
   CHECK_EQ(fkrt_dtype_size(FKRT_BF16), 2u);
   CHECK_EQ(fkrt_dtype_size(FKRT_I1), 1u);
+  CHECK_EQ(fkrt_dtype_size(FKRT_I64), 8u);
+  CHECK_EQ(std::string(fkrt_dtype_name(FKRT_I64)), "i64");
   CHECK_EQ(fkrt_dtype_size(static_cast<fkrt_dtype>(7)), 0u);
   CHECK_EQ(std::string(fkrt_dtype_name(FKRT_BF16)), "bf16");
   CHECK(fkrt_dtype_name(static_cast<fkrt_dtype>(7)) == nullptr);

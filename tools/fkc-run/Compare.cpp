@@ -21,6 +21,7 @@ double fkcrun::tolerance(fkrt_dtype dtype) {
   case FKRT_BF16:
     return 5e-2;
   case FKRT_I32:
+  case FKRT_I64:
   case FKRT_I1:
     return 0;
   }

@@ -19,7 +19,7 @@
 namespace fkcrun {
 
 /// The relative L2 error allowed for `dtype`: 1e-4 for f32, 1e-2 for f16,
-/// 5e-2 for bf16, 0 (exact) for i32 and i1.
+/// 5e-2 for bf16, 0 (exact) for i32, i64 and i1.
 double tolerance(fkrt_dtype dtype);
 
 struct Comparison {

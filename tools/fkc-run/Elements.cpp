@@ -107,6 +107,8 @@ double fkcrun::readElement(fkrt_dtype dtype, const uint8_t *p) {
     return fromBFloat16(load<uint16_t>(p));
   case FKRT_I32:
     return load<int32_t>(p);
+  case FKRT_I64:
+    return static_cast<double>(load<int64_t>(p));
   case FKRT_I1:
     return *p;
   }
@@ -123,6 +125,8 @@ void fkcrun::writeElement(fkrt_dtype dtype, double value, uint8_t *p) {
     return store(p, toBFloat16(value));
   case FKRT_I32:
     return store(p, static_cast<int32_t>(value));
+  case FKRT_I64: // 2^63, the double nearest to INT64_MAX, stands for it.
+    return store(p, value >= 0x1p63 ? INT64_MAX : static_cast<int64_t>(value));
   case FKRT_I1:
     *p = value != 0;
     return;

@@ -22,12 +22,14 @@ size_t elementSize(fkrt_dtype dtype);
 /// Whether `dtype` is f32, f16 or bf16.
 bool isFloat(fkrt_dtype dtype);
 
-/// The value of the element stored at `p`: exact for every dtype (an i1
-/// byte is returned as is, so a byte other than 0 or 1 shows).
+/// The value of the element stored at `p`: exact for every dtype but i64
+/// values beyond 2^53, which round to the nearest double (an i1 byte is
+/// returned as is, so a byte other than 0 or 1 shows).
 double readElement(fkrt_dtype dtype, const uint8_t *p);
 
 /// Stores `value` at `p`, rounded to nearest-even for the float dtypes; for
-/// i32 and i1, `value` must be an integer in range (i1: nonzero stores 1).
+/// i32, i64 and i1, `value` must be an integer in range (i1: nonzero stores
+/// 1; i64: 2^63 stores INT64_MAX, the value it stands for).
 void writeElement(fkrt_dtype dtype, double value, uint8_t *p);
 
 /// IEEE binary16 and bfloat16 bit patterns of `value`, correctly rounded

@@ -40,6 +40,38 @@ std::string mlir::fk::describeOp(Operation *op) {
 }
 
 
+/// The number of table slices a gather reads at most: one per index, and
+/// repeated indices read the same slice.
+static int64_t gatheredSlices(GatherOp gather) {
+  auto table = cast<RankedTensorType>(gather.getTable().getType());
+  int64_t indices =
+      cast<RankedTensorType>(gather.getIndices().getType()).getNumElements();
+  return std::min(indices, table.getDimSize(gather.getAxis()));
+}
+
+int64_t mlir::fk::getGatherTableReadBytes(Operation *op) {
+  auto gather = cast<GatherOp>(op);
+  int64_t size = cast<RankedTensorType>(gather.getTable().getType())
+                     .getDimSize(gather.getAxis());
+  int64_t tableBytes = getTensorBytes(gather.getTable());
+  return size == 0 ? 0 : tableBytes / size * gatheredSlices(gather);
+}
+
+std::string mlir::fk::describeGatherReads(Operation *op) {
+  auto gather = cast<GatherOp>(op);
+  int64_t size = cast<RankedTensorType>(gather.getTable().getType())
+                     .getDimSize(gather.getAxis());
+  int64_t tableBytes = getTensorBytes(gather.getTable());
+  int64_t read = getGatherTableReadBytes(op);
+  int64_t indices = gatheredSlices(gather);
+  return llvm::formatv("{0} reads at most {1} of the {2} slices of its "
+                       "table along axis {3} ({4} of {5})",
+                       describeOp(op), std::min(indices, size), size,
+                       gather.getAxis(), formatBytes(read),
+                       formatBytes(tableBytes))
+      .str();
+}
+
 /// "[1, 0]", with "?" for a start read at run time.
 static std::string formatIndices(ArrayRef<int64_t> indices) {
   std::string text = "[";

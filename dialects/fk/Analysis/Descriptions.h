@@ -21,6 +21,12 @@ int64_t getTensorBytes(Value value);
 std::string formatBytes(int64_t bytes);
 /// "'h' (fk.add)": the statement name of an op, for remarks.
 std::string describeOp(Operation *op);
+/// The most bytes of its table an fk.gather reads: the slices its indices
+/// select.
+int64_t getGatherTableReadBytes(Operation *gather);
+/// What an fk.gather reads of its table: "'x' (fk.gather) reads at most 512
+/// of the 50257 slices of its table along axis 0 (768.0 KiB of 73.6 MiB)".
+std::string describeGatherReads(Operation *gather);
 /// How a kernel computes an element of a slicing op (slice, concat, pad,
 /// dynamic_slice, update_slice) from its operands, e.g. "reads its operand
 /// from [1, 0] by [2, 1]"; empty for other ops.

@@ -19,7 +19,7 @@ def Fk_Dialect : Dialect {
   let summary = "Tensor-graph IR of the fkc compiler";
   let description = [{
     Ops of the fkc graph language on statically shaped tensors of f32, f16,
-    bf16, i32 or i1. Each op's constraints are listed in docs/language.md
+    bf16, i32, i64 or i1. Each op's constraints are listed in docs/language.md
     with numbers (C1, C2, ...); the verifier code that checks each one is
     tagged with the same number.
   }];
@@ -192,11 +192,12 @@ def Fk_TargetAttr : AttrDef<Fk_Dialect, "Target"> {
 //===----------------------------------------------------------------------===//
 
 def Fk_FloatElement : AnyTypeOf<[F32, F16, BF16]>;
-def Fk_NumericElement : AnyTypeOf<[F32, F16, BF16, I32]>;
-def Fk_AnyElement : AnyTypeOf<[F32, F16, BF16, I32, I1]>;
+def Fk_NumericElement : AnyTypeOf<[F32, F16, BF16, I32, I64]>;
+def Fk_AnyElement : AnyTypeOf<[F32, F16, BF16, I32, I64, I1]>;
 
-def Fk_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I1]>;
-def Fk_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, I32]>;
+def Fk_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64, I1]>;
+def Fk_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64]>;
+def Fk_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Fk_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
 def Fk_BoolTensor : StaticShapeTensorOf<[I1]>;
 

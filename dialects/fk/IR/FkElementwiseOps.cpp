@@ -8,7 +8,7 @@
 // callers (FkScalarSemantics.cpp), once for every op.
 //
 // Kernels hold floats in f32 (see getComputeType), so `buildScalar` of a
-// float op computes in f32; integer ops get i32 and i1 operands.
+// float op computes in f32; integer ops get i32, i64 and i1 operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,8 +37,9 @@ struct ScalarBuilder {
   Value f32(double value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }
-  Value i32(int64_t value) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+  /// An integer constant of `type` (i32 or i64).
+  Value integer(Type type, int64_t value) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
   }
   Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
@@ -62,13 +63,14 @@ Type resultElementType(Operation *op) {
 }
 
 bool hasIntegerResult(Operation *op) {
-  return resultElementType(op).isSignlessInteger(32);
+  return isIntegerNumber(resultElementType(op));
 }
 
-/// The low 32 bits of an i32 product: exact under unsigned wrap-around.
-double wrappingProduct(int64_t a, int64_t b) {
-  return double(static_cast<int32_t>(static_cast<uint32_t>(a) *
-                                     static_cast<uint32_t>(b)));
+/// The product wrapped to `type` (i32 or i64).
+double wrappingProduct(double a, double b, Type type) {
+  return fromWrappedBits(static_cast<uint64_t>(wrapToInt64(a)) *
+                             static_cast<uint64_t>(wrapToInt64(b)),
+                         type);
 }
 
 /// max and min propagate NaN, as the GPU's fmax.NaN variants and numpy do.
@@ -81,7 +83,8 @@ double nanMin(double a, double b) {
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// Arithmetic. On i32 the value is computed in int64 and wraps when rounded.
+// Arithmetic. On i32 and i64 the value is computed in double (exact up to
+// 2^53) or in 64 bits, and wraps when rounded.
 //===----------------------------------------------------------------------===//
 
 double AddOp::evaluateScalar(ArrayRef<double> x) { return x[0] + x[1]; }
@@ -100,7 +103,7 @@ Value SubOp::buildScalar(OpBuilder &b, ValueRange x) {
 
 double MulOp::evaluateScalar(ArrayRef<double> x) {
   if (hasIntegerResult(*this))
-    return wrappingProduct(int64_t(x[0]), int64_t(x[1]));
+    return wrappingProduct(x[0], x[1], resultElementType(*this));
   return x[0] * x[1];
 }
 Value MulOp::buildScalar(OpBuilder &b, ValueRange x) {
@@ -109,11 +112,13 @@ Value MulOp::buildScalar(OpBuilder &b, ValueRange x) {
   return ScalarBuilder(b, *this).mul(x[0], x[1]);
 }
 
-// On i32, division truncates toward zero, x / 0 is 0 and INT32_MIN / -1
-// wraps to INT32_MIN (LLVM leaves both undefined).
+// On i32 and i64, division truncates toward zero, x / 0 is 0 and MIN / -1
+// wraps to MIN (LLVM leaves both undefined).
 double DivOp::evaluateScalar(ArrayRef<double> x) {
   if (hasIntegerResult(*this)) {
-    auto a = int64_t(x[0]), d = int64_t(x[1]);
+    int64_t a = wrapToInt64(x[0]), d = wrapToInt64(x[1]);
+    if (d == -1) // INT64_MIN / -1 wraps; the caller wraps INT32_MIN's too.
+      return double(static_cast<int64_t>(0 - static_cast<uint64_t>(a)));
     return d == 0 ? 0.0 : double(a / d);
   }
   return x[0] / x[1];
@@ -122,13 +127,16 @@ Value DivOp::buildScalar(OpBuilder &b, ValueRange x) {
   ScalarBuilder s(b, *this);
   if (!hasIntegerResult(*this))
     return s.div(x[0], x[1]);
-  Value isZero = s.cmpi(arith::CmpIPredicate::eq, x[1], s.i32(0));
-  Value isMinusOne = s.cmpi(arith::CmpIPredicate::eq, x[1], s.i32(-1));
+  Type type = x[1].getType();
+  Value zero = s.integer(type, 0);
+  Value isZero = s.cmpi(arith::CmpIPredicate::eq, x[1], zero);
+  Value isMinusOne =
+      s.cmpi(arith::CmpIPredicate::eq, x[1], s.integer(type, -1));
   Value special = arith::OrIOp::create(b, getLoc(), isZero, isMinusOne);
-  Value safe = s.select(special, s.i32(1), x[1]);
+  Value safe = s.select(special, s.integer(type, 1), x[1]);
   Value quotient = arith::DivSIOp::create(b, getLoc(), x[0], safe);
-  Value negated = arith::SubIOp::create(b, getLoc(), s.i32(0), x[0]);
-  return s.select(isZero, s.i32(0), s.select(isMinusOne, negated, quotient));
+  Value negated = arith::SubIOp::create(b, getLoc(), zero, x[0]);
+  return s.select(isZero, zero, s.select(isMinusOne, negated, quotient));
 }
 
 double MaxOp::evaluateScalar(ArrayRef<double> x) { return nanMax(x[0], x[1]); }
@@ -156,12 +164,21 @@ double NegOp::evaluateScalar(ArrayRef<double> x) { return -x[0]; }
 Value NegOp::buildScalar(OpBuilder &b, ValueRange x) {
   ScalarBuilder s(b, *this);
   if (hasIntegerResult(*this))
-    return arith::SubIOp::create(b, getLoc(), s.i32(0), x[0]);
+    return arith::SubIOp::create(b, getLoc(), s.integer(x[0].getType(), 0),
+                                 x[0]);
   return s.negate(x[0]);
 }
 
 double AbsOp::evaluateScalar(ArrayRef<double> x) { return std::fabs(x[0]); }
 Value AbsOp::buildScalar(OpBuilder &b, ValueRange x) {
+  // The NVVM lowering maps math.absi to libdevice's i32 __nv_abs only, so
+  // i64 is spelled out (abs(INT64_MIN) wraps, as 0 - x does).
+  if (resultElementType(*this).isSignlessInteger(64)) {
+    ScalarBuilder s(b, *this);
+    Value zero = s.integer(x[0].getType(), 0);
+    return s.select(s.cmpi(arith::CmpIPredicate::slt, x[0], zero),
+                    arith::SubIOp::create(b, getLoc(), zero, x[0]), x[0]);
+  }
   if (hasIntegerResult(*this))
     return math::AbsIOp::create(b, getLoc(), x[0]);
   return math::AbsFOp::create(b, getLoc(), x[0]);
@@ -174,7 +191,8 @@ double ReluOp::evaluateScalar(ArrayRef<double> x) {
 Value ReluOp::buildScalar(OpBuilder &b, ValueRange x) {
   ScalarBuilder s(b, *this);
   if (hasIntegerResult(*this))
-    return arith::MaxSIOp::create(b, getLoc(), x[0], s.i32(0));
+    return arith::MaxSIOp::create(b, getLoc(), x[0],
+                                  s.integer(x[0].getType(), 0));
   return arith::MaximumFOp::create(b, getLoc(), x[0], s.f32(0.0));
 }
 
@@ -315,7 +333,7 @@ Value CompareOp::buildScalar(OpBuilder &b, ValueRange x) {
                                         : FP::OGE;
     return s.cmpf(predicate, x[0], x[1]);
   }
-  // i1 compares as 0 < 1, so unsigned; i32 is signed.
+  // i1 compares as 0 < 1, so unsigned; i32 and i64 are signed.
   bool isBool = operandType.isSignlessInteger(1);
   IP predicate = direction == D::EQ   ? IP::eq
                  : direction == D::NE ? IP::ne
@@ -333,10 +351,12 @@ Value SelectOp::buildScalar(OpBuilder &b, ValueRange x) {
   return ScalarBuilder(b, *this).select(x[0], x[1], x[2]);
 }
 
-// Floats round to nearest even; float to i32 truncates toward zero,
-// saturates and maps NaN to 0; to i1 gives x != 0.
+// Floats round to nearest even; float to i32 or i64 truncates toward zero,
+// saturates and maps NaN to 0; integers wrap or sign extend; to i1 gives
+// x != 0.
 double CastOp::evaluateScalar(ArrayRef<double> x) {
-  return castScalar(x[0], resultElementType(*this));
+  return castScalar(x[0], getElementTypeOrSelf(getOperand().getType()),
+                    resultElementType(*this));
 }
 Value CastOp::buildScalar(OpBuilder &b, ValueRange x) {
   ScalarBuilder s(b, *this);
@@ -346,27 +366,39 @@ Value CastOp::buildScalar(OpBuilder &b, ValueRange x) {
   if (isa<FloatType>(from)) {
     if (isa<FloatType>(to))
       return v; // Both are f32 in compute form; the caller rounds.
-    if (!to.isSignlessInteger(32))
+    if (!isIntegerNumber(to))
       return s.cmpf(arith::CmpFPredicate::UNE, v, s.f32(0.0));
-    Value converted = arith::FPToSIOp::create(b, getLoc(), b.getI32Type(), v);
-    Value tooLow = s.cmpf(arith::CmpFPredicate::OLE, v, s.f32(-2147483648.0));
-    Value tooHigh = s.cmpf(arith::CmpFPredicate::OGE, v, s.f32(2147483648.0));
+    // The bounds -2^(w-1) and 2^(w-1) are exact in f32.
+    unsigned width = to.getIntOrFloatBitWidth();
+    double bound = std::ldexp(1.0, width - 1);
+    Value converted = arith::FPToSIOp::create(b, getLoc(), to, v);
+    Value tooLow = s.cmpf(arith::CmpFPredicate::OLE, v, s.f32(-bound));
+    Value tooHigh = s.cmpf(arith::CmpFPredicate::OGE, v, s.f32(bound));
     Value isNaN = s.cmpf(arith::CmpFPredicate::UNO, v, v);
-    return s.select(isNaN, s.i32(0),
-                    s.select(tooLow, s.i32(INT32_MIN),
-                             s.select(tooHigh, s.i32(INT32_MAX), converted)));
+    auto lowest = llvm::APInt::getSignedMinValue(width).getSExtValue();
+    auto highest = llvm::APInt::getSignedMaxValue(width).getSExtValue();
+    return s.select(isNaN, s.integer(to, 0),
+                    s.select(tooLow, s.integer(to, lowest),
+                             s.select(tooHigh, s.integer(to, highest),
+                                      converted)));
   }
-  if (from.isSignlessInteger(32)) {
+  if (isIntegerNumber(from)) {
     if (isa<FloatType>(to))
       return arith::SIToFPOp::create(b, getLoc(), b.getF32Type(), v);
-    if (to.isSignlessInteger(32))
-      return v;
-    return s.cmpi(arith::CmpIPredicate::ne, v, s.i32(0));
+    if (!isIntegerNumber(to))
+      return s.cmpi(arith::CmpIPredicate::ne, v, s.integer(from, 0));
+    unsigned fromWidth = from.getIntOrFloatBitWidth(),
+             toWidth = to.getIntOrFloatBitWidth();
+    if (toWidth < fromWidth)
+      return arith::TruncIOp::create(b, getLoc(), to, v);
+    if (toWidth > fromWidth)
+      return arith::ExtSIOp::create(b, getLoc(), to, v);
+    return v;
   }
   // From i1.
   if (isa<FloatType>(to))
     return arith::UIToFPOp::create(b, getLoc(), b.getF32Type(), v);
-  if (to.isSignlessInteger(32))
-    return arith::ExtUIOp::create(b, getLoc(), b.getI32Type(), v);
+  if (isIntegerNumber(to))
+    return arith::ExtUIOp::create(b, getLoc(), to, v);
   return v;
 }

@@ -30,7 +30,8 @@ def Fk_ScalarElementwiseOpInterface
     InterfaceMethod<[{
         The result element for one element of each operand, computed in
         double before rounding to the result's element type. Operands hold
-        values of their element types (i32 as integral doubles, i1 as 0 or 1).
+        values of their element types (i32 and i64 as integral doubles, i1
+        as 0 or 1).
       }],
       "double", "evaluateScalar", (ins "::llvm::ArrayRef<double>":$operands)>,
     InterfaceMethod<[{

@@ -119,6 +119,31 @@ LogicalResult BroadcastOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  // gather C2, C3 (in inferGatherType), C4 (the result type)
+  return verifyResultType(
+      *this, inferGatherType(EMIT_OP_ERROR,
+                             cast<RankedTensorType>(getTable().getType()),
+                             cast<RankedTensorType>(getIndices().getType()),
+                             getAxis()));
+}
+
+template <typename ArgReduceOp>
+static LogicalResult verifyArgReduceOp(ArgReduceOp op) {
+  // argmax C2, C3 (in inferArgReduceType), C4 (the result type)
+  return verifyResultType(
+      op, inferArgReduceType([&]() { return op.emitOpError(); },
+                             cast<RankedTensorType>(op.getOperand().getType()),
+                             op.getAxis()));
+}
+
+LogicalResult ArgMaxOp::verify() { return verifyArgReduceOp(*this); }
+LogicalResult ArgMinOp::verify() { return verifyArgReduceOp(*this); }
+
+//===----------------------------------------------------------------------===//
 // Slicing and joining
 //===----------------------------------------------------------------------===//
 
@@ -229,8 +254,8 @@ LogicalResult AttentionOp::verify() {
 /// depends on operand elements at positions computed from its own.
 bool mlir::fk::isLoopOp(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() ||
-         isa<ConstantOp, IotaOp, BroadcastOp, TransposeOp, ReshapeOp, SliceOp,
-             ConcatOp, PadOp, DynamicSliceOp, UpdateSliceOp>(op);
+         isa<ConstantOp, IotaOp, BroadcastOp, TransposeOp, ReshapeOp, GatherOp,
+             SliceOp, ConcatOp, PadOp, DynamicSliceOp, UpdateSliceOp>(op);
 }
 
 bool mlir::fk::isReduction(Operation *op) {

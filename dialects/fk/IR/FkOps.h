@@ -26,8 +26,8 @@
 
 namespace mlir::fk {
 /// Whether a loop fusion can compute `op` element by element: elementwise
-/// ops, broadcasts, transposes, reshapes, slices, concats, pads, dynamic
-/// slices and slice updates, iota and constants.
+/// ops, broadcasts, transposes, reshapes, gathers, slices, concats, pads,
+/// dynamic slices and slice updates, iota and constants.
 bool isLoopOp(Operation *op);
 
 /// Whether `op` is one of the reductions (reduce_sum, _max, _min, _mean).

@@ -100,8 +100,8 @@ def Fk_MulOp : Fk_BinaryOp<"mul", Fk_NumericTensor, [Commutative]> {
 def Fk_DivOp : Fk_BinaryOp<"div", Fk_NumericTensor> {
   let summary = "elementwise division";
   let description = [{
-    IEEE division on floats; on i32, division truncating toward zero (a zero
-    divisor gives 0).
+    IEEE division on floats; on i32 and i64, division truncating toward zero
+    (a zero divisor gives 0).
     `%r = fk.div %a, %b : tensor<4xf32>`
   }];
   let hasFolder = 1;
@@ -134,7 +134,8 @@ def Fk_ReluOp : Fk_UnaryOp<"relu", Fk_NumericTensor> {
 }
 def Fk_FloorOp : Fk_UnaryOp<"floor", Fk_NumericTensor> {
   let summary = "elementwise largest integer not greater than x";
-  let description = "On i32, x itself. `%r = fk.floor %a : tensor<4xf32>`";
+  let description =
+      "On i32 and i64, x itself. `%r = fk.floor %a : tensor<4xf32>`";
 }
 def Fk_ExpOp : Fk_UnaryOp<"exp", Fk_FloatTensor> {
   let summary = "elementwise e^x";
@@ -238,8 +239,9 @@ def Fk_CastOp : Fk_ScalarOp<"cast", [SameOperandsAndResultShape]> {
   let summary = "elementwise dtype conversion";
   let description = [{
     Converts each element to the result's element type: floats round to
-    nearest even; float to i32 truncates toward zero (NaN gives 0, out of
-    range saturates); to i1 gives `x != 0`.
+    nearest even; float to i32 or i64 truncates toward zero (NaN gives 0, out
+    of range saturates); i64 to i32 keeps the low 32 bits, i32 to i64 sign
+    extends; to i1 gives `x != 0`.
 
     ```mlir
     %r = fk.cast %a : tensor<4xf32> -> tensor<4xf16>
@@ -333,11 +335,64 @@ def Fk_BroadcastOp : Fk_Op<"broadcast", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+def Fk_GatherOp : Fk_Op<"gather", [Pure]> {
+  let summary = "elements of a table picked by an index tensor along one axis";
+  let description = [{
+    numpy's `take(table, indices, axis)`: the result has the shape
+    `table.shape[:axis] + indices.shape + table.shape[axis+1:]`, and its
+    element at `[a..., i..., b...]` is `table[a..., k, b...]` where `k` is
+    `indices[i...]` normalized: an index in `[-n, n)` (n the size of
+    `axis`) selects `index mod n`, others are clamped into `[0, n - 1]`, so
+    no index reads outside the table.
+
+    ```mlir
+    %r = fk.gather %table, %ids axis = 0 : tensor<50257x768xf16>, tensor<4x128xi64> -> tensor<4x128x768xf16>
+    ```
+  }];
+  let arguments = (ins Fk_Tensor:$table, Fk_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Fk_Tensor:$result);
+  let assemblyFormat = [{
+    $table `,` $indices `axis` `=` $axis attr-dict `:` type($table) `,`
+    type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class Fk_ArgReduceOp<string mnemonic, string what>
+    : Fk_Op<mnemonic, [Pure]> {
+  let summary = "index of the " # what # " along one axis";
+  let description = [{
+    The i32 index along `axis` of the }] # what # [{ of `operand`, the
+    dimension dropped; the first such index on ties, and the first NaN's
+    where there is one (NaN counts as the extreme, as in PyTorch).
+    fk-decompose rewrites it into two reductions over the axis.
+
+    ```mlir
+    %r = fk.}] # mnemonic # [{ %a axis = 1 : tensor<4x8xf32> -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins Fk_NumericTensor:$operand, I64Attr:$axis);
+  let results = (outs StaticShapeTensorOf<[I32]>:$result);
+  let assemblyFormat = [{
+    $operand `axis` `=` $axis attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fk_ArgMaxOp : Fk_ArgReduceOp<"argmax", "maximum">;
+def Fk_ArgMinOp : Fk_ArgReduceOp<"argmin", "minimum">;
+
+//===----------------------------------------------------------------------===//
 // Slicing and joining
 //===----------------------------------------------------------------------===//
 
-// A start index computed in the graph: a rank-0 integer tensor. The front end
-// gives i32; the kernels and the interpreter read either width.
+// A start index computed in the graph: a rank-0 integer tensor, i32 or i64
+// as the front end's named start; the kernels and the interpreter read
+// either width.
 def Fk_IndexScalar : 0DTensorOf<[I32, I64]>;
 
 def Fk_SliceOp : Fk_Op<"slice", [Pure]> {

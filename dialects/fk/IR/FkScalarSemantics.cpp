@@ -8,6 +8,7 @@
 #include "llvm/ADT/APFloat.h"
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -21,6 +22,33 @@ static double roundToSemantics(double value, const llvm::fltSemantics &sem) {
   return f.convertToDouble();
 }
 
+bool mlir::fk::isIntegerNumber(Type elementType) {
+  return elementType.isSignlessInteger(32) || elementType.isSignlessInteger(64);
+}
+
+int64_t mlir::fk::wrapToInt64(double value) {
+  constexpr double kTwo63 = 0x1p63, kTwo64 = 0x1p64;
+  if (!std::isfinite(value)) // no integer holds it; defined rather than UB
+    return 0;
+  if (value == kTwo63)
+    return INT64_MAX;
+  // Exact: fmod of doubles is, and so is the shift by 2^64 of a value that
+  // lies within a factor of two of it.
+  double wrapped = std::fmod(value, kTwo64);
+  if (wrapped >= kTwo63)
+    wrapped -= kTwo64;
+  else if (wrapped < -kTwo63)
+    wrapped += kTwo64;
+  return static_cast<int64_t>(wrapped);
+}
+
+double mlir::fk::fromWrappedBits(uint64_t bits, Type elementType) {
+  // Narrowed before the conversion, which rounds beyond 2^53.
+  if (elementType.isSignlessInteger(32))
+    return static_cast<int32_t>(static_cast<uint32_t>(bits));
+  return static_cast<double>(static_cast<int64_t>(bits));
+}
+
 double mlir::fk::roundToElementType(double value, Type elementType) {
   if (elementType.isF32())
     return static_cast<double>(static_cast<float>(value));
@@ -30,8 +58,10 @@ double mlir::fk::roundToElementType(double value, Type elementType) {
     return roundToSemantics(value, llvm::APFloat::BFloat());
   if (elementType.isSignlessInteger(1))
     return value != 0 ? 1.0 : 0.0;
-  // i32: two's complement wrap-around of the (integral) value.
-  auto wide = static_cast<int64_t>(value);
+  // i32 and i64: two's complement wrap-around of the (integral) value.
+  int64_t wide = wrapToInt64(value);
+  if (elementType.isSignlessInteger(64))
+    return static_cast<double>(wide);
   return static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(wide)));
 }
 
@@ -46,14 +76,31 @@ bool mlir::fk::isRepresentable(double value, Type elementType) {
          std::isfinite(roundToElementType(value, elementType));
 }
 
-double mlir::fk::castScalar(double value, Type to) {
-  if (to.isSignlessInteger(32)) {
+double mlir::fk::castScalar(double value, Type from, Type to) {
+  // Float to integer saturates; integer to integer wraps (roundToElementType).
+  if (isIntegerNumber(to) && isa<FloatType>(from)) {
     if (std::isnan(value))
       return 0;
-    double truncated = std::trunc(value);
-    return std::min<double>(std::max<double>(truncated, INT32_MIN), INT32_MAX);
+    return std::min(std::max(std::trunc(value), lowestValue(to)),
+                    highestValue(to));
   }
   return roundToElementType(value, to);
+}
+
+double mlir::fk::lowestValue(Type elementType) {
+  if (elementType.isSignlessInteger(64))
+    return static_cast<double>(INT64_MIN);
+  if (elementType.isSignlessInteger(32))
+    return INT32_MIN;
+  return -std::numeric_limits<double>::infinity();
+}
+
+double mlir::fk::highestValue(Type elementType) {
+  if (elementType.isSignlessInteger(64))
+    return 0x1p63; // INT64_MAX as wrapToInt64 reads it.
+  if (elementType.isSignlessInteger(32))
+    return INT32_MAX;
+  return std::numeric_limits<double>::infinity();
 }
 
 std::optional<double>
@@ -79,7 +126,7 @@ Attribute mlir::fk::doubleToAttribute(Type elementType, double value) {
     return FloatAttr::get(elementType, value);
   return IntegerAttr::get(elementType,
                           llvm::APInt(elementType.getIntOrFloatBitWidth(),
-                                      static_cast<int64_t>(value),
+                                      wrapToInt64(value),
                                       /*isSigned=*/true, /*implicitTrunc=*/true));
 }
 
@@ -125,7 +172,10 @@ Value mlir::fk::buildScalarConstant(OpBuilder &b, Location loc,
   if (isa<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   return arith::ConstantOp::create(
-      b, loc, IntegerAttr::get(type, static_cast<int64_t>(value)));
+      b, loc,
+      IntegerAttr::get(type, llvm::APInt(type.getIntOrFloatBitWidth(),
+                                         wrapToInt64(value), /*isSigned=*/true,
+                                         /*implicitTrunc=*/true)));
 }
 
 FailureOr<Value> mlir::fk::buildElementwise(OpBuilder &b, Operation *op,

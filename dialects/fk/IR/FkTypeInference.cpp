@@ -12,6 +12,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -44,7 +45,8 @@ Diagnostic &operator<<(Diagnostic &diag, NumberText text) {
 
 bool mlir::fk::isFkElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16() ||
-         type.isSignlessInteger(32) || type.isSignlessInteger(1);
+         type.isSignlessInteger(32) || type.isSignlessInteger(64) ||
+         type.isSignlessInteger(1);
 }
 
 LogicalResult mlir::fk::checkDtype(EmitErrorFn emitError, Type elementType,
@@ -59,10 +61,10 @@ LogicalResult mlir::fk::checkDtype(EmitErrorFn emitError, Type elementType,
                           "got "
                        << elementType;
   case DtypeClass::Numeric:
-    if (isFloat || elementType.isSignlessInteger(32))
+    if (isFloat || isIntegerNumber(elementType))
       return success();
-    return emitError() << "expects a numeric operand (f32, f16, bf16, i32), "
-                          "got "
+    return emitError() << "expects a numeric operand (f32, f16, bf16, i32, "
+                          "i64), got "
                        << elementType;
   case DtypeClass::Any:
     if (isFkElementType(elementType))
@@ -268,6 +270,41 @@ LogicalResult mlir::fk::verifyEpsilon(EmitErrorFn emitError, double eps) {
     return emitError() << "eps must be finite and non-negative, got "
                        << NumberText{eps};
   return success();
+}
+
+FailureOr<RankedTensorType>
+mlir::fk::inferGatherType(EmitErrorFn emitError, RankedTensorType table,
+                          RankedTensorType indices, int64_t axis) {
+  // gather C2
+  if (failed(verifyAxis(emitError, "axis", axis, table.getRank())))
+    return failure();
+  // gather C3
+  if (table.getDimSize(axis) == 0 && indices.getNumElements() != 0)
+    return emitError() << "gathers from the empty axis " << axis
+                       << " of a table of shape "
+                       << ShapeText{table.getShape()};
+  SmallVector<int64_t> shape(table.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, table.getShape().drop_front(axis + 1));
+  return makeTensorType(emitError, shape, table.getElementType());
+}
+
+FailureOr<RankedTensorType>
+mlir::fk::inferArgReduceType(EmitErrorFn emitError, RankedTensorType operand,
+                             int64_t axis) {
+  // argmax C2
+  if (failed(verifyAxis(emitError, "axis", axis, operand.getRank())))
+    return failure();
+  // argmax C3: an index of the axis, and the axis's length as the "none"
+  // sentinel of the decomposition, must be i32 values.
+  int64_t size = operand.getDimSize(axis);
+  if (size == 0 || size > std::numeric_limits<int32_t>::max())
+    return emitError() << "axis " << axis << " has " << size
+                       << " elements; expected 1 to 2147483647";
+  SmallVector<int64_t> shape(operand.getShape());
+  shape.erase(shape.begin() + axis);
+  return RankedTensorType::get(shape,
+                               IntegerType::get(operand.getContext(), 32));
 }
 
 FailureOr<RankedTensorType> mlir::fk::inferAttentionType(

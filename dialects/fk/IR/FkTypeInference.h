@@ -26,7 +26,7 @@ using EmitErrorFn = llvm::function_ref<InFlightDiagnostic()>;
 /// The element types an operand may have.
 enum class DtypeClass { Float, Numeric, Any };
 
-/// True for the element types of the language: f32, f16, bf16, i32, i1.
+/// True for the element types of the language: f32, f16, bf16, i32, i64, i1.
 bool isFkElementType(Type type);
 
 /// Checks that `elementType` belongs to `allowed`.
@@ -77,6 +77,17 @@ LogicalResult verifyNormParameter(EmitErrorFn emitError, StringRef name,
                                   RankedTensorType operand, int64_t axis,
                                   RankedTensorType parameter);
 LogicalResult verifyEpsilon(EmitErrorFn emitError, double eps);
+/// The type of `gather(table, indices, axis)` (gather C2, C3; C1 is ODS's
+/// and the front end's).
+FailureOr<RankedTensorType> inferGatherType(EmitErrorFn emitError,
+                                            RankedTensorType table,
+                                            RankedTensorType indices,
+                                            int64_t axis);
+/// The i32 type of `argmax`/`argmin` of `operand` over `axis` (argmax C2,
+/// C3).
+FailureOr<RankedTensorType> inferArgReduceType(EmitErrorFn emitError,
+                                               RankedTensorType operand,
+                                               int64_t axis);
 /// Checks a slice's normalized start and step against its operand and
 /// result (slice C1-C3).
 LogicalResult verifySlice(EmitErrorFn emitError, RankedTensorType operand,

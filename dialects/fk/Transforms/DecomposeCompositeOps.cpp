@@ -1,10 +1,10 @@
 //===- DecomposeCompositeOps.cpp - composite ops as primitive ops ---------===//
 //
-// softmax, layernorm, rmsnorm and attention become the reductions, matmuls
-// and elementwise ops of their definitions, so that the kernel builders only
-// know three shapes of work (loop, reduction, matmul); an attention the
-// flash kernel computes may stay whole. f16/bf16 composites compute in f32
-// inside, as their reference semantics do.
+// softmax, layernorm, rmsnorm, attention, argmax and argmin become the
+// reductions, matmuls and elementwise ops of their definitions, so that the
+// kernel builders only know three shapes of work (loop, reduction, matmul);
+// an attention the flash kernel computes may stay whole. f16/bf16
+// composites compute in f32 inside, as their reference semantics do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -206,6 +206,43 @@ static Value decompose(AttentionOp op) {
                 resultType.getElementType());
 }
 
+/// The first index along the axis of the row's extreme, or of its first NaN
+/// (NaN counts as the extreme): with m the row's max (min), which is NaN
+/// exactly when the row holds one, the least index where x == m or x is
+/// NaN. Two reductions of the same rows, which one row kernel computes.
+template <typename ReduceOpTy, typename ArgReduceOpTy>
+static Value decomposeArgReduce(ArgReduceOpTy op) {
+  Composer c(op);
+  Value x = op.getOperand();
+  int64_t axis = op.getAxis();
+  RankedTensorType type = Composer::typeOf(x);
+  auto direction = [&](ComparisonDirection d) {
+    return ComparisonDirectionAttr::get(c.b.getContext(), d);
+  };
+  auto boolType = type.clone(c.b.getI1Type());
+  Value hit = CompareOp::create(c.b, c.loc, boolType,
+                                direction(ComparisonDirection::EQ), x,
+                                c.reduceAlong<ReduceOpTy>(x, axis));
+  if (isa<FloatType>(type.getElementType())) {
+    Value isNaN = CompareOp::create(c.b, c.loc, boolType,
+                                    direction(ComparisonDirection::NE), x, x);
+    hit = SelectOp::create(c.b, c.loc, boolType, isNaN, isNaN, hit);
+  }
+  auto indexType = type.clone(c.b.getI32Type());
+  Value candidates = SelectOp::create(
+      c.b, c.loc, indexType, hit, IotaOp::create(c.b, c.loc, indexType, axis),
+      c.splat(indexType, static_cast<double>(type.getDimSize(axis))));
+  return ReduceMinOp::create(c.b, c.loc, op.getType(), candidates,
+                             c.b.getDenseI64ArrayAttr({axis}));
+}
+
+static Value decompose(ArgMaxOp op) {
+  return decomposeArgReduce<ReduceMaxOp>(op);
+}
+static Value decompose(ArgMinOp op) {
+  return decomposeArgReduce<ReduceMinOp>(op);
+}
+
 namespace {
 struct DecomposeCompositeOpsPass
     : fk::impl::FkDecomposeCompositeOpsBase<DecomposeCompositeOpsPass> {
@@ -226,7 +263,8 @@ struct DecomposeCompositeOpsPass
                               "not the flash kernel: "
                            << why;
       }
-      if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp>(op))
+      if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp, ArgMaxOp,
+              ArgMinOp>(op))
         composites.push_back(op);
       return WalkResult::advance();
     });
@@ -235,7 +273,8 @@ struct DecomposeCompositeOpsPass
     for (Operation *op : composites) {
       Value replacement =
           llvm::TypeSwitch<Operation *, Value>(op)
-              .Case<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp>(
+              .Case<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp, ArgMaxOp,
+                    ArgMinOp>(
                   [](auto composite) { return decompose(composite); });
       op->getResult(0).replaceAllUsesWith(replacement);
       op->erase();

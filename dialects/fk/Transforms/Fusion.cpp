@@ -293,6 +293,9 @@ void FusionPlanner::join(Operation *producer, Group &group, bool returned) {
 
 void FusionPlanner::offer(Operation *producer) {
   bool returned = returnedOps.contains(producer);
+  // Wherever it runs, a gather reads only the slices its indices select.
+  if (isa<GatherOp>(producer))
+    remark(producer, describeGatherReads(producer));
   llvm::SetVector<Group *> consumers;
   for (Operation *user : producer->getUsers())
     for (Group *group : groupsOf.lookup(user))
@@ -378,12 +381,25 @@ void FusionPlanner::offer(Operation *producer) {
                                    consumers.size()));
 }
 
-/// The device memory a kernel of `fusion` moves: its inputs read once, its
-/// results written once.
+/// The bytes a kernel reads of its input `arg`: all of it, once, unless
+/// only gathers read it as their table, which read their slices.
+static int64_t readBytes(BlockArgument arg) {
+  int64_t bytes = getTensorBytes(arg), gathered = 0;
+  for (Operation *user : arg.getUsers()) {
+    auto gather = dyn_cast<GatherOp>(user);
+    if (!gather || gather.getIndices() == arg)
+      return bytes;
+    gathered += getGatherTableReadBytes(gather);
+  }
+  return std::min(bytes, gathered);
+}
+
+/// The device memory a kernel of `fusion` moves: its inputs read once (a
+/// gather's table only where it gathers), its results written once.
 static int64_t kernelTraffic(FusionOp fusion) {
   int64_t bytes = 0;
-  for (Value v : fusion.getInputs())
-    bytes += getTensorBytes(v);
+  for (BlockArgument arg : fusion.getBody().front().getArguments())
+    bytes += arg.use_empty() ? getTensorBytes(arg) : readBytes(arg);
   for (Value v : fusion.getResults())
     bytes += getTensorBytes(v);
   return bytes;
@@ -440,8 +456,12 @@ static void fuseSiblings(func::FuncOp fn, bool explain) {
           continue;
         int64_t shared = 0;
         bool available = true;
-        for (Value input : second.getInputs()) {
-          if (llvm::is_contained(first.getInputs(), input))
+        for (auto [input, arg] : llvm::zip(
+                 second.getInputs(), second.getBody().front().getArguments())) {
+          // What the second kernel no longer reads. A table only gathers
+          // read is not counted: the kernels may read different slices.
+          if (llvm::is_contained(first.getInputs(), input) &&
+              (arg.use_empty() || readBytes(arg) == getTensorBytes(arg)))
             shared += getTensorBytes(input);
           Operation *def = input.getDefiningOp();
           if (def && !def->isBeforeInBlock(first))
@@ -507,7 +527,9 @@ void FusionPlanner::run() {
   for (Operation *op : ops) {
     for (Value operand : op->getOperands())
       if (!operand.getDefiningOp() || !isSplatConstant(operand.getDefiningOp()))
-        unfusedTraffic += getTensorBytes(operand);
+        unfusedTraffic += isa<GatherOp>(op) && operand == op->getOperand(0)
+                              ? getGatherTableReadBytes(op)
+                              : getTensorBytes(operand);
     unfusedTraffic += getTensorBytes(op->getResult(0));
   }
   for (Operation *op : llvm::reverse(ops))

@@ -81,12 +81,12 @@ public:
   double nextUnit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
   /// The next input element of `dtype`: floats uniform in [-1, 1) (for the
-  /// caller to round to the dtype), i32 in [-8, 8], i1 0 or 1 with equal
-  /// odds.
+  /// caller to round to the dtype), i32 and i64 in [-8, 8], i1 0 or 1 with
+  /// equal odds.
   double nextInput(fkrt_dtype dtype) {
     if (dtype == FKRT_I1)
       return static_cast<double>(next() >> 63);
-    if (dtype == FKRT_I32)
+    if (dtype == FKRT_I32 || dtype == FKRT_I64)
       return static_cast<double>(static_cast<int64_t>(next() % 17) - 8);
     return 2 * nextUnit() - 1;
   }

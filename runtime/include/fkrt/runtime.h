@@ -69,7 +69,9 @@ typedef enum fkrt_dtype {
   FKRT_BF16 = 2,
   FKRT_I32 = 3,
   /// A boolean stored as one byte (0 or 1).
-  FKRT_I1 = 4
+  FKRT_I1 = 4,
+  /// A 64-bit signed integer (PyTorch's index type). The last dtype.
+  FKRT_I64 = 5
 } fkrt_dtype;
 
 /// A loaded artifact: its PTX and validated manifest and, once

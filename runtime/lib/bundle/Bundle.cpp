@@ -52,7 +52,7 @@ std::string format::checkType(uint32_t dtype, const std::vector<int64_t> &shape,
                               uint64_t &bytes) {
   if (dtype > kMaxDtype)
     return "unknown dtype " + std::to_string(dtype) +
-           " (0 f32, 1 f16, 2 bf16, 3 i32, 4 i1)";
+           " (0 f32, 1 f16, 2 bf16, 3 i32, 4 i1, 5 i64)";
   if (shape.size() > kMaxRank)
     return "rank " + std::to_string(shape.size()) + " exceeds " +
            std::to_string(kMaxRank);

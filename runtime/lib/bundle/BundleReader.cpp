@@ -156,7 +156,7 @@ private:
     if (dtype > format::kMaxDtype)
       return failAt(at, where,
                     "unknown dtype " + std::to_string(dtype) +
-                        " (0 f32, 1 f16, 2 bf16, 3 i32, 4 i1)");
+                        " (0 f32, 1 f16, 2 bf16, 3 i32, 4 i1, 5 i64)");
     t.dtype = static_cast<fkrt_dtype>(dtype);
     at = offset;
     if (!u32(rank, where, "rank"))

@@ -18,7 +18,7 @@ namespace bundle {
 namespace format {
 
 /// The largest dtype value.
-constexpr uint32_t kMaxDtype = FKRT_I1;
+constexpr uint32_t kMaxDtype = FKRT_I64;
 
 /// "" if `name` is acceptable, else why not.
 std::string checkName(const std::string &name);

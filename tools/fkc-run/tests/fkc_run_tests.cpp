@@ -114,11 +114,15 @@ void testBFloat16() {
 }
 
 void testElements() {
-  uint8_t b[4];
+  uint8_t b[8];
   writeElement(FKRT_F32, 0.1, b);
   CHECK(readElement(FKRT_F32, b) == double(0.1f));
   writeElement(FKRT_I32, -7, b);
   CHECK(readElement(FKRT_I32, b) == -7);
+  writeElement(FKRT_I64, -7, b);
+  CHECK(readElement(FKRT_I64, b) == -7 && b[7] == 0xFF);
+  writeElement(FKRT_I64, 0x1p63, b); // INT64_MAX read as a double
+  CHECK(b[7] == 0x7F && b[0] == 0xFF);
   writeElement(FKRT_I1, 5, b);
   CHECK(b[0] == 1);
   b[0] = 0xFF;
@@ -141,7 +145,8 @@ void testRandomInputs() {
 
   bool inRange = true;
   int ones = 0;
-  for (fkrt_dtype t : {FKRT_F32, FKRT_F16, FKRT_BF16, FKRT_I32, FKRT_I1}) {
+  for (fkrt_dtype t :
+       {FKRT_F32, FKRT_F16, FKRT_BF16, FKRT_I32, FKRT_I1, FKRT_I64}) {
     SplitMix64 r(42);
     std::vector<uint8_t> data = randomElements(t, 4000, r);
     CHECK(data.size() == 4000 * elementSize(t));
@@ -149,7 +154,7 @@ void testRandomInputs() {
       double v = readElement(t, &data[i * elementSize(t)]);
       if (isFloat(t))
         inRange = inRange && v >= -1 && v <= 1;
-      else if (t == FKRT_I32)
+      else if (t == FKRT_I32 || t == FKRT_I64)
         inRange = inRange && v >= -8 && v <= 8 && v == std::floor(v);
       else
         inRange = inRange && (v == 0 || v == 1), ones += v == 1;

@@ -12,7 +12,7 @@ func.func @constant_c1() -> tensor<4xf32> {
 
 // constant C2: the result is a static tensor of a language dtype.
 func.func @constant_c2() -> tensor<4xi8> {
-  // expected-error @+1 {{'fk.constant' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xi8>'}}
+  // expected-error @+1 {{'fk.constant' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values, but got 'tensor<4xi8>'}}
   %0 = fk.constant dense<1> : tensor<4xi8>
   return %0 : tensor<4xi8>
 }
@@ -30,7 +30,7 @@ func.func @iota_c1() -> tensor<4x8xi32> {
 
 // iota C2: the result is a static numeric tensor.
 func.func @iota_c2() -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.iota' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.iota' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.iota dim = 0 : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -48,7 +48,7 @@ func.func @add_c1(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
 
 // add C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @add_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.add' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.add' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.add %a, %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -66,7 +66,7 @@ func.func @sub_c1(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
 
 // sub C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @sub_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.sub' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.sub' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.sub %a, %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -84,7 +84,7 @@ func.func @mul_c1(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
 
 // mul C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @mul_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.mul' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.mul' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.mul %a, %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -102,7 +102,7 @@ func.func @div_c1(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
 
 // div C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @div_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.div' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.div' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.div %a, %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -120,7 +120,7 @@ func.func @max_c1(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
 
 // max C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @max_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.max' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.max' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.max %a, %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -138,7 +138,7 @@ func.func @min_c1(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
 
 // min C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @min_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.min' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.min' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.min %a, %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -174,7 +174,7 @@ func.func @neg_c1(%a: tensor<4xf32>) -> tensor<4xf16> {
 
 // neg C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @neg_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.neg' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.neg' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.neg %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -192,7 +192,7 @@ func.func @abs_c1(%a: tensor<4xf32>) -> tensor<4xf16> {
 
 // abs C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @abs_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.abs' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.abs' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.abs %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -210,7 +210,7 @@ func.func @relu_c1(%a: tensor<4xf32>) -> tensor<4xf16> {
 
 // relu C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @relu_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.relu' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.relu' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.relu %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -408,7 +408,7 @@ func.func @floor_c1(%a: tensor<4xf32>) -> tensor<4xf16> {
 
 // floor C2: the type is a static tensor of f32, f16, bf16 or i32.
 func.func @floor_c2(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'fk.floor' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'fk.floor' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = fk.floor %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -489,7 +489,7 @@ func.func @select_c3(%c: tensor<3xi1>, %a: tensor<4xf32>) -> tensor<4xf32> {
 
 // select C4: the branches are static tensors of a language dtype.
 func.func @select_c4(%c: tensor<4xi1>, %a: tensor<4xi8>) -> tensor<4xi8> {
-  // expected-error @+1 {{'fk.select' op operand #1 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xi8>'}}
+  // expected-error @+1 {{'fk.select' op operand #1 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values, but got 'tensor<4xi8>'}}
   %0 = fk.select %c, %a, %a : tensor<4xi1>, tensor<4xi8>
   return %0 : tensor<4xi8>
 }
@@ -507,7 +507,7 @@ func.func @cast_c1(%a: tensor<4xf32>) -> tensor<2x2xf16> {
 
 // cast C2: operand and result are static tensors of a language dtype.
 func.func @cast_c2(%a: tensor<4xf32>) -> tensor<4xf64> {
-  // expected-error @+1 {{'fk.cast' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{'fk.cast' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
   %0 = fk.cast %a : tensor<4xf32> -> tensor<4xf64>
   return %0 : tensor<4xf64>
 }
@@ -552,7 +552,7 @@ func.func @reduce_sum_c4(%a: tensor<2x3xf32>) -> tensor<3xf32> {
 
 // reduce_sum C5 (reduce C5): the operand is a static tensor of f32, f16, bf16 or i32.
 func.func @reduce_sum_c5(%a: tensor<2x3xi1>) -> tensor<2xi1> {
-  // expected-error @+1 {{'fk.reduce_sum' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<2x3xi1>'}}
+  // expected-error @+1 {{'fk.reduce_sum' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x3xi1>'}}
   %0 = fk.reduce_sum %a axes = [1] : tensor<2x3xi1> -> tensor<2xi1>
   return %0 : tensor<2xi1>
 }
@@ -597,7 +597,7 @@ func.func @reduce_max_c4(%a: tensor<2x3xf32>) -> tensor<3xf32> {
 
 // reduce_max C5 (reduce C5): the operand is a static tensor of f32, f16, bf16 or i32.
 func.func @reduce_max_c5(%a: tensor<2x3xi1>) -> tensor<2xi1> {
-  // expected-error @+1 {{'fk.reduce_max' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<2x3xi1>'}}
+  // expected-error @+1 {{'fk.reduce_max' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x3xi1>'}}
   %0 = fk.reduce_max %a axes = [1] : tensor<2x3xi1> -> tensor<2xi1>
   return %0 : tensor<2xi1>
 }
@@ -642,7 +642,7 @@ func.func @reduce_min_c4(%a: tensor<2x3xf32>) -> tensor<3xf32> {
 
 // reduce_min C5 (reduce C5): the operand is a static tensor of f32, f16, bf16 or i32.
 func.func @reduce_min_c5(%a: tensor<2x3xi1>) -> tensor<2xi1> {
-  // expected-error @+1 {{'fk.reduce_min' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<2x3xi1>'}}
+  // expected-error @+1 {{'fk.reduce_min' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x3xi1>'}}
   %0 = fk.reduce_min %a axes = [1] : tensor<2x3xi1> -> tensor<2xi1>
   return %0 : tensor<2xi1>
 }
@@ -714,7 +714,7 @@ func.func @reshape_c2(%a: tensor<2x3xf32>) -> tensor<5xf32> {
 
 // reshape C3: operand and result are static tensors of a language dtype.
 func.func @reshape_c3(%a: tensor<?x3xf32>) -> tensor<6xf32> {
-  // expected-error @+1 {{'fk.reshape' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<?x3xf32>'}}
+  // expected-error @+1 {{'fk.reshape' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values, but got 'tensor<?x3xf32>'}}
   %0 = fk.reshape %a : tensor<?x3xf32> -> tensor<6xf32>
   return %0 : tensor<6xf32>
 }
@@ -750,7 +750,7 @@ func.func @transpose_c3(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // transpose C4: operand and result are static tensors of a language dtype.
 func.func @transpose_c4(%a: tensor<2x3xf64>) -> tensor<3x2xf64> {
-  // expected-error @+1 {{'fk.transpose' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<2x3xf64>'}}
+  // expected-error @+1 {{'fk.transpose' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values, but got 'tensor<2x3xf64>'}}
   %0 = fk.transpose %a perm = [1, 0] : tensor<2x3xf64> -> tensor<3x2xf64>
   return %0 : tensor<3x2xf64>
 }
@@ -786,7 +786,7 @@ func.func @broadcast_c3(%a: tensor<3xf32>) -> tensor<2x3xi32> {
 
 // broadcast C4: operand and result are static tensors of a language dtype.
 func.func @broadcast_c4(%a: tensor<3xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'fk.broadcast' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<?x3xf32>'}}
+  // expected-error @+1 {{'fk.broadcast' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values, but got 'tensor<?x3xf32>'}}
   %0 = fk.broadcast %a : tensor<3xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
@@ -840,7 +840,7 @@ func.func @matmul_c5(%a: tensor<3x2x8xf32>, %b: tensor<8x4xf32>) -> tensor<2x4xf
 
 // matmul C6: operands and result are static tensors of f32, f16, bf16 or i32.
 func.func @matmul_c6(%a: tensor<2x8xi1>, %b: tensor<8x4xi1>) -> tensor<2x4xi1> {
-  // expected-error @+1 {{'fk.matmul' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<2x8xi1>'}}
+  // expected-error @+1 {{'fk.matmul' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x8xi1>'}}
   %0 = fk.matmul %a, %b : tensor<2x8xi1>, tensor<8x4xi1> -> tensor<2x4xi1>
   return %0 : tensor<2x4xi1>
 }
@@ -1077,6 +1077,114 @@ func.func @attention_c9(%q: tensor<4x16xi32>, %k: tensor<8x16xi32>, %v: tensor<8
   // expected-error @+1 {{'fk.attention' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4x16xi32>'}}
   %0 = fk.attention %q, %k, %v scale = 1.250000e-01 causal = false : tensor<4x16xi32>, tensor<8x16xi32>, tensor<8x16xi32> -> tensor<4x16xi32>
   return %0 : tensor<4x16xi32>
+}
+
+// -----
+
+// gather C1: indices are a static tensor of i32 or i64.
+func.func @gather_c1(%t: tensor<8x4xf32>, %i: tensor<3xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'fk.gather' op operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xf32>'}}
+  %0 = fk.gather %t, %i axis = 0 : tensor<8x4xf32>, tensor<3xf32> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// gather C2: 0 <= axis < rank(table).
+func.func @gather_c2(%t: tensor<8x4xf32>, %i: tensor<3xi32>) -> tensor<8x3xf32> {
+  // expected-error @+1 {{'fk.gather' op axis 2 is out of range for rank 2}}
+  %0 = fk.gather %t, %i axis = 2 : tensor<8x4xf32>, tensor<3xi32> -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}
+
+// -----
+
+// gather C3: the gathered axis has elements unless the indices have none.
+func.func @gather_c3(%t: tensor<0x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'fk.gather' op gathers from the empty axis 0 of a table of shape [0, 4]}}
+  %0 = fk.gather %t, %i axis = 0 : tensor<0x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// gather C4: the result is table.shape[:axis] + indices.shape + table.shape[axis+1:].
+func.func @gather_c4(%t: tensor<8x4xf32>, %i: tensor<2x3xi32>) -> tensor<2x3x4xf32> {
+  // expected-error @+1 {{'fk.gather' op result type 'tensor<2x3x4xf32>' differs from the inferred 'tensor<8x2x3xf32>'}}
+  %0 = fk.gather %t, %i axis = 1 : tensor<8x4xf32>, tensor<2x3xi32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// argmax C1: the operand is a static numeric tensor, the result i32.
+func.func @argmax_c1(%a: tensor<2x3xi1>) -> tensor<2xi32> {
+  // expected-error @+1 {{'fk.argmax' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x3xi1>'}}
+  %0 = fk.argmax %a axis = 1 : tensor<2x3xi1> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// argmax C2: 0 <= axis < rank.
+func.func @argmax_c2(%a: tensor<2x3xf32>) -> tensor<2xi32> {
+  // expected-error @+1 {{'fk.argmax' op axis 2 is out of range for rank 2}}
+  %0 = fk.argmax %a axis = 2 : tensor<2x3xf32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// argmax C3: the axis has 1 to 2^31 - 1 elements.
+func.func @argmax_c3(%a: tensor<2x0xf32>) -> tensor<2xi32> {
+  // expected-error @+1 {{'fk.argmax' op axis 1 has 0 elements; expected 1 to 2147483647}}
+  %0 = fk.argmax %a axis = 1 : tensor<2x0xf32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// argmax C4: the result is the operand's shape without the axis, of i32.
+func.func @argmax_c4(%a: tensor<2x3xf32>) -> tensor<3xi32> {
+  // expected-error @+1 {{'fk.argmax' op result type 'tensor<3xi32>' differs from the inferred 'tensor<2xi32>'}}
+  %0 = fk.argmax %a axis = 1 : tensor<2x3xf32> -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+// argmin C1: the operand is a static numeric tensor, the result i32.
+func.func @argmin_c1(%a: tensor<2x3xf32>) -> tensor<2xi64> {
+  // expected-error @+1 {{'fk.argmin' op result #0 must be statically shaped tensor of 32-bit signless integer values, but got 'tensor<2xi64>'}}
+  %0 = fk.argmin %a axis = 1 : tensor<2x3xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// argmin C2: 0 <= axis < rank.
+func.func @argmin_c2(%a: tensor<f32>) -> tensor<i32> {
+  // expected-error @+1 {{'fk.argmin' op axis 0 is out of range for rank 0}}
+  %0 = fk.argmin %a axis = 0 : tensor<f32> -> tensor<i32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
+// argmin C3: the axis has 1 to 2^31 - 1 elements.
+func.func @argmin_c3(%a: tensor<0xi64>) -> tensor<i32> {
+  // expected-error @+1 {{'fk.argmin' op axis 0 has 0 elements; expected 1 to 2147483647}}
+  %0 = fk.argmin %a axis = 0 : tensor<0xi64> -> tensor<i32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
+// argmin C4: the result is the operand's shape without the axis, of i32.
+func.func @argmin_c4(%a: tensor<2x3xf32>) -> tensor<2x3xi32> {
+  // expected-error @+1 {{'fk.argmin' op result type 'tensor<2x3xi32>' differs from the inferred 'tensor<3xi32>'}}
+  %0 = fk.argmin %a axis = 0 : tensor<2x3xf32> -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
 }
 
 // -----

@@ -145,6 +145,20 @@ func.func @shapes(%a: tensor<2x3x4xf32>, %v: tensor<4xi1>) -> (tensor<6x4xf32>, 
   return %0, %1, %2, %3, %4 : tensor<6x4xf32>, tensor<24xf32>, tensor<4x2x3xf32>, tensor<2x3x4xi1>, tensor<5x2x3x4xf32>
 }
 
+// CHECK-LABEL: func.func @indexing
+// CHECK-SAME:  (%[[T:.*]]: tensor<9x4xf16>, %[[I:.*]]: tensor<2x3xi64>, %[[S:.*]]: tensor<i32>, %[[X:.*]]: tensor<3x5xi64>)
+// CHECK:      fk.gather %[[T]], %[[I]] axis = 0 : tensor<9x4xf16>, tensor<2x3xi64> -> tensor<2x3x4xf16>
+// CHECK-NEXT: fk.gather %[[T]], %[[S]] axis = 1 : tensor<9x4xf16>, tensor<i32> -> tensor<9xf16>
+// CHECK-NEXT: fk.argmax %[[X]] axis = 1 : tensor<3x5xi64> -> tensor<3xi32>
+// CHECK-NEXT: fk.argmin %[[T]] axis = 0 : tensor<9x4xf16> -> tensor<4xi32>
+func.func @indexing(%t: tensor<9x4xf16>, %i: tensor<2x3xi64>, %s: tensor<i32>, %x: tensor<3x5xi64>) -> (tensor<2x3x4xf16>, tensor<9xf16>, tensor<3xi32>, tensor<4xi32>) {
+  %0 = fk.gather %t, %i axis = 0 : tensor<9x4xf16>, tensor<2x3xi64> -> tensor<2x3x4xf16>
+  %1 = fk.gather %t, %s axis = 1 : tensor<9x4xf16>, tensor<i32> -> tensor<9xf16>
+  %2 = fk.argmax %x axis = 1 : tensor<3x5xi64> -> tensor<3xi32>
+  %3 = fk.argmin %t axis = 0 : tensor<9x4xf16> -> tensor<4xi32>
+  return %0, %1, %2, %3 : tensor<2x3x4xf16>, tensor<9xf16>, tensor<3xi32>, tensor<4xi32>
+}
+
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME:  (%[[A:.*]]: tensor<2x4x8xf16>, %[[B:.*]]: tensor<8x16xf16>, %[[C:.*]]: tensor<3x1x5x2xi32>, %[[D:.*]]: tensor<4x2x6xi32>)
 // CHECK:      fk.matmul %[[A]], %[[B]] : tensor<2x4x8xf16>, tensor<8x16xf16> -> tensor<2x4x16xf16>

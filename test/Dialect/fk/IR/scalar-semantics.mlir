@@ -4,7 +4,7 @@
 // reference interpreter) and as arith/math ops (kernels); on every element
 // below, in every dtype the op takes, the two must agree: the pass folds
 // the lowered scalar ops and compares. Values include signed zeros,
-// infinities, NaN and, for i32, the wrapping edges.
+// infinities, NaN and, for i32 and i64, the wrapping edges.
 // CHECK: fk.neg f32: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.abs f32: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.relu f32: 11 elements agree, 0 not folded
@@ -37,6 +37,7 @@
 // CHECK-NEXT: fk.cast f16: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast bf16: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast i32: 11 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast i64: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast i1: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.neg f16: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.abs f16: 11 elements agree, 0 not folded
@@ -70,6 +71,7 @@
 // CHECK-NEXT: fk.cast f32: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast bf16: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast i32: 11 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast i64: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast i1: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.neg bf16: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.abs bf16: 11 elements agree, 0 not folded
@@ -103,6 +105,7 @@
 // CHECK-NEXT: fk.cast f32: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast f16: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast i32: 11 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast i64: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast i1: 11 elements agree, 0 not folded
 // CHECK-NEXT: fk.neg i32: 10 elements agree, 0 not folded
 // CHECK-NEXT: fk.abs i32: 10 elements agree, 0 not folded
@@ -124,11 +127,34 @@
 // CHECK-NEXT: fk.cast f16: 10 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast bf16: 10 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast i1: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.neg i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.abs i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.relu i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.floor i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.add i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.sub i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.mul i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.div i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.max i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.min i64: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.compare i1: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.compare i1: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.compare i1: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.compare i1: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.compare i1: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.compare i1: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast f32: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast f16: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast bf16: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast i32: 10 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast i1: 10 elements agree, 0 not folded
 // CHECK-NEXT: fk.compare i1: 4 elements agree, 0 not folded
 // CHECK-NEXT: fk.compare i1: 4 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast f32: 4 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast i32: 4 elements agree, 0 not folded
 // CHECK-NEXT: fk.cast bf16: 4 elements agree, 0 not folded
+// CHECK-NEXT: fk.cast i64: 4 elements agree, 0 not folded
 
 func.func @float_f32() {
   %x32 = fk.constant dense<[-2.5, -1.0, -0.0, 0.0, 0.25, 1.0, 3.0, 100.0, 0x7F800000, 0xFF800000, 0x7FC00000]> : tensor<11xf32>
@@ -166,6 +192,7 @@ func.func @float_f32() {
   %to_f16 = fk.cast %x32 : tensor<11xf32> -> tensor<11xf16>
   %to_bf16 = fk.cast %x32 : tensor<11xf32> -> tensor<11xbf16>
   %to_i32 = fk.cast %x32 : tensor<11xf32> -> tensor<11xi32>
+  %to_i64 = fk.cast %x32 : tensor<11xf32> -> tensor<11xi64>
   %to_i1 = fk.cast %x32 : tensor<11xf32> -> tensor<11xi1>
   return
 }
@@ -206,6 +233,7 @@ func.func @float_f16() {
   %to_f32 = fk.cast %x : tensor<11xf16> -> tensor<11xf32>
   %to_bf16 = fk.cast %x : tensor<11xf16> -> tensor<11xbf16>
   %to_i32 = fk.cast %x : tensor<11xf16> -> tensor<11xi32>
+  %to_i64 = fk.cast %x : tensor<11xf16> -> tensor<11xi64>
   %to_i1 = fk.cast %x : tensor<11xf16> -> tensor<11xi1>
   return
 }
@@ -246,6 +274,7 @@ func.func @float_bf16() {
   %to_f32 = fk.cast %x : tensor<11xbf16> -> tensor<11xf32>
   %to_f16 = fk.cast %x : tensor<11xbf16> -> tensor<11xf16>
   %to_i32 = fk.cast %x : tensor<11xbf16> -> tensor<11xi32>
+  %to_i64 = fk.cast %x : tensor<11xbf16> -> tensor<11xi64>
   %to_i1 = fk.cast %x : tensor<11xbf16> -> tensor<11xi1>
   return
 }
@@ -274,6 +303,38 @@ func.func @int_i32() {
   %to_f16 = fk.cast %x : tensor<10xi32> -> tensor<10xf16>
   %to_bf16 = fk.cast %x : tensor<10xi32> -> tensor<10xbf16>
   %to_i1 = fk.cast %x : tensor<10xi32> -> tensor<10xi1>
+  %to_i64 = fk.cast %x : tensor<10xi32> -> tensor<10xi64>
+  return
+}
+
+// i64 values the interpreter's doubles hold exactly (within 2^53, or powers
+// of two other than 2^63, which stands for INT64_MAX there): the wrapping
+// product 3037000499^2 and casts that keep the low 32 bits.
+func.func @int_i64() {
+  %x = fk.constant dense<[-4503599627370496, -7, -1, 0, 1, 2, 3, 4503599627370496, 3037000499, -3037000500]> : tensor<10xi64>
+  %y = fk.constant dense<[-1, 2, 0, 0, -1, 3, -2, 2, 3037000499, 7]> : tensor<10xi64>
+  %neg = fk.neg %x : tensor<10xi64>
+  %abs = fk.abs %x : tensor<10xi64>
+  %relu = fk.relu %x : tensor<10xi64>
+  %floor = fk.floor %x : tensor<10xi64>
+  %add = fk.add %x, %y : tensor<10xi64>
+  %sub = fk.sub %x, %y : tensor<10xi64>
+  %mul = fk.mul %x, %y : tensor<10xi64>
+  %div = fk.div %x, %y : tensor<10xi64>
+  %max = fk.max %x, %y : tensor<10xi64>
+  %min = fk.min %x, %y : tensor<10xi64>
+  %ceq = fk.compare eq, %x, %y : tensor<10xi64> -> tensor<10xi1>
+  %cne = fk.compare ne, %x, %y : tensor<10xi64> -> tensor<10xi1>
+  %clt = fk.compare lt, %x, %y : tensor<10xi64> -> tensor<10xi1>
+  %cle = fk.compare le, %x, %y : tensor<10xi64> -> tensor<10xi1>
+  %cgt = fk.compare gt, %x, %y : tensor<10xi64> -> tensor<10xi1>
+  %cge = fk.compare ge, %x, %y : tensor<10xi64> -> tensor<10xi1>
+  %sel = fk.select %clt, %x, %y : tensor<10xi1>, tensor<10xi64>
+  %to_f32 = fk.cast %x : tensor<10xi64> -> tensor<10xf32>
+  %to_f16 = fk.cast %x : tensor<10xi64> -> tensor<10xf16>
+  %to_bf16 = fk.cast %x : tensor<10xi64> -> tensor<10xbf16>
+  %to_i32 = fk.cast %x : tensor<10xi64> -> tensor<10xi32>
+  %to_i1 = fk.cast %x : tensor<10xi64> -> tensor<10xi1>
   return
 }
 
@@ -286,5 +347,6 @@ func.func @bool_i1() {
   %to_f32 = fk.cast %p : tensor<4xi1> -> tensor<4xf32>
   %to_i32 = fk.cast %p : tensor<4xi1> -> tensor<4xi32>
   %to_bf16 = fk.cast %p : tensor<4xi1> -> tensor<4xbf16>
+  %to_i64 = fk.cast %p : tensor<4xi1> -> tensor<4xi64>
   return
 }

@@ -1,4 +1,5 @@
-// fk-decompose rewrites softmax, layernorm, rmsnorm and attention into the
+// fk-decompose rewrites softmax, layernorm, rmsnorm, attention, argmax and
+// argmin into the
 // reductions, matmuls and elementwise ops of their definitions; f16/bf16
 // operands are cast to f32 first and the result back. Which attentions it
 // keeps whole for the module's target, and `explain`, are tested in
@@ -23,6 +24,7 @@
 // ...and on the hand-computed cases of the reference interpreter's tests.
 // RUN: fkc-opt %fkc_src_root/test/Reference/normalization.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/normalization.mlir
 // RUN: fkc-opt %fkc_src_root/test/Reference/attention.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/attention.mlir
+// RUN: fkc-opt %fkc_src_root/test/Reference/indexing.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/indexing.mlir
 
 // The attentions here (head dims 8 and 4) are decomposed on any target.
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
@@ -271,5 +273,37 @@ func.func @untouched(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   %1 = fk.reduce_sum %0 axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
   return %1 : tensor<4xf32>
 }
+
+// argmax: the least index where x equals the row's max or is NaN (the max
+// is NaN exactly when the row holds one), or the axis length where none is.
+// CHECK-LABEL: func.func @argmax_f32
+// CHECK-SAME:    (%[[X:[a-z0-9_]+]]: tensor<2x8xf32>)
+// CHECK-NOT:     fk.argmax
+// CHECK:         %[[MAX:[a-z0-9_]+]] = fk.reduce_max %[[X]] axes = [1] : tensor<2x8xf32> -> tensor<2xf32>
+// CHECK:         %[[MAXR:[a-z0-9_]+]] = fk.reshape %[[MAX]] : tensor<2xf32> -> tensor<2x1xf32>
+// CHECK:         %[[MAXB:[a-z0-9_]+]] = fk.broadcast %[[MAXR]] : tensor<2x1xf32> -> tensor<2x8xf32>
+// CHECK:         %[[EQ:[a-z0-9_]+]] = fk.compare eq, %[[X]], %[[MAXB]] : tensor<2x8xf32> -> tensor<2x8xi1>
+// CHECK:         %[[NAN:[a-z0-9_]+]] = fk.compare ne, %[[X]], %[[X]] : tensor<2x8xf32> -> tensor<2x8xi1>
+// CHECK:         %[[HIT:[a-z0-9_]+]] = fk.select %[[NAN]], %[[NAN]], %[[EQ]] : tensor<2x8xi1>, tensor<2x8xi1>
+// CHECK:         %[[IOTA:[a-z0-9_]+]] = fk.iota dim = 1 : tensor<2x8xi32>
+// CHECK:         %[[NONE:[a-z0-9_]+]] = fk.constant dense<8> : tensor<2x8xi32>
+// CHECK:         %[[CAND:[a-z0-9_]+]] = fk.select %[[HIT]], %[[IOTA]], %[[NONE]] : tensor<2x8xi1>, tensor<2x8xi32>
+// CHECK:         fk.reduce_min %[[CAND]] axes = [1] : tensor<2x8xi32> -> tensor<2xi32>
+func.func @argmax_f32(%x: tensor<2x8xf32>) -> tensor<2xi32> {
+  %0 = fk.argmax %x axis = 1 : tensor<2x8xf32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// argmin of integers: no NaN test; over a non-last axis.
+// CHECK-LABEL: func.func @argmin_i64
+// CHECK:         fk.reduce_min %{{.*}} axes = [0] : tensor<3x5xi64> -> tensor<5xi64>
+// CHECK-NOT:     fk.compare ne
+// CHECK:         fk.iota dim = 0 : tensor<3x5xi32>
+// CHECK:         fk.reduce_min %{{.*}} axes = [0] : tensor<3x5xi32> -> tensor<5xi32>
+func.func @argmin_i64(%x: tensor<3x5xi64>) -> tensor<5xi32> {
+  %0 = fk.argmin %x axis = 0 : tensor<3x5xi64> -> tensor<5xi32>
+  return %0 : tensor<5xi32>
+}
+
 
 }
