@@ -143,46 +143,57 @@ static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k,
   return k.launchShape(items, tiling.getThreads());
 }
 
-/// A loop fusion marked fk.window_in_place: its one result is
+/// A loop fusion marked fk.window_in_place: each result is
 /// `update_slice(dest, update, start)` written into dest's own buffer (an
-/// inout parameter's), so the kernel walks only the window, one element per
-/// work item, and stores each element of `update` at `start` plus its
-/// coordinates; the rest of the buffer already holds dest.
+/// inout parameter's), the windows of one shape, so the kernel walks only
+/// the window, one element per work item, and stores each update's element
+/// at its start plus the element's coordinates; the rest of each buffer
+/// already holds its dest.
 static FailureOr<LaunchShape> buildWindowKernel(KernelContext &k,
                                                 TilingAttr tiling) {
-  Value yielded = yieldedValues(k.fusion)[0];
-  auto update = yielded.getDefiningOp<UpdateSliceOp>();
-  if (!update)
-    return k.fusion.emitOpError()
-           << "is marked '" << kWindowInPlaceAttrName
-           << "' but does not yield an fk.update_slice";
-  RankedTensorType windowType = tensorType(update.getUpdate());
+  SmallVector<UpdateSliceOp> updates;
+  for (Value yielded : yieldedValues(k.fusion)) {
+    auto update = yielded.getDefiningOp<UpdateSliceOp>();
+    if (!update)
+      return k.fusion.emitOpError()
+             << "is marked '" << kWindowInPlaceAttrName
+             << "' but yields a value that is not an fk.update_slice";
+    updates.push_back(update);
+  }
+  RankedTensorType windowType = tensorType(updates[0].getUpdate());
   ArrayRef<int64_t> window = windowType.getShape();
-  ArrayRef<int64_t> full = tensorType(update.getDest()).getShape();
+  for (UpdateSliceOp update : updates)
+    if (tensorType(update.getUpdate()).getShape() != window)
+      return k.fusion.emitOpError()
+             << "is marked '" << kWindowInPlaceAttrName
+             << "' but its updates' windows differ in shape";
   int64_t items = windowType.getNumElements();
   LogicalResult built = k.gridStrideLoop(items, [&](Value i) {
     ElementEmitter emitter = k.makeEmitter();
     SmallVector<Value> coords = k.idx.delinearize(i, window);
-    // The window's start, clamped as fk.update_slice clamps it.
-    SmallVector<Value> at;
-    auto dynamic = update.getStart().begin();
-    for (auto [d, entry] : llvm::enumerate(update.getStaticStart())) {
-      Value start;
-      if (entry != ShapedType::kDynamic) {
-        start = k.idx.constant(entry);
-      } else {
-        FailureOr<Value> value = emitter.emit(*dynamic++, {});
-        if (failed(value))
-          return failure();
-        start = k.idx.clampedIndex(*value, full[d] - window[d]);
+    for (auto [update, buffer] : llvm::zip(updates, k.results)) {
+      // The window's start, clamped as fk.update_slice clamps it.
+      ArrayRef<int64_t> full = tensorType(update.getDest()).getShape();
+      SmallVector<Value> at;
+      auto dynamic = update.getStart().begin();
+      for (auto [d, entry] : llvm::enumerate(update.getStaticStart())) {
+        Value start;
+        if (entry != ShapedType::kDynamic) {
+          start = k.idx.constant(entry);
+        } else {
+          FailureOr<Value> value = emitter.emit(*dynamic++, {});
+          if (failed(value))
+            return failure();
+          start = k.idx.clampedIndex(*value, full[d] - window[d]);
+        }
+        at.push_back(k.idx.add(start, coords[d]));
       }
-      at.push_back(k.idx.add(start, coords[d]));
+      FailureOr<Value> element = emitter.emit(update.getUpdate(), coords);
+      if (failed(element))
+        return failure();
+      k.store(*element, buffer, at,
+              tensorType(update.getUpdate()).getElementType(), &emitter);
     }
-    FailureOr<Value> element = emitter.emit(update.getUpdate(), coords);
-    if (failed(element))
-      return failure();
-    k.store(*element, k.results[0], at, windowType.getElementType(),
-            &emitter);
     return success();
   });
   if (failed(built))

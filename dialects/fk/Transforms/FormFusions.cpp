@@ -92,24 +92,46 @@ static bool noLaterReader(FusionOp writer, BlockArgument parameter) {
   return true;
 }
 
-/// Whether `writer` is a loop fusion whose one result is
-/// `update_slice(parameter, ...)` reading the parameter nowhere else: then
-/// its kernel need only write the window into the parameter's buffer.
-static bool writesWindowOf(FusionOp writer, BlockArgument parameter) {
-  if (writer.getKind() != FusionKind::Loop || writer.getNumResults() != 1)
+/// Whether every result of loop fusion `writer` is `update_slice(p, ...)`
+/// of an inout parameter `p` it reads nowhere else, returned as p's new
+/// value, with windows of one shape, and no later fusion reads any such p:
+/// then its kernel need only write the windows into the parameters'
+/// buffers. (A decode step's key and value updates share a kernel.)
+static bool writesWindowsOnly(FusionOp writer, func::FuncOp fn) {
+  if (writer.getKind() != FusionKind::Loop)
     return false;
-  auto update = writer.getBody()
-                    .front()
-                    .getTerminator()
-                    ->getOperand(0)
-                    .getDefiningOp<UpdateSliceOp>();
-  if (!update)
-    return false;
-  auto dest = dyn_cast<BlockArgument>(update.getDest());
-  return dest && dest.getOwner() == &writer.getBody().front() &&
-         writer.getInputs()[dest.getArgNumber()] == parameter &&
-         dest.hasOneUse() &&
-         llvm::count(writer.getInputs(), Value(parameter)) == 1;
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  Block &body = writer.getBody().front();
+  std::optional<ArrayRef<int64_t>> window;
+  for (auto [index, yielded] :
+       llvm::enumerate(body.getTerminator()->getOperands())) {
+    auto update = yielded.getDefiningOp<UpdateSliceOp>();
+    auto dest = update ? dyn_cast<BlockArgument>(update.getDest())
+                       : BlockArgument();
+    if (!dest || dest.getOwner() != &body || !dest.hasOneUse())
+      return false;
+    auto parameter =
+        dyn_cast<BlockArgument>(writer.getInputs()[dest.getArgNumber()]);
+    if (!parameter || parameter.getOwner() != &fn.getBody().front() ||
+        llvm::count(writer.getInputs(), Value(parameter)) != 1 ||
+        !noLaterReader(writer, parameter))
+      return false;
+    // The result is returned as the parameter's new value.
+    Value result = writer.getResult(index);
+    bool returnedAsUpdate = llvm::any_of(ret->getOpOperands(), [&](OpOperand &o) {
+      return o.get() == result &&
+             getUpdatedParameter(fn, o.getOperandNumber()) ==
+                 parameter.getArgNumber();
+    });
+    if (!returnedAsUpdate)
+      return false;
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(update.getUpdate().getType()).getShape();
+    if (window && *window != shape)
+      return false;
+    window = shape;
+  }
+  return window.has_value();
 }
 
 /// Whether the fusion writing the new value of inout parameter `parameter`
@@ -146,7 +168,7 @@ static bool canWriteInPlace(FusionOp writer, BlockArgument parameter) {
 /// writes into the parameter.
 static void copyUnsafeInoutUpdates(func::FuncOp fn) {
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  OpBuilder b(ret);
+  OpBuilder b(fn.getContext());
   for (OpOperand &operand : ret->getOpOperands()) {
     std::optional<unsigned> parameter =
         getUpdatedParameter(fn, operand.getOperandNumber());
@@ -154,12 +176,15 @@ static void copyUnsafeInoutUpdates(func::FuncOp fn) {
     if (!parameter || !writer)
       continue;
     BlockArgument argument = fn.getArgument(*parameter);
-    if (noLaterReader(writer, argument) && writesWindowOf(writer, argument)) {
+    if (writer->hasAttr(kWindowInPlaceAttrName))
+      continue;
+    if (writesWindowsOnly(writer, fn)) {
       writer->setAttr(kWindowInPlaceAttrName, b.getUnitAttr());
       continue;
     }
     if (canWriteInPlace(writer, argument))
       continue;
+    b.setInsertionPoint(ret);
     FusionOp copy = buildFusion(b, operand.get().getLoc(), FusionKind::Loop,
                                 {}, operand.get());
     operand.set(copy.getResult(0));
