@@ -184,9 +184,21 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
   // Every buffer is 16-byte aligned: graph tensors by the runtime's contract,
   // workspace buffers by the artifact's 256-byte offsets. Knowing it lets
-  // LLVM turn adjacent accesses into vectors.
-  for (unsigned i = 0; i < arguments.size(); ++i)
-    kernel.setArgAttr(i, "llvm.align", kb.getI64IntegerAttr(16));
+  // LLVM turn adjacent accesses into vectors. Yet LLVM may also widen the
+  // last accesses of a buffer to a vector reaching past its end (three f16
+  // loads of a 6-byte buffer to one of 8 bytes): harmless on the GPU, but a
+  // read outside the buffer. So a buffer promises only the alignment its
+  // size keeps: at most the largest power of two dividing its bytes.
+  for (auto [i, argument] : llvm::enumerate(arguments)) {
+    int64_t align = 16;
+    if (auto memref = dyn_cast<MemRefType>(argument.getType())) {
+      int64_t bytes = memref.getNumElements() *
+                      std::max<int64_t>(1, memref.getElementTypeBitWidth() / 8);
+      while (bytes % align != 0)
+        align /= 2;
+    }
+    kernel.setArgAttr(i, "llvm.align", kb.getI64IntegerAttr(align));
+  }
   SymbolTable(kernels).insert(kernel);
   FailureOr<LaunchShape> shape =
       tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore, kernel,

@@ -251,6 +251,9 @@ void testManyModules(const std::string &dataDir) {
     loading.emplace_back([&, i] {
       const std::string path = dataDir + "/" + files[i];
       statuses[i] = fkrt_module_load_file(path.c_str(), &modules[i]);
+      // The workspace pool is under test (replays own workspaces).
+      if (statuses[i] == FKRT_SUCCESS)
+        statuses[i] = fkrt_set_cuda_graphs(modules[i], 0);
       if (statuses[i] == FKRT_SUCCESS)
         statuses[i] = fkrt_module_load_cuda(modules[i], 0);
       if (statuses[i] != FKRT_SUCCESS)
