@@ -5,8 +5,8 @@ each compiler given, several times, with the best time kept.
     python3 bench/compile_time.py [--repeat N] [--core C] [--label TEXT]
                                   [--compiler NAME=PATH ...] [--no-write]
 
-Compilers default to `before=/work/bin-baseline/fkc` when that file exists
-and `after=build/bin/fkc`; a compiler that cannot compile a model (an older
+Compilers default to `fkc=build/bin/fkc`; compare two with, e.g.,
+`--compiler before=OLD/fkc --compiler after=build/bin/fkc`. A compiler that cannot compile a model (an older
 fkc and a graph with calls) gets a dash. Each run is pinned to core C (0) by
 `taskset`; the table shows its CPU time (user + system, which another process
 on the machine does not inflate) and wall time, the PTX's size, its kernels
@@ -108,9 +108,7 @@ def main():
 
     compilers = [c.split("=", 1) for c in args.compiler]
     if not compilers:
-        if os.path.exists("/work/bin-baseline/fkc"):
-            compilers.append(("before", "/work/bin-baseline/fkc"))
-        compilers.append(("after", os.path.join(ROOT, "build/bin/fkc")))
+        compilers.append(("fkc", os.path.join(ROOT, "build/bin/fkc")))
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
