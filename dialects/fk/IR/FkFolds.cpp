@@ -27,9 +27,7 @@ static std::optional<double> splatValue(Attribute operand) {
 }
 
 static Attribute makeSplat(Type type, double value) {
-  auto shaped = cast<ShapedType>(type);
-  return DenseElementsAttr::get(
-      shaped, doubleToAttribute(shaped.getElementType(), value));
+  return getSplatAttribute(cast<ShapedType>(type), value);
 }
 
 namespace {

@@ -130,6 +130,11 @@ Attribute mlir::fk::doubleToAttribute(Type elementType, double value) {
                                       /*isSigned=*/true, /*implicitTrunc=*/true));
 }
 
+DenseElementsAttr mlir::fk::getSplatAttribute(ShapedType type, double value) {
+  return DenseElementsAttr::get(
+      type, doubleToAttribute(type.getElementType(), value));
+}
+
 //===----------------------------------------------------------------------===//
 // As arith/math ops
 //===----------------------------------------------------------------------===//

@@ -76,6 +76,10 @@ double attributeToDouble(Attribute element);
 /// The FloatAttr or IntegerAttr of `elementType` holding `value`.
 Attribute doubleToAttribute(Type elementType, double value);
 
+/// The splat of `value` (rounded or wrapped to the element type) in `type`,
+/// the value of a constant with one value everywhere.
+DenseElementsAttr getSplatAttribute(ShapedType type, double value);
+
 //===----------------------------------------------------------------------===//
 // As arith/math ops
 //===----------------------------------------------------------------------===//

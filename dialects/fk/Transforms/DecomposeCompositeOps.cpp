@@ -45,9 +45,7 @@ public:
   }
 
   Value splat(RankedTensorType type, double value) {
-    auto attr = DenseElementsAttr::get(
-        type, doubleToAttribute(type.getElementType(), value));
-    return ConstantOp::create(b, loc, type, attr);
+    return ConstantOp::create(b, loc, type, getSplatAttribute(type, value));
   }
 
   template <typename OpTy> Value binary(Value lhs, Value rhs) {

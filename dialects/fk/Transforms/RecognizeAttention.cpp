@@ -588,11 +588,9 @@ struct RecognizeAttentionPass
     if (attention.mask && attention.maskScale != 1.0) {
       // (s + m) * c: the attention adds c * m to its scaled scores.
       RankedTensorType maskType = tensorType(attention.mask);
-      Value factor = ConstantOp::create(
-          b, *attention.maskLoc, maskType,
-          DenseElementsAttr::get(
-              maskType, doubleToAttribute(maskType.getElementType(),
-                                          attention.maskScale)));
+      Value factor =
+          ConstantOp::create(b, *attention.maskLoc, maskType,
+                             getSplatAttribute(maskType, attention.maskScale));
       attention.mask = MulOp::create(b, *attention.maskLoc, maskType,
                                      attention.mask, factor);
     }
@@ -679,19 +677,25 @@ struct RecognizeAttentionPass
   /// -inf where they are hidden, in the attention's dtype and the boolean
   /// mask's shape (the attention broadcasts it).
   static Value buildAdditiveMask(OpBuilder &b, const Attention &attention) {
-    Location loc = *attention.booleanMaskLoc;
     Type dtype = tensorType(attention.query).getElementType();
-    RankedTensorType type = tensorType(attention.booleanMask).clone(dtype);
-    auto splat = [&](double value) -> Value {
-      return ConstantOp::create(
-          b, loc, type,
-          DenseElementsAttr::get(type, doubleToAttribute(dtype, value)));
-    };
-    Value kept = splat(0.0), hidden = splat(-INFINITY);
+    return selectByMask(b, *attention.booleanMaskLoc, attention,
+                        tensorType(attention.booleanMask).clone(dtype), 0.0,
+                        -INFINITY);
+  }
+
+  /// `kept` where the boolean mask keeps a score, `hidden` where it hides
+  /// it, as a tensor of `type` (the mask's shape).
+  static Value selectByMask(OpBuilder &b, Location loc,
+                            const Attention &attention, RankedTensorType type,
+                            double kept, double hidden) {
+    Value onKept =
+        ConstantOp::create(b, loc, type, getSplatAttribute(type, kept));
+    Value onHidden =
+        ConstantOp::create(b, loc, type, getSplatAttribute(type, hidden));
     if (!attention.keptWhereTrue)
-      std::swap(kept, hidden);
-    return SelectOp::create(b, loc, type, attention.booleanMask, kept,
-                            hidden);
+      std::swap(onKept, onHidden);
+    return SelectOp::create(b, loc, type, attention.booleanMask, onKept,
+                            onHidden);
   }
 
   /// `result` with the rows whose keys the boolean mask hides entirely
@@ -708,16 +712,7 @@ struct RecognizeAttentionPass
     // 1 where a key is kept, 0 where hidden; its maximum over the key axis
     // says whether the row keeps any, as a [..., Nq or 1, 1] mask.
     RankedTensorType keptType = maskType.clone(b.getF32Type());
-    auto splat = [&](RankedTensorType type, double value) -> Value {
-      return ConstantOp::create(
-          b, loc, type,
-          DenseElementsAttr::get(
-              type, doubleToAttribute(type.getElementType(), value)));
-    };
-    Value one = splat(keptType, 1.0), zero = splat(keptType, 0.0);
-    if (!attention.keptWhereTrue)
-      std::swap(one, zero);
-    Value kept = SelectOp::create(b, loc, keptType, mask, one, zero);
+    Value kept = selectByMask(b, loc, attention, keptType, 1.0, 0.0);
     Value anyKept = kept;
     if (maskRank > 0) {
       SmallVector<int64_t> rowShape(maskType.getShape().drop_back());
@@ -730,7 +725,9 @@ struct RecognizeAttentionPass
     RankedTensorType anyKeptType = tensorType(anyKept);
     Value hasKey = CompareOp::create(
         b, loc, anyKeptType.clone(b.getI1Type()), ComparisonDirection::GT,
-        anyKept, splat(anyKeptType, 0.0));
+        anyKept,
+        ConstantOp::create(b, loc, anyKeptType,
+                           getSplatAttribute(anyKeptType, 0.0)));
     // The mean of the values over the key axis, as [..., 1, Dv].
     Value values = attention.value;
     RankedTensorType valueType = tensorType(values);
