@@ -172,22 +172,18 @@ static FailureOr<LaunchShape> buildWindowKernel(KernelContext &k,
     ElementEmitter emitter = k.makeEmitter();
     SmallVector<Value> coords = k.idx.delinearize(i, window);
     for (auto [update, buffer] : llvm::zip(updates, k.results)) {
-      // The window's start, clamped as fk.update_slice clamps it.
-      ArrayRef<int64_t> full = tensorType(update.getDest()).getShape();
-      SmallVector<Value> at;
-      auto dynamic = update.getStart().begin();
-      for (auto [d, entry] : llvm::enumerate(update.getStaticStart())) {
-        Value start;
-        if (entry != ShapedType::kDynamic) {
-          start = k.idx.constant(entry);
-        } else {
-          FailureOr<Value> value = emitter.emit(*dynamic++, {});
-          if (failed(value))
-            return failure();
-          start = k.idx.clampedIndex(*value, full[d] - window[d]);
-        }
-        at.push_back(k.idx.add(start, coords[d]));
+      SmallVector<Value> dynamic;
+      for (Value start : update.getStart()) {
+        FailureOr<Value> value = emitter.emit(start, {});
+        if (failed(value))
+          return failure();
+        dynamic.push_back(*value);
       }
+      SmallVector<Value> at = k.idx.windowStart(
+          update.getStaticStart(), dynamic,
+          tensorType(update.getDest()).getShape(), window);
+      for (auto [first, coord] : llvm::zip(at, coords))
+        first = k.idx.add(first, coord);
       FailureOr<Value> element = emitter.emit(update.getUpdate(), coords);
       if (failed(element))
         return failure();

@@ -363,18 +363,8 @@ ElementStep ElementEmitter::withWindowStart(
       std::move(needs),
       [this, fixed, fullShape, windowShape,
        then](ArrayRef<Value> dynamic) -> FailureOr<ElementStep> {
-        SmallVector<Value> start;
-        size_t next = 0;
-        for (auto [d, entry] : llvm::enumerate(fixed)) {
-          if (entry != ShapedType::kDynamic) {
-            start.push_back(idx.constant(entry));
-            continue;
-          }
-          // As XLA: clamped so that the window lies in the tensor.
-          start.push_back(idx.clampedIndex(dynamic[next++],
-                                           fullShape[d] - windowShape[d]));
-        }
-        return then(start);
+        return then(
+            idx.windowStart(fixed, dynamic, fullShape, windowShape));
       });
 }
 

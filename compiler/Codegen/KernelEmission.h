@@ -81,6 +81,23 @@ struct IndexBuilder {
     x = arith::MinSIOp::create(b, loc, x, bound(std::min(high, most)));
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), x);
   }
+  /// The start per dimension of a window of shape `window` in a tensor of
+  /// shape `full` (fk.dynamic_slice, fk.update_slice): the entries of
+  /// `staticStart` as they are, and for each ShapedType::kDynamic entry the
+  /// next of `dynamic` (integer scalars) clamped into [0, full - window], as
+  /// XLA clamps it.
+  SmallVector<Value> windowStart(ArrayRef<int64_t> staticStart,
+                                 ArrayRef<Value> dynamic,
+                                 ArrayRef<int64_t> full,
+                                 ArrayRef<int64_t> window) {
+    SmallVector<Value> start;
+    const Value *next = dynamic.begin();
+    for (auto [d, entry] : llvm::enumerate(staticStart))
+      start.push_back(entry == ShapedType::kDynamic
+                          ? clampedIndex(*next++, full[d] - window[d])
+                          : constant(entry));
+    return start;
+  }
 
   /// The row-major coordinates of `linear` in `shape`.
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape) {
