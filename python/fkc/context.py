@@ -1,0 +1,104 @@
+"""Writing statements: the graph's text, its names, and one node's helpers."""
+import torch
+
+from .dtypes import Unsupported, fk_dtype, format_list, format_number
+from .names import NameTable
+from .values import Tensor
+
+
+class GraphText:
+    """The statements of the graph being written, and the names they use."""
+
+    def __init__(self):
+        self.names = NameTable()
+        self.statements = []  # (text, comment)
+        self.defined = set()
+
+
+class NodeContext:
+    """Helpers for the lowering of one node: operands as expressions, statements
+    named after the node (`view_3`, or `view_3_flat` for a helper statement), each
+    with the node's module path and source line as a comment."""
+
+    def __init__(self, text, node, name, comment):
+        self.text, self.node, self.name, self.comment = text, node, name, comment
+        val = node.meta.get("val")
+        self.out = val if isinstance(val, torch.Tensor) else None
+
+    # --- the node's result -------------------------------------------------
+    @property
+    def out_dtype(self):
+        return self.out.dtype
+
+    @property
+    def out_shape(self):
+        return tuple(int(d) for d in self.out.shape)
+
+    def emit(self, expr, dtype, shape, suffix=None):
+        """Writes `NAME = expr` and returns the tensor; the node's own result takes
+        the node's name, a helper statement `NAME_suffix`."""
+        fk_dtype(dtype)
+        name = self.name if suffix is None else self.text.names.reserve(f"{self.name}_{suffix}")
+        self.text.statements.append((f"{name} = {expr}", self.comment))
+        self.text.defined.add(name)
+        return Tensor(name, dtype, shape)
+
+    def result(self, expr, dtype=None, shape=None):
+        return self.emit(expr, self.out_dtype if dtype is None else dtype,
+                         self.out_shape if shape is None else shape)
+
+    # --- operands ------------------------------------------------------------
+    def ref(self, value, dtype=None):
+        """An operand as an expression: a tensor's name (cast to `dtype` where it
+        differs) or a number, which takes its partner's dtype (section 6)."""
+        if isinstance(value, Tensor):
+            if dtype is not None and value.dtype != dtype:
+                return f"cast({value.name}, to={fk_dtype(dtype)})"
+            return value.name
+        if isinstance(value, (bool, int, float)):
+            if dtype is not None and not dtype.is_floating_point and isinstance(value, float):
+                if not value.is_integer():
+                    raise Unsupported(f"the number {value} in an integer computation")
+                value = int(value)
+            return format_number(value)
+        raise Unsupported(f"an operand of kind {type(value).__name__}")
+
+    def cast(self, value, dtype, suffix="cast"):
+        """`value` as a tensor of `dtype` (a statement only where a cast is needed)."""
+        if value.dtype == dtype:
+            return value
+        return self.emit(f"cast({value.name}, to={fk_dtype(dtype)})", dtype, value.shape, suffix)
+
+    def reshape(self, value, shape, suffix="reshape"):
+        shape = tuple(shape)
+        if value.shape == shape:
+            return value
+        return self.emit(f"reshape({value.name}, shape={format_list(shape)})", value.dtype, shape,
+                         suffix)
+
+    def transpose(self, value, perm, suffix="transpose"):
+        perm = list(perm)
+        if perm == list(range(len(perm))):
+            return value
+        shape = tuple(value.shape[p] for p in perm)
+        return self.emit(f"transpose({value.name}, perm={format_list(perm)})", value.dtype, shape,
+                         suffix)
+
+    def full(self, number, dtype, shape=()):
+        return f"full({format_number(number)}, shape={format_list(shape)}, dtype={fk_dtype(dtype)})"
+
+
+def normalize_dim(dim, rank):
+    if not -max(rank, 1) <= dim < max(rank, 1):
+        raise Unsupported(f"dimension {dim} out of range for rank {rank}")
+    return dim % rank if rank else 0
+
+
+def static_shape(shape):
+    """A shape whose entries are all plain integers (no symbolic sizes)."""
+    out = []
+    for d in shape:
+        if not isinstance(d, int) and not (hasattr(d, "node") and d.node.is_constant()):
+            raise Unsupported(f"the symbolic size {d} (sizes are static in the language)")
+        out.append(int(d))
+    return tuple(out)

@@ -1,0 +1,73 @@
+"""An imported graph: its .graph text, weights and example inputs, and saving them."""
+import json
+
+import torch
+
+METADATA_KEY = "fkc.state_dict_names"
+
+
+class Graph:
+    """The result of `fkc.from_torch`.
+
+    - `text`: the .graph source (str(graph) too).
+    - `name`: the graph's name in it.
+    - `weights`: {parameter name: tensor} of the model's parameters, buffers and
+      constants, named as in the .graph.
+    - `state_dict_names`: {parameter name: the model's state_dict key}.
+    - `inputs`: {parameter name: example tensor} of the model's own inputs.
+    - `outputs`: the names of the results, in order.
+    """
+
+    def __init__(self, name, model_name, parameters, statements, results, weights,
+                 state_dict_names, inputs):
+        self.name, self.model_name = name, model_name
+        self.parameters = parameters
+        self.statements = statements
+        self.outputs = list(results)
+        self.weights = weights
+        self.state_dict_names = state_dict_names
+        self.inputs = inputs
+        self.text = self._render()
+
+    def _render(self):
+        lines = [f"# {self.model_name}, imported by fkc from torch.export (torch {torch.__version__}).",
+                 "# Its inputs come first; the other parameters are its weights, stored under",
+                 "# these names in the .safetensors file saved with it.", ""]
+        head = f"graph {self.name}("
+        params = [f"{name}: {type_text}" for name, type_text in self.parameters]
+        lines.append(head + (",\n" + " " * len(head)).join(params) + ") {")
+        for statement, comment in self.statements:
+            lines.append(f"  {statement}" + (f"  # {comment}" if comment else ""))
+        lines.append(f"  return {', '.join(self.outputs)}")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def __str__(self):
+        return self.text
+
+    def save(self, path, weights=None, inputs=None):
+        """Writes the .graph to `path`; `weights=` also writes the weights and
+        `inputs=` the example inputs, each as a .safetensors file keyed by the
+        parameter names of the graph."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.text)
+        if weights is not None:
+            self.save_weights(weights)
+        if inputs is not None:
+            self.save_inputs(inputs)
+
+    def save_weights(self, path):
+        """The weights in their own dtypes, with the map from parameter names to
+        state_dict keys as JSON under `__metadata__["fkc.state_dict_names"]`."""
+        metadata = {"format": "pt", METADATA_KEY: json.dumps(self.state_dict_names, sort_keys=True)}
+        _save(self.weights, path, metadata)
+
+    def save_inputs(self, path, tensors=None):
+        """The example inputs (or `tensors`, {input name: tensor}) by parameter name."""
+        _save(self.inputs if tensors is None else tensors, path, {"format": "pt"})
+
+
+def _save(tensors, path, metadata):
+    from safetensors.torch import save_file
+    save_file({k: v.detach().to("cpu").contiguous().clone() for k, v in tensors.items()}, path,
+              metadata=metadata)

@@ -1,0 +1,213 @@
+"""from_torch: a torch.nn.Module, exported with torch.export, as a .graph."""
+import torch
+import torch.utils._pytree as pytree
+from torch.export.graph_signature import InputKind, OutputKind, TensorArgument
+
+from .context import GraphText, NodeContext, static_shape
+from .dtypes import Unsupported, fk_dtype
+from .errors import FkcError, Problem, SymbolicShapesNotSupportedError, UnsupportedModelError
+from .graph import Graph
+from .lowering import LOWERINGS
+from .names import legalize
+from .source import module_path, source_location
+from .values import Poisoned, Tensor
+
+# Kept whole by the decomposition to core ATen: each is one op of the language
+# (or a readable few), where its decomposition would spell it out.
+PRESERVED_OPS = (
+    torch.ops.aten.linear.default,
+    torch.ops.aten.layer_norm.default,
+    torch.ops.aten.scaled_dot_product_attention.default,
+)
+
+# Operation names of the language: a graph named so could not be called.
+_LANGUAGE_OPS = frozenset("""add sub mul div pow max min neg abs relu floor exp log sqrt rsqrt tanh
+sigmoid silu erf sin cos gelu eq ne lt le gt ge select cast sum mean reshape transpose broadcast
+iota full matmul softmax layernorm rmsnorm attention gather argmax argmin slice concat pad
+dynamic_slice update_slice""".split())
+
+
+def export(model, args, kwargs=None):
+    """torch.export (non-strict) decomposed to core ATen, but for PRESERVED_OPS."""
+    program = torch.export.export(model, tuple(args), kwargs=kwargs or {}, strict=False)
+    table = torch.export.default_decompositions()
+    for op in PRESERVED_OPS:
+        table.pop(op, None)
+    return program.run_decompositions(table)
+
+
+def from_torch(model, args, kwargs=None, *, name=None, dynamic_shapes=None):
+    """Imports `model` called on the example `args` (and `kwargs`) as a Graph.
+
+    Shapes are those of the examples. Raises UnsupportedModelError naming every
+    operation the language cannot express, and SymbolicShapesNotSupportedError
+    for `dynamic_shapes`.
+    """
+    if dynamic_shapes is not None:
+        raise SymbolicShapesNotSupportedError(
+            "symbolic (dynamic) sizes are not supported yet: the language has static shapes, "
+            "so import one graph per size (call from_torch without dynamic_shapes)")
+    model_name = type(model).__name__
+    try:
+        program = export(model, args, kwargs)
+    except Exception as e:  # torch's own message says what it could not capture
+        raise FkcError(f"torch.export could not capture {model_name}: "
+                       f"{type(e).__name__}: {str(e).strip().splitlines()[0]}") from e
+    return _Importer(program, name or model_name, model_name).run(args, kwargs)
+
+
+def _output_names(program):
+    """Names of the outputs from their place in the returned structure: the
+    fields of a ModelOutput (`logits`), positions of a tuple (`output_0`)."""
+    spec = program.call_spec.out_spec
+    skeleton = pytree.tree_unflatten(list(range(spec.num_leaves)), spec)
+    names = []
+    for path, _ in pytree.tree_flatten_with_path(skeleton)[0]:
+        parts = [str(getattr(k, "key", getattr(k, "idx", getattr(k, "name", k)))) for k in path]
+        text = "_".join(parts)
+        names.append("output" if not text else ("output_" + text if text[0].isdigit() else text))
+    return names
+
+
+class _Importer:
+    def __init__(self, program, graph_name, model_name):
+        self.program, self.model_name = program, model_name
+        self.graph_name = legalize(graph_name)
+        if self.graph_name in _LANGUAGE_OPS:
+            self.graph_name += "_graph"
+        self.text = GraphText()
+        self.problems = []
+        self.env = {}
+
+    def problem(self, node, op, reason):
+        self.problems.append(Problem(op, reason, module_path(node), source_location(node)))
+
+    def run(self, args, kwargs):
+        program, signature = self.program, self.program.graph_signature
+        graph = program.graph_module.graph
+        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        specs = dict(zip([n.name for n in placeholders], signature.input_specs))
+
+        # Names: the model's inputs, then the weights (after their state_dict keys),
+        # then the outputs; the other statements take the exported nodes' names.
+        user_inputs, weights = [], []
+        for node in placeholders:
+            spec = specs[node.name]
+            if spec.kind == InputKind.USER_INPUT:
+                user_inputs.append((node, self.text.names.reserve(node.name)))
+            elif node.users:
+                weights.append((node, self.text.names.reserve(spec.target), spec))
+        output_node = next(n for n in graph.nodes if n.op == "output")
+        output_values = list(output_node.args[0])
+        wanted_output = {}
+        user_outputs = [(v, s) for v, s in zip(output_values, signature.output_specs)]
+        out_names = iter(_output_names(program))
+        for value, spec in user_outputs:
+            if spec.kind != OutputKind.USER_OUTPUT:
+                self.problem(output_node, "output",
+                             f"the model updates {spec.kind.name.lower()} '{spec.target}' in "
+                             f"place (only pure functions are imported)")
+                continue
+            name = next(out_names)
+            if isinstance(value, torch.fx.Node) and value.op == "call_function" \
+                    and value not in wanted_output:
+                wanted_output[value] = self.text.names.reserve(name)
+
+        parameters = []  # (name, type text)
+        for node, name in user_inputs:
+            self._placeholder(node, name, parameters)
+        for node, name, _ in weights:
+            self._placeholder(node, name, parameters)
+
+        for node in graph.nodes:
+            if node.op == "call_function":
+                self._call(node, wanted_output.get(node))
+            elif node.op == "get_attr":
+                self.problem(node, str(node.target), "a submodule or attribute reference "
+                             "(control flow such as torch.cond is not imported)")
+                self.env[node] = Poisoned()
+
+        results = []
+        for value, spec in user_outputs:
+            if spec.kind != OutputKind.USER_OUTPUT:
+                continue
+            v = self.env.get(value) if isinstance(value, torch.fx.Node) else value
+            if isinstance(v, Poisoned):
+                continue
+            if not isinstance(v, Tensor):
+                self.problem(output_node, "output", f"the output {value!r} is not a tensor")
+                continue
+            wanted = wanted_output.get(value)
+            if wanted is not None and wanted not in self.text.defined:
+                # The node only renamed a value (a clone, a view of nothing): name it.
+                self.text.statements.append((f"{wanted} = {v.name}", "output"))
+                self.text.defined.add(wanted)
+                v = Tensor(wanted, v.dtype, v.shape)
+            results.append(v.name)
+        if self.problems:
+            raise UnsupportedModelError(self.model_name, self.problems)
+
+        tensors = {}
+        state_dict_names = {}
+        for node, name, spec in weights:
+            tensors[name] = _weight(self.program, spec)
+            state_dict_names[name] = spec.target
+        example = pytree.tree_leaves((tuple(args), dict(kwargs or {})))
+        user_specs = [s for s in signature.input_specs if s.kind == InputKind.USER_INPUT]
+        example_inputs = {}
+        tensor_examples = iter([e for e in example if isinstance(e, torch.Tensor)])
+        for spec in user_specs:
+            if isinstance(spec.arg, TensorArgument):
+                example_inputs[spec.arg.name] = next(tensor_examples)
+        inputs = {name: example_inputs[node.name] for node, name in user_inputs
+                  if node.name in example_inputs}
+        return Graph(self.graph_name, self.model_name, parameters, self.text.statements, results,
+                     tensors, state_dict_names, inputs)
+
+    def _placeholder(self, node, name, parameters):
+        try:
+            val = node.meta["val"]
+            shape = static_shape(val.shape)
+            type_text = f"{fk_dtype(val.dtype)}{list(shape)}"
+        except Unsupported as e:
+            self.problem(node, f"input {node.name}", str(e))
+            self.env[node] = Poisoned()
+            return
+        self.env[node] = Tensor(name, val.dtype, shape)
+        parameters.append((name, type_text))
+
+    def _call(self, node, output_name):
+        op = str(node.target)
+        lowering = LOWERINGS.get(node.target)
+        inputs = node.all_input_nodes
+        if lowering is None:
+            self.problem(node, op, "no lowering to the language")
+            self.env[node] = Poisoned()
+            return
+        if any(isinstance(self.env.get(i), Poisoned) for i in inputs):
+            self.env[node] = Poisoned()
+            return
+        args = torch.fx.node.map_arg(node.args, lambda n: self.env[n])
+        kwargs = torch.fx.node.map_arg(node.kwargs, lambda n: self.env[n])
+        kwargs = {k: v for k, v in kwargs.items()
+                  if k not in ("device", "layout", "pin_memory", "memory_format", "non_blocking")}
+        comment = ", ".join(w for w in (module_path(node), source_location(node)) if w)
+        try:
+            val = node.meta.get("val")
+            if isinstance(val, torch.Tensor):
+                static_shape(val.shape)
+                fk_dtype(val.dtype)
+            name = self.text.names.reserve(output_name or node.name)
+            ctx = NodeContext(self.text, node, name, comment)
+            self.env[node] = lowering(ctx, *args, **kwargs)
+        except Unsupported as e:
+            self.problem(node, op, str(e))
+            self.env[node] = Poisoned()
+
+
+def _weight(program, spec):
+    if spec.target in program.state_dict:
+        tensor = program.state_dict[spec.target]
+    else:
+        tensor = program.constants[spec.target]
+    return tensor.detach()
