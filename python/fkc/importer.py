@@ -197,7 +197,7 @@ class _Importer:
             if isinstance(val, torch.Tensor):
                 static_shape(val.shape)
                 fk_dtype(val.dtype)
-            name = self.text.names.reserve(output_name or node.name)
+            name = output_name or self.text.names.reserve(node.name)
             ctx = NodeContext(self.text, node, name, comment)
             self.env[node] = lowering(ctx, *args, **kwargs)
         except Unsupported as e:

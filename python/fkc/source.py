@@ -1,4 +1,6 @@
 """Where an exported node comes from: its module path and the user's source line."""
+import importlib
+import inspect
 import os
 import re
 import sysconfig
@@ -26,12 +28,30 @@ def _short_path(path):
 def source_location(node):
     """`file:line` of the innermost frame of the node's stack trace outside torch
     itself (so an `nn.Linear` points at the model line that called it), or ''."""
-    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
+    # Generated code (`<eval_with_key>`, where export re-traced a region) has no
+    # file to point at: then the forward of the module the node runs in.
+    frames = [f for f in _FRAME.findall(node.meta.get("stack_trace") or "")
+              if not f[0].startswith("<")]
     if not frames:
-        return ""
+        return _module_forward(node)
     user = [f for f in frames if not os.path.abspath(f[0]).startswith(_TORCH_DIR)]
     path, line = (user or frames)[-1]
     return f"{_short_path(path)}:{line}"
+
+
+def _module_forward(node):
+    stack = node.meta.get("nn_module_stack")
+    if not stack:
+        return ""
+    cls = list(stack.values())[-1][1]
+    try:
+        if isinstance(cls, str):
+            module_name, _, cls_name = cls.rpartition(".")
+            cls = getattr(importlib.import_module(module_name), cls_name)
+        forward = inspect.unwrap(cls.forward)
+        return f"{_short_path(inspect.getsourcefile(forward))}:{inspect.getsourcelines(forward)[1]}"
+    except (ImportError, AttributeError, TypeError, OSError):
+        return ""
 
 
 def module_path(node):

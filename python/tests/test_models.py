@@ -1,0 +1,80 @@
+"""Tiny GPT-2, Llama, BERT and ViT: imported, compiled, and compared with PyTorch
+on the CPU reference interpreter."""
+import functools
+import os
+
+import pytest
+import torch
+
+import fkc
+from conftest import Imported, flat_outputs, relative_error, run_fkc
+from fkt import read_bundle
+from models import MODELS, VOCAB
+
+# rel. L2 error against PyTorch on the CPU.
+TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2}
+CASES = [(name, torch.float32) for name in MODELS] + [("gpt2", torch.float16),
+                                                      ("llama", torch.float16)]
+IDS = [f"{name}-{str(dtype).split('.')[-1]}" for name, dtype in CASES]
+
+
+@functools.lru_cache(None)
+def imported_model(name, dtype):
+    model, args = MODELS[name](dtype)
+    return model, args, fkc.from_torch(model, args)
+
+
+@pytest.mark.parametrize("name,dtype", CASES, ids=IDS)
+def test_imports_and_compiles(name, dtype, tmp_path):
+    model, args, graph = imported_model(name, dtype)
+    state_dict = model.state_dict()
+    for parameter, key in graph.state_dict_names.items():
+        assert f"{parameter}: " in graph.text
+        if key in state_dict:
+            assert torch.equal(graph.weights[parameter], state_dict[key]), key
+    # Every statement says where in the model it comes from.
+    body = graph.text.split(") {", 1)[1].splitlines()[1:-2]
+    assert body and all(".py:" in line or line.endswith("# output") for line in body)
+    Imported(graph, str(tmp_path)).compile()
+
+
+def _load_into(model, graph, tensors):
+    """Copies the graph's weights `tensors` (by parameter name) into the model."""
+    state = model.state_dict(keep_vars=True)  # tied weights under each of their names
+    with torch.no_grad():
+        for parameter, key in graph.state_dict_names.items():
+            (state[key] if key in state else model.get_buffer(key)).copy_(tensors[parameter])
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama", "vit"])
+def test_matches_torch_on_random_weights(name, tmp_path):
+    """fkc's random weights and inputs (`--reference`) in both: no --inputs needed."""
+    model, args, graph = imported_model(name, torch.float32)
+    saved = Imported(graph, str(tmp_path))
+    bundle = os.path.join(saved.folder, "reference.fkt")
+    run_fkc(saved.path, "-o", os.path.join(saved.folder, "model.ptx"), "--reference", bundle,
+            "--seed", "7")
+    inputs, expected = read_bundle(bundle)[graph.name]
+    model = MODELS[name](torch.float32)[0]
+    _load_into(model, graph, inputs)
+    user = [inputs[k] for k in graph.inputs]
+    # Token ids drawn from [-8, 8]: gather takes a negative index from the end, as
+    # Python does; PyTorch's embedding wants it made non-negative.
+    user = [t % VOCAB if t.dtype == torch.int64 else t for t in user]
+    with torch.no_grad():
+        actual = flat_outputs(model(*user))
+    for result, want in zip(graph.outputs, actual):
+        assert relative_error(expected[result], want) < TOLERANCE[torch.float32], result
+
+
+@pytest.mark.parametrize("name,dtype", CASES, ids=IDS)
+def test_matches_torch_with_its_weights(name, dtype, tmp_path):
+    """The model's own weights and example inputs, through --inputs."""
+    model, args, graph = imported_model(name, dtype)
+    results = Imported(graph, str(tmp_path)).interpret()
+    with torch.no_grad():
+        expected = flat_outputs(model(*args))
+    assert list(results) and set(results) == set(graph.outputs)
+    for result, want in zip(graph.outputs, expected):
+        assert results[result].dtype == want.dtype
+        assert relative_error(results[result], want) < TOLERANCE[dtype], result
