@@ -4,13 +4,13 @@ import torch.utils._pytree as pytree
 from torch.export.graph_signature import InputKind, OutputKind, TensorArgument
 
 from .context import GraphText, NodeContext, static_shape
-from .dtypes import Unsupported, fk_dtype
+from .dtypes import FK_DTYPES, Unsupported, fk_dtype
 from .errors import FkcError, Problem, SymbolicShapesNotSupportedError, UnsupportedModelError
 from .graph import Graph
 from .lowering import LOWERINGS
 from .names import legalize
 from .source import module_path, source_location
-from .values import Poisoned, Tensor
+from .values import Tensor
 
 # Kept whole by the decomposition to core ATen: each is one op of the language
 # (or a readable few), where its decomposition would spell it out.
@@ -78,6 +78,7 @@ class _Importer:
         self.text = GraphText()
         self.problems = []
         self.env = {}
+        self.poisoned = set()
 
     def problem(self, node, op, reason):
         self.problems.append(Problem(op, reason, module_path(node), source_location(node)))
@@ -125,15 +126,15 @@ class _Importer:
             elif node.op == "get_attr":
                 self.problem(node, str(node.target), "a submodule or attribute reference "
                              "(control flow such as torch.cond is not imported)")
-                self.env[node] = Poisoned()
+                self._poison(node)
 
         results = []
         for value, spec in user_outputs:
             if spec.kind != OutputKind.USER_OUTPUT:
                 continue
-            v = self.env.get(value) if isinstance(value, torch.fx.Node) else value
-            if isinstance(v, Poisoned):
+            if value in self.poisoned:
                 continue
+            v = self.env.get(value) if isinstance(value, torch.fx.Node) else value
             if not isinstance(v, Tensor):
                 self.problem(output_node, "output", f"the output {value!r} is not a tensor")
                 continue
@@ -171,7 +172,7 @@ class _Importer:
             type_text = f"{fk_dtype(val.dtype)}{list(shape)}"
         except Unsupported as e:
             self.problem(node, f"input {node.name}", str(e))
-            self.env[node] = Poisoned()
+            self._poison(node)
             return
         self.env[node] = Tensor(name, val.dtype, shape)
         parameters.append((name, type_text))
@@ -179,13 +180,13 @@ class _Importer:
     def _call(self, node, output_name):
         op = str(node.target)
         lowering = LOWERINGS.get(node.target)
-        inputs = node.all_input_nodes
+        # A node downstream of a problem is still lowered, on stand-ins of its
+        # inputs, so that every problem of the model is found in one run; only its
+        # own problems are reported (not a dtype it inherits).
+        downstream = any(i in self.poisoned for i in node.all_input_nodes)
         if lowering is None:
             self.problem(node, op, "no lowering to the language")
-            self.env[node] = Poisoned()
-            return
-        if any(isinstance(self.env.get(i), Poisoned) for i in inputs):
-            self.env[node] = Poisoned()
+            self._poison(node)
             return
         args = torch.fx.node.map_arg(node.args, lambda n: self.env[n])
         kwargs = torch.fx.node.map_arg(node.kwargs, lambda n: self.env[n])
@@ -196,13 +197,31 @@ class _Importer:
             val = node.meta.get("val")
             if isinstance(val, torch.Tensor):
                 static_shape(val.shape)
-                fk_dtype(val.dtype)
+                if not downstream:
+                    fk_dtype(val.dtype)
             name = output_name or self.text.names.reserve(node.name)
             ctx = NodeContext(self.text, node, name, comment)
             self.env[node] = lowering(ctx, *args, **kwargs)
+            if downstream:
+                self._poison(node)
         except Unsupported as e:
-            self.problem(node, op, str(e))
-            self.env[node] = Poisoned()
+            if not (downstream and "has no counterpart" in str(e)):
+                self.problem(node, op, str(e))
+            self._poison(node)
+
+    def _poison(self, node):
+        """Marks the node's value as not importable, with a stand-in of its type."""
+        self.poisoned.add(node)
+
+        def stand_in(val):
+            if isinstance(val, torch.Tensor):
+                dtype = val.dtype if val.dtype in FK_DTYPES else torch.float32
+                return Tensor(node.name, dtype, [int(d) if isinstance(d, int) else 1
+                                                 for d in val.shape])
+            if isinstance(val, (list, tuple)):
+                return [stand_in(v) for v in val]
+            return val
+        self.env[node] = stand_in(node.meta.get("val"))
 
 
 def _weight(program, spec):

@@ -23,7 +23,3 @@ class Deferred:
 
     def __init__(self, write):
         self.write = write  # write(ctx) -> Tensor
-
-
-class Poisoned:
-    """The value of a node that could not be imported (already reported)."""
