@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  cmake ninja-build clang-14 libclang-rt-14-dev python3
+  cmake ninja-build clang-14 libclang-rt-14-dev python3 python3-venv
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libcli11-dev
 )
@@ -29,6 +29,15 @@ if [ ! -f "$build/build.ninja" ]; then
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir
 fi
 ninja -C "$build" -j"$(nproc)"
+
+# The importer (python/fkc) in .venv, with torch, transformers, safetensors and
+# pytest for its tests; installed again only when python/pyproject.toml changes.
+[ -x .venv/bin/python ] || python3 -m venv .venv
+if [ ! -f .venv/.fkc-installed ] || [ python/pyproject.toml -nt .venv/.fkc-installed ]; then
+  .venv/bin/pip install -q --disable-pip-version-check torch transformers safetensors pytest
+  .venv/bin/pip install -q --disable-pip-version-check -e ./python
+  touch .venv/.fkc-installed
+fi
 
 # The main job: compile an example graph.
 "$build/bin/fkc" examples/mlp.graph -o "$build/mlp.ptx"
