@@ -32,4 +32,4 @@ class Problem:
 
     def __str__(self):
         where = ", ".join(w for w in (self.module, self.location) if w)
-        return f"{self.op}: {self.reason}" + (f" ({where})" if where else "")
+        return f"{self.op}: {self.reason}" + (f" [{where}]" if where else "")
