@@ -128,8 +128,8 @@ def make_model_class(torch):
             return self.head(x)
 
         def decode(self, ids, pos):
-            x = self.wte[ids] + self.wpe[pos].view(1, 1, D)
             where = pos.view(1).long()
+            x = self.wte[ids] + torch.index_select(self.wpe, 0, where).view(1, 1, D)
             seen = (self.arange <= pos).view(1, POSITIONS)
 
             def attend(q, k, v, kc, vc):
@@ -227,7 +227,8 @@ def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
     g = torch.Generator(device="cpu").manual_seed(batch * 7919 + prompt)
     ids_prompt = torch.randint(0, VOCAB, (batch, prompt), generator=g).to(device)
     ids_next = torch.randint(0, VOCAB, (batch, 1), generator=g).to(device)
-    pos = torch.tensor(prompt, dtype=torch.int32, device=device)
+    # The decode step's position: after the prompt, or the cache's last.
+    pos = torch.tensor(min(prompt, POSITIONS - 1), dtype=torch.int32, device=device)
     caches = {f"{kv}{i}": getattr(model, f"{kv}{i}") for i in range(LAYERS)
               for kv in "kv"}
     tensors = dict(weights, **caches)
