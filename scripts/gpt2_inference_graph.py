@@ -8,16 +8,16 @@ and a decode-step graph over key/value caches updated in place.
 
 Graphs of the file (each an entry point of the artifact):
 
-  prefill(ids: i64[1, T], k0..: inout, v0..: inout, weights)
-      the prompt's logits [1, T, V]; writes the prompt's keys and values
+  prefill(ids: i64[B, T], k0..: inout, v0..: inout, weights)
+      the prompts' logits [B, T, V]; writes the prompt's keys and values
       into the caches at positions 0..T-1
-  decode(ids: i64[1, 1], pos: i32[], k0..: inout, v0..: inout, weights)
-      the next token's logits [1, 1, V]; writes its key and value at `pos`
+  decode(ids: i64[B, 1], pos: i32[], k0..: inout, v0..: inout, weights)
+      the next tokens' logits [B, 1, V]; writes its key and value at `pos`
       and attends to the cache's positions 0..pos (a boolean mask)
   prefill_layer, decode_layer: one layer of each, called per layer
 
 Token and position embeddings are gathers from the tables; the LM head is
-tied to the token embedding. The caches are [1, 12, 1024, 64] per layer,
+tied to the token embedding. The caches are [B, 12, 1024, 64] per layer (B = --batch, 1 by default),
 f16. A smaller model of the same structure (for tests):
 
   python3 scripts/gpt2_inference_graph.py --layers 2 --d-model 64 \\
@@ -28,13 +28,15 @@ import os
 
 
 class Sizes:
-    def __init__(self, layers, d, heads, mlp, vocab, positions, prompt):
-        self.layers, self.d, self.heads = layers, d, heads
+    def __init__(self, layers, d, heads, mlp, vocab, positions, prompt,
+                 batch=1):
+        self.layers, self.d, self.heads, self.batch = layers, d, heads, batch
         self.head_dim, self.mlp, self.vocab = d // heads, mlp, vocab
         self.positions, self.prompt = positions, prompt
 
     def cache(self):
-        return f"f16[1, {self.heads}, {self.positions}, {self.head_dim}]"
+        return (f"f16[{self.batch}, {self.heads}, {self.positions}, "
+                f"{self.head_dim}]")
 
     def layer_params(self):
         d, m = self.d, self.mlp
@@ -59,8 +61,9 @@ def layer(s, name, tokens, decode):
     values into the caches (at 0 for the prompt, at `pos` when decoding)
     and attends to the cache."""
     hd, h = s.head_dim, s.heads
-    split = f"shape=[1, {tokens}, {h}, {hd}]"
-    params = [f"x: f16[1, {tokens}, {s.d}]"]
+    b = s.batch
+    split = f"shape=[{b}, {tokens}, {h}, {hd}]"
+    params = [f"x: f16[{b}, {tokens}, {s.d}]"]
     if decode:
         params.append("pos: i32[]")
     params += [f"k_cache: inout {s.cache()}", f"v_cache: inout {s.cache()}"]
@@ -94,7 +97,7 @@ def layer(s, name, tokens, decode):
         ]
     body += [
         f"x1 = x + (reshape(transpose(a, perm=[0, 2, 1, 3]), "
-        f"shape=[1, {tokens}, {s.d}]) @ wo + bo)",
+        f"shape=[{b}, {tokens}, {s.d}]) @ wo + bo)",
         "h2 = layernorm(x1, ln2_g, ln2_b, eps=1e-5)",
         "m = gelu(h2 @ w_fc + b_fc, approximate=\"tanh\") @ w_proj + b_proj",
         "return x1 + m, k_cache = keys, v_cache = values",
@@ -104,7 +107,7 @@ def layer(s, name, tokens, decode):
 
 def model(s, name, decode):
     tokens = 1 if decode else s.prompt
-    params = [f"ids: i64[1, {tokens}]"]
+    params = [f"ids: i64[{s.batch}, {tokens}]"]
     if decode:
         params.append("pos: i32[]")
     for i in range(s.layers):
@@ -158,11 +161,14 @@ def main():
     parser.add_argument("--vocab", type=int, default=50257)
     parser.add_argument("--positions", type=int, default=1024)
     parser.add_argument("--prompt", type=int, default=128)
+    parser.add_argument("--batch", type=int, default=1,
+                        help="sequences per call (every one at the same "
+                        "position)")
     parser.add_argument("--out", help="the file to write (default: "
                         "examples/gpt2_inference.graph)")
     args = parser.parse_args()
     s = Sizes(args.layers, args.d_model, args.heads, args.mlp, args.vocab,
-              args.positions, args.prompt)
+              args.positions, args.prompt, args.batch)
     out = args.out or os.path.join(
         os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
         "examples", "gpt2_inference.graph")

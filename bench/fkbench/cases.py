@@ -129,6 +129,12 @@ def _gemm_flops(t, attrs):
     return 2 * math.prod(a.shape[:-2]) * m * n * k
 
 
+def _linear_flops(t, attrs):
+    """2 * M * N * K: x [M, K] against w [N, K] (nn.Linear's layout)."""
+    m, k = t["x"].shape
+    return 2 * m * t["w"].shape[0] * k
+
+
 def _attention_flops(t, attrs):
     """4 * B * H * N^2 * D, halved when causal."""
     b, h, n, d = t["q"].shape
@@ -220,6 +226,19 @@ def _table():
         description="gelu(a @ b + bias), tanh gelu, 4096^3",
         eager_is="a cuBLAS GEMM (torch.matmul), then the bias add and "
                  "the gelu as two elementwise kernels"))
+    # nn.Linear: the weight is [out, in], read as transpose(w) in place.
+    cases.append(Case(
+        "linear_f16_4096", "linear", ("x", "w", "b"),
+        init={"w": (0.0, 1 / 32), "b": (0.0, 0.1)}, flop_formula=_linear_flops,
+        description="x @ transpose(w) + b (nn.Linear), x [4096, 1024], "
+                    "w [4096, 1024]",
+        eager_is="F.linear: one cuBLAS GEMM with the bias in its epilogue"))
+    cases.append(Case(
+        "lm_head_f16", "lm_head", ("x", "w"),
+        init={"w": (0.0, 1 / math.sqrt(768))}, flop_formula=_linear_flops,
+        description="GPT-2's LM head: x @ transpose(wte), x [2048, 768], "
+                    "wte [50257, 768] (an odd vocabulary)",
+        eager_is="F.linear: one cuBLAS GEMM"))
     cases.append(Case(
         "bmm_f16", "gemm", ("a", "b"),
         init={"b": (0.0, 1 / math.sqrt(2048))}, flop_formula=_gemm_flops,

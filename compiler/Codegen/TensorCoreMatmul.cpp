@@ -12,6 +12,16 @@
 //              thread takes runs of adjacent output elements, evaluates the
 //              fusion's epilogue on them and stores every result
 //
+// The right operand B [K, N] is read either as stored (N innermost, each K
+// tile as 64-column boxes; wgmma's "transposed" B) or, when the fusion
+// computes it as transpose(w) of an input w [N, K] (x @ transpose(w)), from
+// w itself, K-major like A: a tileN x 64 box per K tile, the layout wgmma
+// takes untransposed. The K-major tiles go to wgmma 64 rows and 16 of K at
+// a time, with descriptors advanced by hand (32 bytes per K step inside
+// the swizzled row): the nvgpu op's own descriptor steps assume the
+// N-major layout. N then needs no alignment (w's rows are K long), which
+// is what an LM head over a vocabulary of 50257 needs.
+//
 // Out-of-bounds parts of operand tiles (M, N, K not multiples of the tile)
 // arrive as zeros from TMA, so they add nothing; out-of-bounds outputs are
 // not stored. Batch dims are a third tensor-map dimension per operand, so a
@@ -39,10 +49,27 @@ using namespace mlir::fk;
 /// 1.68 ms) and on the MLP yardstick, and tied at 4096^3.
 static constexpr int64_t kRasterRows = 16;
 
+/// The transpose `matmul`'s right operand is read through in place (see
+/// the file comment), or null.
+static TransposeOp getKMajorRhs(MatmulOp matmul) {
+  auto transpose = matmul.getRhs().getDefiningOp<TransposeOp>();
+  if (transpose && swapsLastTwoDims(transpose))
+    return transpose;
+  return nullptr;
+}
+
+Value mlir::fk::getTensorCoreRhsInput(MatmulOp matmul) {
+  if (TransposeOp transpose = getKMajorRhs(matmul))
+    return transpose.getOperand();
+  return matmul.getRhs();
+}
+
 namespace {
 /// The shapes of a matmul whose operands are fusion inputs.
 struct MatmulShape {
   int64_t m, n, k;
+  /// B is read K-major from the input it is the transpose of.
+  bool rhsKMajor;
   /// Batch dims of the result and of each operand (broadcast to the result's).
   SmallVector<int64_t> batch, lhsBatch, rhsBatch;
   Type elementType;
@@ -58,6 +85,7 @@ struct MatmulShape {
     lhsBatch.assign(lhs.begin(), lhs.end() - 2);
     rhsBatch.assign(rhs.begin(), rhs.end() - 2);
     elementType = tensorType(matmul.getLhs()).getElementType();
+    rhsKMajor = getKMajorRhs(matmul) != nullptr;
   }
   int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
   /// Whether an operand's tensor map needs a batch dimension.
@@ -73,7 +101,7 @@ std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
   MatmulOp matmul = fusion.getMatmul();
   if (!matmul)
     return "not a matmul fusion";
-  for (Value operand : {matmul.getLhs(), matmul.getRhs()})
+  for (Value operand : {Value(matmul.getLhs()), getTensorCoreRhsInput(matmul)})
     if (!isa<BlockArgument>(operand))
       return "an operand is computed in the fusion (a prologue); tensor maps "
              "read only fusion inputs";
@@ -82,10 +110,15 @@ std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
     return "operands are not f16 or bf16";
   if (shape.m == 0 || shape.n == 0 || shape.k == 0)
     return "the matmul has no elements";
-  // Tensor maps take row strides that are multiples of 16 bytes.
-  if ((shape.k * shape.elementBytes()) % 16 || (shape.n * shape.elementBytes()) % 16)
-    return "rows of an operand are not a multiple of 16 bytes (K and N must "
-           "be multiples of 8)";
+  // Tensor maps take row strides that are multiples of 16 bytes: A's rows
+  // and a K-major B's are K long, an N-major B's N.
+  if ((shape.k * shape.elementBytes()) % 16)
+    return "rows of an operand are not a multiple of 16 bytes (K must be a "
+           "multiple of 8)";
+  if (!shape.rhsKMajor && (shape.n * shape.elementBytes()) % 16)
+    return "rows of the right operand are not a multiple of 16 bytes (N must "
+           "be a multiple of 8, or the operand given as transpose(w) of a "
+           "[N, K] w)";
   if (ShapedType::getNumElements(shape.batch) > 65535)
     return "more than 65535 batches";
   // The grid's y walks column tiles of at least 64 (the narrowest tile).
@@ -106,10 +139,16 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
   SmallVector<int64_t> lhsDims = {shape.k, shape.m},
                        lhsStrides = {shape.k * bytes},
                        lhsBox = {tiling.tileK, tiling.tileM};
-  // B [batch, K, N]: boxes of 64 columns (128 bytes) x tileK.
+  // B [batch, K, N]: boxes of 64 columns (128 bytes) x tileK; K-major, its
+  // source w [batch, N, K]: boxes of tileK x tileN, as A's.
   SmallVector<int64_t> rhsDims = {shape.n, shape.k},
                        rhsStrides = {shape.n * bytes},
                        rhsBox = {kSwizzleBytes / bytes, tiling.tileK};
+  if (shape.rhsKMajor) {
+    rhsDims = {shape.k, shape.n};
+    rhsStrides = {shape.k * bytes};
+    rhsBox = {tiling.tileK, tiling.tileN};
+  }
   if (shape.batched()) {
     lhsDims.push_back(ShapedType::getNumElements(shape.lhsBatch));
     lhsStrides.push_back(shape.m * shape.k * bytes);
@@ -158,6 +197,11 @@ private:
 
   void setUpSharedMemory();
   void loadStage(Value stage, Value kTile, Value predicate);
+  /// A wgmma descriptor of the `tile` at `offset` in the ring.
+  Value descriptor(Value offset, MemRefType tile, Value map);
+  /// accumulator += the A and B tiles of the stage at those ring offsets.
+  Value multiplyTile(Value aStage, Value bStage, Value accumulator);
+  Value multiplyKMajorTile(Value aStage, Value bStage, Value accumulator);
   Value mainLoop();
   LogicalResult epilogue(Value accumulator);
 
@@ -200,6 +244,16 @@ void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
   nvgpu::TmaAsyncLoadOp::create(b, loc, view(aOffset, aBox), barriers,
                                 lhsMap, aCoords, stage, Value(), predicate);
 
+  if (shape.rhsKMajor) {
+    SmallVector<Value> bCoords = {kStart, tileColumn};
+    if (shape.batched())
+      bCoords.push_back(rhsBatch);
+    nvgpu::TmaAsyncLoadOp::create(b, loc,
+                                  view(bOffset, loadBox(tiling.tileN, tiling.tileK)),
+                                  barriers, rhsMap, bCoords, stage, Value(),
+                                  predicate);
+    return;
+  }
   // B's tile row is tileN wide: several boxes of one swizzle span each.
   int64_t boxColumns = kSwizzleBytes / shape.elementBytes();
   MemRefType bBox = loadBox(tiling.tileK, boxColumns);
@@ -240,26 +294,14 @@ Value TensorCoreKernel::mainLoop() {
         arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
                                            index(10000000), stage);
-    MemRefType aTile = sharedTile({tiling.tileM, tiling.tileK}, shape.elementType);
-    MemRefType bTile = sharedTile({tiling.tileK, tiling.tileN}, shape.elementType);
-    Value aView = view(mul(stage, index(aStageBytes)), aTile);
-    Value bView = view(add(index(stages * aStageBytes),
-                           mul(stage, index(bStageBytes))),
-                       bTile);
-    Value aDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, loc, nvgpu::WarpgroupMatrixDescriptorType::get(ctx, aTile), aView,
-        lhsDescriptorMap);
-    Value bDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, loc, nvgpu::WarpgroupMatrixDescriptorType::get(ctx, bTile), bView,
-        rhsDescriptorMap);
-    // B is K x N with N innermost: wgmma's "transposed" B. The op waits for
-    // all but this wgmma group, so the previous K tile's group is done
-    // (in this warp: wait_group is per warp, hence the CTA barrier before
-    // the previous stage is refilled).
-    Value next = nvgpu::WarpgroupMmaOp::create(
-        b, loc, accumulatorType, aDescriptor, bDescriptor,
-        /*waitGroup=*/IntegerAttr(), /*transposeA=*/UnitAttr(),
-        /*transposeB=*/b.getUnitAttr(), loop.getRegionIterArg(0));
+    Value aStage = mul(stage, index(aStageBytes));
+    Value bStage = add(index(stages * aStageBytes), mul(stage, index(bStageBytes)));
+    // The op waits for all but its own wgmma group, so the previous K
+    // tile's group is done (in this warp: wait_group is per warp, hence
+    // the CTA barrier before the previous stage is refilled).
+    Value next = shape.rhsKMajor
+                     ? multiplyKMajorTile(aStage, bStage, loop.getRegionIterArg(0))
+                     : multiplyTile(aStage, bStage, loop.getRegionIterArg(0));
     gpu::BarrierOp::create(b, loc);
     Value ahead = add(kTile, index(stages - 1));
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -272,6 +314,45 @@ Value TensorCoreKernel::mainLoop() {
   // Every warp is done reading the ring before it holds the accumulator.
   gpu::BarrierOp::create(b, loc);
   return loop.getResult(0);
+}
+
+Value TensorCoreKernel::descriptor(Value offset, MemRefType tile, Value map) {
+  return nvgpu::WarpgroupGenerateDescriptorOp::create(
+      b, loc, nvgpu::WarpgroupMatrixDescriptorType::get(ctx, tile),
+      view(offset, tile), map);
+}
+
+Value TensorCoreKernel::multiplyTile(Value aStage, Value bStage,
+                                     Value accumulator) {
+  MemRefType aTile = sharedTile({tiling.tileM, tiling.tileK}, shape.elementType);
+  MemRefType bTile = sharedTile({tiling.tileK, tiling.tileN}, shape.elementType);
+  // B is K x N with N innermost: wgmma's "transposed" B.
+  return nvgpu::WarpgroupMmaOp::create(
+      b, loc, accumulator.getType(), descriptor(aStage, aTile, lhsDescriptorMap),
+      descriptor(bStage, bTile, rhsDescriptorMap),
+      /*waitGroup=*/IntegerAttr(), /*transposeA=*/UnitAttr(),
+      /*transposeB=*/b.getUnitAttr(), accumulator);
+}
+
+Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
+                                           Value accumulator) {
+  // One wgmma K step (16 elements, 32 bytes of each swizzled 128-byte row)
+  // per op, each op's descriptors at that step's bytes: with one step per
+  // op, the lowering advances no descriptor itself. The tile is 64 rows
+  // (checked by fk-tile), one wgmma's M.
+  constexpr int64_t kStep = 16;
+  int64_t stepBytes = kStep * shape.elementBytes();
+  MemRefType aTile = sharedTile({tiling.tileM, kStep}, shape.elementType);
+  // The op's type says B is K x N; its bytes are N rows of K (K-major).
+  MemRefType bTile = sharedTile({kStep, tiling.tileN}, shape.elementType);
+  for (int64_t step = 0; step < tiling.tileK / kStep; ++step)
+    accumulator = nvgpu::WarpgroupMmaOp::create(
+        b, loc, accumulator.getType(),
+        descriptor(add(aStage, index(step * stepBytes)), aTile, lhsDescriptorMap),
+        descriptor(add(bStage, index(step * stepBytes)), bTile, rhsDescriptorMap),
+        /*waitGroup=*/IntegerAttr(), /*transposeA=*/UnitAttr(),
+        /*transposeB=*/UnitAttr(), accumulator);
+  return accumulator;
 }
 
 LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
@@ -308,8 +389,11 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
                                               pointer)
         .getResult(0);
   };
+  // A K-major B's boxes are tileN rows of one swizzled K row, as A's.
+  int64_t rhsRows = shape.rhsKMajor ? tiling.tileN : tiling.tileK,
+          rhsColumns = shape.rhsKMajor ? tiling.tileK : boxColumns;
   lhsMap = cast(entry.getArgument(0), loadBox(tiling.tileM, tiling.tileK));
-  rhsMap = cast(entry.getArgument(1), loadBox(tiling.tileK, boxColumns));
+  rhsMap = cast(entry.getArgument(1), loadBox(rhsRows, rhsColumns));
   lhsDescriptorMap = shape.batched()
                          ? cast(entry.getArgument(0),
                                 sharedTile({tiling.tileM, tiling.tileK},
@@ -317,7 +401,7 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
                          : lhsMap;
   rhsDescriptorMap = shape.batched()
                          ? cast(entry.getArgument(1),
-                                sharedTile({tiling.tileK, boxColumns},
+                                sharedTile({rhsRows, rhsColumns},
                                            shape.elementType))
                          : rhsMap;
 

@@ -8,7 +8,8 @@
 // store of each result element.
 //
 // The operands are read through tensor maps, so they must be fusion inputs
-// (buffers) in the layout the tensor map and wgmma take; everything else
+// (buffers) in the layout the tensor map and wgmma take, the right one
+// also as transpose(w) of an input w (K-major); everything else
 // stays on the element-per-thread matmul kernel (KernelBuilder.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -41,6 +42,11 @@ struct TensorCoreTiling {
 /// target lacks wgmma or TMA, or the kernel cannot read the operands), or
 /// an empty string when it can.
 std::string whyNotTensorCoreMatmul(FusionOp fusion, TargetAttr target);
+
+/// The fusion input the kernel reads `matmul`'s right operand from: the
+/// operand, or `w` where the operand is transpose(w) of w's last two
+/// dimensions (read K-major, in place).
+Value getTensorCoreRhsInput(MatmulOp matmul);
 
 /// The tensor maps the kernel reads the matmul's operands through, made in
 /// the host function at `b` for the operands' buffers: {lhs, rhs}.

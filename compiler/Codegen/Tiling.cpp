@@ -48,6 +48,31 @@ static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
   return "";
 }
 
+/// Whether the tensor-core kernel reads `matmul`'s right operand K-major
+/// (given as transpose(w)), which it does 64 rows at a time.
+static bool readsRhsKMajor(MatmulOp matmul) {
+  return getTensorCoreRhsInput(matmul) != matmul.getRhs();
+}
+
+/// The tensor-core tile of `matmul`: `requested` (--matmul-tile) or
+/// 128 x 128 x 64; 64 rows where the kernel reads B K-major, and 64 x 64
+/// where the output has at most 64 rows (decode-shaped: a 128-row tile
+/// would compute half zeros, and narrower tiles spread the read of B over
+/// twice the blocks; measured in bench/results/gpt2-inference/).
+static SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul,
+                                                 ArrayRef<int64_t> requested) {
+  auto resultType = cast<RankedTensorType>(matmul.getResult().getType());
+  int64_t rows = resultType.getShape()[resultType.getRank() - 2];
+  SmallVector<int64_t> tile = {128, 128, 64};
+  if (rows <= 64)
+    tile = {64, 64, 64};
+  if (!requested.empty())
+    tile.assign(requested.begin(), requested.end());
+  if (readsRhsKMajor(matmul))
+    tile[0] = 64;
+  return tile;
+}
+
 /// The tiling of a loop, reduction or matmul fusion on the kernels every
 /// target runs: runs of elements, rows, or one matmul output element per
 /// thread.
@@ -97,10 +122,9 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
         *whyNotTensorCores = why;
       return getElementOrRowTiling(fusion);
     }
-    SmallVector<int64_t> tile = {128, 128, 64};
-    if (!matmulTile.empty())
-      tile.assign(matmulTile.begin(), matmulTile.end());
-    return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
+    return TilingAttr::get(ctx, KernelStrategy::TensorCore,
+                           chooseTensorCoreTile(fusion.getMatmul(), matmulTile),
+                           128);
   }
   case FusionKind::Attention: {
     // Two warpgroups share each K/V block. Key blocks of 128 where two
@@ -199,6 +223,8 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     std::string why = whyNotTensorCoreMatmul(fusion, target);
     if (why.empty())
       why = checkTensorCoreTile(tile);
+    if (why.empty() && tile[0] != 64 && readsRhsKMajor(fusion.getMatmul()))
+      why = "a right operand read K-major (transpose(w)) takes 64-row tiles";
     if (why.empty() && threads != 128)
       why = "a tensor-core kernel is one warpgroup, 128 threads";
     if (!why.empty())
@@ -235,7 +261,7 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
 SmallVector<int64_t> mlir::fk::getPromotedOperands(FusionOp fusion) {
   SmallVector<Value, 3> promoted;
   if (MatmulOp matmul = fusion.getMatmul())
-    promoted = {matmul.getLhs(), matmul.getRhs()};
+    promoted = {Value(matmul.getLhs()), getTensorCoreRhsInput(matmul)};
   else if (AttentionOp attention = fusion.getAttention())
     // A mask input is read where each score needs it, not by tiles.
     promoted = {attention.getQuery(), attention.getKey(), attention.getValue()};

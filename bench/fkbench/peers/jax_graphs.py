@@ -45,6 +45,12 @@ def jax_function(case, jax):
         def fn(a, b, bias):
             h = jnp.matmul(a, b) + bias
             return (jax.nn.gelu(up(h), approximate=True).astype(a.dtype),)
+    elif fam == "linear":
+        def fn(x, w, b):
+            return (jnp.matmul(x, w.T) + b,)
+    elif fam == "lm_head":
+        def fn(x, w):
+            return (jnp.matmul(x, w.T),)
     elif fam == "attention":
         scale, causal = a["scale"], a["causal"]
 

@@ -31,6 +31,12 @@ def torch_function(case, torch, device):
     elif fam == "gemm_bias_gelu":
         def fn(a, b, bias):
             return (F.gelu(torch.matmul(a, b) + bias, approximate="tanh"),)
+    elif fam == "linear":
+        def fn(x, w, b):
+            return (F.linear(x, w, b),)
+    elif fam == "lm_head":
+        def fn(x, w):
+            return (F.linear(x, w),)
     elif fam == "attention":
         n_q = case.input("q").shape[-2]
         n_k = case.input("k").shape[-2]

@@ -13,6 +13,17 @@ std::string mlir::fk::whyNoWarpgroupKernels(TargetAttr target) {
   return "";
 }
 
+bool mlir::fk::swapsLastTwoDims(TransposeOp transpose) {
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  int64_t rank = perm.size();
+  if (rank < 2)
+    return false;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    if (perm[i] != i)
+      return false;
+  return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
+}
+
 std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
                                            TargetAttr target) {
   std::string why = whyNoWarpgroupKernels(target);

@@ -24,6 +24,12 @@ inline constexpr int64_t kFlashRowsPerWarpgroup = 64;
 /// tensor-core matmul and flash attention), or "" if it can.
 std::string whyNoWarpgroupKernels(TargetAttr target);
 
+/// Whether `transpose` swaps its operand's last two dimensions and keeps
+/// the others: `x @ transpose(w)` (nn.Linear's [out, in] weights, an LM
+/// head tied to the embedding), whose right operand the tensor-core kernel
+/// reads directly in w's layout, K-major, so the transpose costs nothing.
+bool swapsLastTwoDims(TransposeOp transpose);
+
 /// Why the flash kernel cannot compute `attention` on `target`, or "" if it
 /// can.
 std::string whyNotFlashAttention(AttentionOp attention, TargetAttr target);

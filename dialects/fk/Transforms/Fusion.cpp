@@ -14,7 +14,9 @@
 //    of an elementwise epilogue (bias, activation, residual, scaling,
 //    casts) of its shape; what computes its operands stays out (the
 //    tensor-core and flash kernels read operands from device memory through
-//    TMA), and a kernel has one matmul or attention;
+//    TMA), but for a transpose of a matmul's right operand's last two
+//    dimensions, which the kernel reads in place (x @ transpose(w)), and a
+//    kernel has one matmul or attention;
 //  - a value used by several kernels is not recomputed in each, unless it
 //    is pure index arithmetic (broadcast, reshape, transpose, slice,
 //    dynamic_slice, iota) or a cast, which cost no arithmetic worth saving;
@@ -32,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 #include "fk/Analysis/Descriptions.h"
 #include "fk/Analysis/RowSpace.h"
@@ -180,6 +183,19 @@ static Operation *findNonElementwiseUse(Operation *matmul,
   return nullptr;
 }
 
+/// Whether `contraction` reads the value of `producer` in the layout of
+/// `producer`'s operand, so that `producer` joins its kernel as no work: a
+/// matmul's right operand given as a transpose of its last two dimensions
+/// (the tensor-core kernel reads it K-major; other kernels index through
+/// it).
+static bool isReadInPlace(Operation *producer, Operation *contraction) {
+  auto matmul = dyn_cast<MatmulOp>(contraction);
+  auto transpose = dyn_cast<TransposeOp>(producer);
+  return matmul && transpose && matmul.getRhs() == transpose.getResult() &&
+         matmul.getLhs() != transpose.getResult() &&
+         swapsLastTwoDims(transpose);
+}
+
 static bool isCheapToDuplicate(Operation *op) {
   return isa<BroadcastOp, ReshapeOp, TransposeOp, SliceOp, DynamicSliceOp,
              IotaOp, CastOp>(op);
@@ -229,8 +245,18 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
         .str();
   } else if (group.contraction &&
              llvm::is_contained(producer->getUsers(), group.contraction)) {
-    return llvm::formatv("it is an operand of the consumer kernel's {0}, "
-                         "which the kernel reads from device memory (TMA)",
+    if (!isReadInPlace(producer, group.contraction))
+      return llvm::formatv("it is an operand of the consumer kernel's {0}, "
+                           "which the kernel reads from device memory (TMA)",
+                           group.contraction->getName().stripDialect())
+          .str();
+  } else if (group.contraction &&
+             llvm::any_of(producer->getUsers(), [&](Operation *user) {
+               return group.ops.contains(user) &&
+                      isReadInPlace(user, group.contraction);
+             })) {
+    return llvm::formatv("the consumer kernel's {0} reads it through a "
+                         "transpose, from device memory (TMA)",
                          group.contraction->getName().stripDialect())
         .str();
   }
