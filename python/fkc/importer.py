@@ -18,6 +18,7 @@ PRESERVED_OPS = (
     torch.ops.aten.linear.default,
     torch.ops.aten.layer_norm.default,
     torch.ops.aten.scaled_dot_product_attention.default,
+    torch.ops.aten.silu.default,
 )
 
 # Operation names of the language: a graph named so could not be called.

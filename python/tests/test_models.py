@@ -46,25 +46,39 @@ def _load_into(model, graph, tensors):
             (state[key] if key in state else model.get_buffer(key)).copy_(tensors[parameter])
 
 
-@pytest.mark.parametrize("name", ["gpt2", "llama", "vit"])
-def test_matches_torch_on_random_weights(name, tmp_path):
+def _as_gathered(index, n):
+    """The row `gather` reads for `index` in a table of n rows: Python's
+    negative indices in [-n, n), any other index clamped (docs/language.md)."""
+    return torch.where((index >= -n) & (index < n), index % n, index.clamp(0, n - 1))
+
+
+# The tables each integer input indexes (token ids, token types, positions).
+TABLES = {"input_ids": VOCAB, "token_type_ids": 2, "position_ids": 32}
+RANDOM_CASES = [("gpt2", torch.float32), ("llama", torch.float32), ("bert", torch.float32),
+                ("vit", torch.float32), ("gpt2", torch.float16), ("llama", torch.float16)]
+
+
+@pytest.mark.parametrize("name,dtype", RANDOM_CASES,
+                         ids=[f"{n}-{str(d).split('.')[-1]}" for n, d in RANDOM_CASES])
+def test_matches_torch_on_random_weights(name, dtype, tmp_path):
     """fkc's random weights and inputs (`--reference`) in both: no --inputs needed."""
-    model, args, graph = imported_model(name, torch.float32)
+    model, args = MODELS[name](dtype)
+    if name == "bert":  # token types and positions as inputs, to index them randomly too
+        ids, mask = args
+        args = (ids, mask, torch.zeros_like(ids), torch.arange(8).expand(2, 8))
+    graph = fkc.from_torch(model, args)
     saved = Imported(graph, str(tmp_path))
     bundle = os.path.join(saved.folder, "reference.fkt")
     run_fkc(saved.path, "-o", os.path.join(saved.folder, "model.ptx"), "--reference", bundle,
             "--seed", "7")
     inputs, expected = read_bundle(bundle)[graph.name]
-    model = MODELS[name](torch.float32)[0]
     _load_into(model, graph, inputs)
-    user = [inputs[k] for k in graph.inputs]
-    # Token ids drawn from [-8, 8]: gather takes a negative index from the end, as
-    # Python does; PyTorch's embedding wants it made non-negative.
-    user = [t % VOCAB if t.dtype == torch.int64 else t for t in user]
+    user = [_as_gathered(inputs[k], TABLES[k]) if k in TABLES else inputs[k]
+            for k in graph.inputs]
     with torch.no_grad():
         actual = flat_outputs(model(*user))
     for result, want in zip(graph.outputs, actual):
-        assert relative_error(expected[result], want) < TOLERANCE[torch.float32], result
+        assert relative_error(expected[result], want) < TOLERANCE[dtype], result
 
 
 @pytest.mark.parametrize("name,dtype", CASES, ids=IDS)
