@@ -6,13 +6,32 @@ from .names import NameTable
 from .values import Tensor
 
 
+class Statement:
+    """`targets = expr  # comment`, written for `node` (None for the importer's own)."""
+    __slots__ = ("targets", "expr", "comment", "node")
+
+    def __init__(self, targets, expr, comment, node=None):
+        self.targets, self.expr, self.comment, self.node = list(targets), expr, comment, node
+
+    @property
+    def text(self):
+        return f"{', '.join(self.targets)} = {self.expr}"
+
+
 class GraphText:
-    """The statements of the graph being written, and the names they use."""
+    """The statements of the graph being written, the names they use, and the
+    type (`f32[2, 8]`) of every tensor name."""
 
     def __init__(self):
         self.names = NameTable()
-        self.statements = []  # (text, comment)
+        self.statements = []
         self.defined = set()
+        self.types = {}
+
+    def define(self, statement, types):
+        self.statements.append(statement)
+        self.defined.update(statement.targets)
+        self.types.update(zip(statement.targets, types))
 
 
 class NodeContext:
@@ -39,8 +58,8 @@ class NodeContext:
         the node's name, a helper statement `NAME_suffix`."""
         fk_dtype(dtype)
         name = self.name if suffix is None else self.text.names.reserve(f"{self.name}_{suffix}")
-        self.text.statements.append((f"{name} = {expr}", self.comment))
-        self.text.defined.add(name)
+        self.text.define(Statement([name], expr, self.comment, self.node),
+                         [f"{fk_dtype(dtype)}{list(shape)}"])
         return Tensor(name, dtype, shape)
 
     def result(self, expr, dtype=None, shape=None):

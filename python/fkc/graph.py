@@ -1,4 +1,4 @@
-"""An imported graph: its .graph text, weights and example inputs, and saving them."""
+"""An imported model: its .graph text, weights and example inputs, and saving them."""
 import json
 
 import torch
@@ -6,11 +6,30 @@ import torch
 METADATA_KEY = "fkc.state_dict_names"
 
 
+class GraphDef:
+    """One graph of the file: parameters [(name, type text)], statements, results."""
+
+    def __init__(self, name, parameters, statements, results):
+        self.name, self.parameters = name, list(parameters)
+        self.statements, self.results = list(statements), list(results)
+
+    def render(self):
+        head = f"graph {self.name}("
+        params = [f"{name}: {type_text}" for name, type_text in self.parameters]
+        lines = [head + (",\n" + " " * len(head)).join(params) + ") {"]
+        for s in self.statements:
+            lines.append(f"  {s.text}" + (f"  # {s.comment}" if s.comment else ""))
+        lines.append(f"  return {', '.join(self.results)}")
+        lines.append("}")
+        return "\n".join(lines)
+
+
 class Graph:
     """The result of `fkc.from_torch`.
 
-    - `text`: the .graph source (str(graph) too).
-    - `name`: the graph's name in it.
+    - `text`: the .graph source (str(graph) too): the model's graph last, after
+      the graphs of its layers.
+    - `name`: the model's graph's name in it; `graphs`: every GraphDef.
     - `weights`: {parameter name: tensor} of the model's parameters, buffers and
       constants, named as in the .graph.
     - `state_dict_names`: {parameter name: the model's state_dict key}.
@@ -18,12 +37,10 @@ class Graph:
     - `outputs`: the names of the results, in order.
     """
 
-    def __init__(self, name, model_name, parameters, statements, results, weights,
-                 state_dict_names, inputs):
-        self.name, self.model_name = name, model_name
-        self.parameters = parameters
-        self.statements = statements
-        self.outputs = list(results)
+    def __init__(self, graphs, model_name, weights, state_dict_names, inputs):
+        self.graphs, self.model_name = graphs, model_name
+        self.name = graphs[-1].name
+        self.outputs = list(graphs[-1].results)
         self.weights = weights
         self.state_dict_names = state_dict_names
         self.inputs = inputs
@@ -31,16 +48,10 @@ class Graph:
 
     def _render(self):
         lines = [f"# {self.model_name}, imported by fkc from torch.export (torch {torch.__version__}).",
-                 "# Its inputs come first; the other parameters are its weights, stored under",
-                 "# these names in the .safetensors file saved with it.", ""]
-        head = f"graph {self.name}("
-        params = [f"{name}: {type_text}" for name, type_text in self.parameters]
-        lines.append(head + (",\n" + " " * len(head)).join(params) + ") {")
-        for statement, comment in self.statements:
-            lines.append(f"  {statement}" + (f"  # {comment}" if comment else ""))
-        lines.append(f"  return {', '.join(self.outputs)}")
-        lines.append("}")
-        return "\n".join(lines) + "\n"
+                 f"# The inputs of graph {self.name} come first; its other parameters are the",
+                 "# model's weights, stored under these names in the .safetensors file saved",
+                 "# with it.", ""]
+        return "\n".join(lines) + "\n" + "\n\n".join(g.render() for g in self.graphs) + "\n"
 
     def __str__(self):
         return self.text

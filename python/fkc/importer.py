@@ -3,12 +3,13 @@ import torch
 import torch.utils._pytree as pytree
 from torch.export.graph_signature import InputKind, OutputKind, TensorArgument
 
-from .context import GraphText, NodeContext, static_shape
+from .context import GraphText, NodeContext, Statement, static_shape
 from .dtypes import FK_DTYPES, Unsupported, fk_dtype
 from .errors import FkcError, Problem, SymbolicShapesNotSupportedError, UnsupportedModelError
-from .graph import Graph
+from .graph import Graph, GraphDef
+from .layers import factor_layers
 from .lowering import LOWERINGS
-from .names import legalize
+from .names import LANGUAGE_OPS, legalize
 from .source import module_path, source_location
 from .values import Tensor
 
@@ -21,13 +22,6 @@ PRESERVED_OPS = (
     torch.ops.aten.silu.default,
 )
 
-# Operation names of the language: a graph named so could not be called.
-_LANGUAGE_OPS = frozenset("""add sub mul div pow max min neg abs relu floor exp log sqrt rsqrt tanh
-sigmoid silu erf sin cos gelu eq ne lt le gt ge select cast sum mean reshape transpose broadcast
-iota full matmul softmax layernorm rmsnorm attention gather argmax argmin slice concat pad
-dynamic_slice update_slice""".split())
-
-
 def export(model, args, kwargs=None):
     """torch.export (non-strict) decomposed to core ATen, but for PRESERVED_OPS."""
     program = torch.export.export(model, tuple(args), kwargs=kwargs or {}, strict=False)
@@ -37,8 +31,13 @@ def export(model, args, kwargs=None):
     return program.run_decompositions(table)
 
 
-def from_torch(model, args, kwargs=None, *, name=None, dynamic_shapes=None):
+def from_torch(model, args, kwargs=None, *, name=None, dynamic_shapes=None,
+               layers_as_graphs=True):
     """Imports `model` called on the example `args` (and `kwargs`) as a Graph.
+
+    With `layers_as_graphs`, the layers of a ModuleList that compute the same
+    statements (a transformer's blocks) are written once, as a graph that the
+    model's graph calls per layer (docs/language.md, section 9).
 
     Shapes are those of the examples. Raises UnsupportedModelError naming every
     operation the language cannot express, and SymbolicShapesNotSupportedError
@@ -54,7 +53,7 @@ def from_torch(model, args, kwargs=None, *, name=None, dynamic_shapes=None):
     except Exception as e:  # torch's own message says what it could not capture
         raise FkcError(f"torch.export could not capture {model_name}: "
                        f"{type(e).__name__}: {str(e).strip().splitlines()[0]}") from e
-    return _Importer(program, name or model_name, model_name).run(args, kwargs)
+    return _Importer(program, name or model_name, model_name, layers_as_graphs).run(args, kwargs)
 
 
 def _output_names(program):
@@ -71,10 +70,11 @@ def _output_names(program):
 
 
 class _Importer:
-    def __init__(self, program, graph_name, model_name):
+    def __init__(self, program, graph_name, model_name, layers_as_graphs):
         self.program, self.model_name = program, model_name
+        self.layers_as_graphs = layers_as_graphs
         self.graph_name = legalize(graph_name)
-        if self.graph_name in _LANGUAGE_OPS:
+        if self.graph_name in LANGUAGE_OPS:
             self.graph_name += "_graph"
         self.text = GraphText()
         self.problems = []
@@ -142,8 +142,8 @@ class _Importer:
             wanted = wanted_output.get(value)
             if wanted is not None and wanted not in self.text.defined:
                 # The node only renamed a value (a clone, a view of nothing): name it.
-                self.text.statements.append((f"{wanted} = {v.name}", "output"))
-                self.text.defined.add(wanted)
+                self.text.define(Statement([wanted], v.name, "output"),
+                                 [self.text.types[v.name]])
                 v = Tensor(wanted, v.dtype, v.shape)
             results.append(v.name)
         if self.problems:
@@ -163,8 +163,9 @@ class _Importer:
                 example_inputs[spec.arg.name] = next(tensor_examples)
         inputs = {name: example_inputs[node.name] for node, name in user_inputs
                   if node.name in example_inputs}
-        return Graph(self.graph_name, self.model_name, parameters, self.text.statements, results,
-                     tensors, state_dict_names, inputs)
+        main = GraphDef(self.graph_name, parameters, self.text.statements, results)
+        graphs = factor_layers(main, self.text.types, self.layers_as_graphs)
+        return Graph(graphs, self.model_name, tensors, state_dict_names, inputs)
 
     def _placeholder(self, node, name, parameters):
         try:
@@ -176,6 +177,7 @@ class _Importer:
             self._poison(node)
             return
         self.env[node] = Tensor(name, val.dtype, shape)
+        self.text.types[name] = type_text
         parameters.append((name, type_text))
 
     def _call(self, node, output_name):

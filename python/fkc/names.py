@@ -4,6 +4,12 @@ import re
 # Keywords of the language (docs/language.md, section 2) cannot be names.
 KEYWORDS = frozenset({"graph", "return", "true", "false", "inf"})
 
+# The operations of the language (section 11): a graph named so could not be called.
+LANGUAGE_OPS = frozenset("""add sub mul div pow max min neg abs relu floor exp log sqrt rsqrt tanh
+sigmoid silu erf sin cos gelu eq ne lt le gt ge select cast sum mean reshape transpose broadcast
+iota full matmul softmax layernorm rmsnorm attention gather argmax argmin slice concat pad
+dynamic_slice update_slice""".split())
+
 
 def legalize(text):
     """Maps any text (a state_dict key such as `h.0.attn.c_attn.weight`) to an identifier.

@@ -32,9 +32,21 @@ def test_imports_and_compiles(name, dtype, tmp_path):
         assert f"{parameter}: " in graph.text
         if key in state_dict:
             assert torch.equal(graph.weights[parameter], state_dict[key]), key
-    # Every statement says where in the model it comes from.
-    body = graph.text.split(") {", 1)[1].splitlines()[1:-2]
-    assert body and all(".py:" in line or line.endswith("# output") for line in body)
+    # Every statement says where in the model it comes from; the two layers are
+    # one graph, called twice.
+    layer, main = graph.graphs
+    assert all(".py:" in s.comment for s in layer.statements)
+    assert all(".py:" in s.comment or s.expr.startswith(layer.name + "(") or s.comment == "output"
+               for s in main.statements)
+    calls = [s for s in main.statements if s.expr.startswith(layer.name + "(")]
+    assert [c.comment.split(" ")[0].rsplit(".", 1)[-1] for c in calls] == ["0", "1"]
+    Imported(graph, str(tmp_path)).compile()
+
+
+def test_layers_can_stay_inline(tmp_path):
+    model, args = MODELS["gpt2"]()
+    graph = fkc.from_torch(model, args, layers_as_graphs=False)
+    assert [g.name for g in graph.graphs] == ["GPT2LMHeadModel"]
     Imported(graph, str(tmp_path)).compile()
 
 
