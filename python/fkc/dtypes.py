@@ -25,10 +25,6 @@ def fk_dtype(dtype):
                           f"(f32, f16, bf16, i32, i64, i1)") from None
 
 
-def is_float(dtype):
-    return dtype.is_floating_point
-
-
 def format_number(value):
     """A Python number as a number of the language (section 6)."""
     if isinstance(value, bool):

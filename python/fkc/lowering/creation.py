@@ -1,7 +1,7 @@
 """Tensors made from nothing: arange, full, zeros, ones and their *_like forms."""
 import torch
 
-from ..dtypes import Unsupported, fk_dtype, format_list
+from ..dtypes import Unsupported, fk_dtype
 from .registry import lowers
 
 aten = torch.ops.aten

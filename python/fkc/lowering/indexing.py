@@ -6,7 +6,7 @@ import torch
 
 from ..context import normalize_dim
 from ..dtypes import Unsupported, fk_dtype, format_list, format_number
-from ..values import Deferred, Tensor
+from ..values import Deferred
 from .registry import lowers
 
 aten = torch.ops.aten

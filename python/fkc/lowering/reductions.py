@@ -2,7 +2,7 @@
 import torch
 
 from ..context import normalize_dim
-from ..dtypes import Unsupported, fk_dtype, format_list
+from ..dtypes import Unsupported, format_list
 from ..values import Deferred
 from .registry import lowers
 
@@ -47,7 +47,7 @@ def _arg(ctx, op, x, dim, keepdim):
     if x.dtype == torch.bool:
         x = ctx.cast(x, torch.int32)
     if dim is None:
-        x = ctx.reshape(x, [max(1, x.rank and 1) * int(torch.Size(x.shape).numel())], "flat")
+        x = ctx.reshape(x, [torch.Size(x.shape).numel()], "flat")
         dim = 0
     axis = normalize_dim(dim, x.rank)
     if x.rank == 0:
