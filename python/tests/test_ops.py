@@ -87,6 +87,15 @@ CASES = {
                                       F.scaled_dot_product_attention(q, k, v, attn_mask=m > -5,
                                                                      scale=0.3),
                                       F.scaled_dot_product_attention(q, k, v, attn_mask=m * 0.1),
+                                      # query 2 sees no key: PyTorch gives it 0
+                                      F.scaled_dot_product_attention(
+                                          q, k, v, attn_mask=(m > -5) & (torch.arange(5).reshape(5, 1) != 2)),
+                                      F.scaled_dot_product_attention(
+                                          q, k[:, :2], v[:, :2], enable_gqa=True,
+                                          attn_mask=(m < 9) & (torch.arange(5).reshape(5, 1) != 2)),
+                                      F.scaled_dot_product_attention(
+                                          q, k, v, attn_mask=torch.where(torch.arange(5).reshape(5, 1) == 2,
+                                                                         float("-inf"), m)),
                                       F.scaled_dot_product_attention(q, k[:, :2], v[:, :2],
                                                                      enable_gqa=True)),
                   [f32(2, 4, 5, 8), f32(2, 4, 5, 8), f32(2, 4, 5, 8), i64(2, 1, 5, 5).float()]),

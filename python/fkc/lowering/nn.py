@@ -118,18 +118,22 @@ def scaled_dot_product_attention(ctx, q, k, v, attn_mask=None, dropout_p=0.0, is
     """SDPA as the language's `attention`: the scale and causal flag carry over
     (causal as a mask where Nq != Nk: PyTorch aligns it top-left, the language
     bottom-right), a boolean mask becomes the additive `select(m, 0, -inf)`, and
-    grouped-query heads become a broadcast group axis."""
+    grouped-query heads become a broadcast group axis. With a mask, a query that
+    it hides from every key gets 0, as PyTorch gives (`attention` gives NaN)."""
     if dropout_p:
         raise Unsupported("attention dropout (dropout_p > 0)")
     dt = q.dtype
     nq, nk = q.shape[-2], k.shape[-2]
-    mask = None
+    mask = seen = None
     if attn_mask is not None:
         if attn_mask.dtype == torch.bool:
             mask = ctx.emit(f"select({attn_mask.name}, {ctx.full(0, dt)}, -inf)", dt,
                             attn_mask.shape, "mask")
         else:
             mask = ctx.cast(attn_mask, dt, "mask")
+        if mask.rank:
+            seen = ctx.emit(f"gt(max({mask.name}, axes=[-1], keepdims=true), -inf)", torch.bool,
+                            mask.shape[:-1] + (1,), "sees_a_key")
     causal = ""
     if is_causal:
         if nq == nk:
@@ -150,11 +154,16 @@ def scaled_dot_product_attention(ctx, q, k, v, attn_mask=None, dropout_p=0.0, is
         if mask is not None and mask.rank >= 3:
             heads = (hkv, g) if mask.shape[-3] == hq else (1, 1)
             mask = ctx.reshape(mask, mask.shape[:-3] + heads + mask.shape[-2:], "grouped_mask")
+            seen = ctx.reshape(seen, mask.shape[:-1] + (1,), "grouped_sees_a_key")
     operands = [q.name, k.name, v.name] + ([mask.name] if mask is not None else [])
     expr = f"attention({', '.join(operands)}{attrs})"
+    out_shape = q.shape[:-1] + (v.shape[-1],)
+    if seen is not None:
+        out = ctx.emit(expr, dt, out_shape, "attention")
+        expr = f"select({seen.name}, {out.name}, 0)"
     if q.rank == len(ctx.out_shape):
         return ctx.result(expr)
-    out = ctx.emit(expr, dt, q.shape[:-1] + (v.shape[-1],), "grouped")
+    out = ctx.emit(expr, dt, out_shape, "grouped")
     return ctx.result(f"reshape({out.name}, shape={format_list(ctx.out_shape)})")
 
 
