@@ -7,8 +7,9 @@
 #
 # One artifact per (batch, prompt length): each holds the prefill graph of
 # that prompt and the decode-step graph (the language has no symbolic sizes
-# yet). `--skinny` variants are compiled with --matmul-tile=64,64,64 (64-row
-# tensor-core tiles instead of 128) to measure the tile for decode's few rows.
+# yet). FKC_GPT2_VARIANT_FLAGS, if set, compiles a second artifact of each
+# with those fkc flags (NAME_variant.ptx), which run.py times beside the
+# first (e.g. "--matmul-tile=64,64,64" to compare tiles).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 fkc=${1:-build/bin/fkc}
@@ -21,7 +22,12 @@ for config in "${configs[@]}"; do
   python3 scripts/gpt2_inference_graph.py --batch "$batch" --prompt "$prompt" \
     --out "$out/$name.graph"
   "$fkc" "$out/$name.graph" -o "$out/$name.ptx"
-  "$fkc" "$out/$name.graph" --matmul-tile=64,64,64 -o "$out/${name}_skinny.ptx"
+  if [ -n "${FKC_GPT2_VARIANT_FLAGS:-}" ]; then
+    # shellcheck disable=SC2086
+    "$fkc" "$out/$name.graph" $FKC_GPT2_VARIANT_FLAGS -o "$out/${name}_variant.ptx"
+  else
+    rm -f "$out/${name}_variant.ptx"
+  fi
 done
 git rev-parse --short HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 echo "gpt2_inference: compiled ${#configs[@]} configurations into $out"

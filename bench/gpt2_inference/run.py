@@ -233,9 +233,9 @@ def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
               for kv in "kv"}
     tensors = dict(weights, **caches)
     variants = [("fkc", path)]
-    skinny = path.replace(".ptx", "_skinny.ptx")
-    if os.path.exists(skinny):
-        variants.append(("fkc 64-row tiles", skinny))
+    variant = path.replace(".ptx", "_variant.ptx")
+    if os.path.exists(variant):
+        variants.append(("fkc variant", variant))
     budget = 0.5 if args.quick else 2.0
     config = f"batch {batch}, prompt {prompt}"
 
@@ -336,7 +336,7 @@ def write_report(out, results, device, commit):
              "at position = prompt length. Speed-up: the peer's time over fkc's.", "",
              "fkc is timed from Python (fkrt) and from C++ (`fkc-run --bench`); the "
              "speed-ups use the Python figure, as the peers are timed from Python.", "",
-             "| config | graph | fkc | fkc (fkc-run) | fkc 64-row tiles | PyTorch eager | "
+             "| config | graph | fkc | fkc (fkc-run) | fkc variant | PyTorch eager | "
              "torch.compile | vs eager | vs torch.compile |",
              "|---|---|---|---|---|---|---|---|---|"]
     configs = []
@@ -356,7 +356,7 @@ def write_report(out, results, device, commit):
                 x = peer_ratio(results, config, graph, peer)
                 return "-" if x is None else "%.2fx" % x
             lines.append(f"| {config} | {graph} | {t('fkc')} | {t('fkc (fkc-run --bench)')} | "
-                         f"{t('fkc 64-row tiles')} | "
+                         f"{t('fkc variant')} | "
                          f"{t('PyTorch eager')} | {t('torch.compile (CUDA graphs)')} | "
                          f"{ratio('PyTorch eager')} | {ratio('torch.compile (CUDA graphs)')} |")
     errors = [r for r in results if "error" in r]
