@@ -89,3 +89,26 @@ def test_parameter_names_are_identifiers_mapped_to_state_dict_keys(tmp_path):
         assert sorted(f.keys()) == sorted(graph.state_dict_names)
         names = json.loads(f.metadata()["fkc.state_dict_names"])
     assert names == graph.state_dict_names
+
+
+class Clashing(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Module()
+        self.a.b_c = torch.nn.Parameter(torch.ones(2))
+        self.a_b = torch.nn.Module()
+        self.a_b.c = torch.nn.Parameter(torch.full((2,), 2.0))
+
+    def forward(self, x):
+        return x * self.a.b_c, (x + self.a_b.c, x)
+
+
+def test_clashing_names_and_output_names():
+    graph = fkc.from_torch(Clashing(), (torch.randn(2),))
+    assert graph.state_dict_names == {"a_b_c": "a.b_c", "a_b_c_1": "a_b.c"}
+    assert graph.outputs == ["output_0", "output_1_0", "x"]
+
+
+def test_a_single_output_is_named_output():
+    graph = fkc.from_torch(torch.nn.ReLU(), (torch.randn(3),))
+    assert graph.outputs == ["output"] and "  output = relu(input)" in graph.text

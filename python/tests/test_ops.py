@@ -129,3 +129,23 @@ def test_layers(tmp_path):
     graph = check(Layers(), torch.randn(1, 3, 10, 13), torch.randint(0, 11, (1, 6)),
                   tmp_path=tmp_path)
     assert "@ transpose(proj_weight) + proj_bias" in graph.text
+
+
+class HalfBlock(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(16)
+        self.proj = torch.nn.Linear(16, 16)
+
+    def forward(self, x, mask):
+        h = self.proj(self.norm(x))
+        q = h.reshape(2, 4, 2, 8).transpose(1, 2)
+        a = F.scaled_dot_product_attention(q, q, q, attn_mask=mask > 0)
+        return F.softmax(h.float(), -1).to(x.dtype), a, (h * 2).sum(-1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
+def test_half_precision(dtype, tmp_path):
+    torch.manual_seed(0)
+    check(HalfBlock().to(dtype), torch.randn(2, 4, 16, dtype=dtype), torch.randint(-8, 9, (4, 4)),
+          tolerance=2e-2, tmp_path=tmp_path)
