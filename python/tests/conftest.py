@@ -8,6 +8,8 @@ import sys
 import pytest
 import torch
 
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # tiny models from their configs only
+
 sys.path.insert(0, os.path.dirname(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -2,7 +2,7 @@
 by `cast`, comparisons, logic on booleans, `where`, and unary functions."""
 import torch
 
-from ..dtypes import Unsupported
+from ..dtypes import Unsupported, fk_dtype
 from ..values import Tensor
 from .registry import lowers
 
@@ -71,16 +71,11 @@ def div(ctx, a, b, rounding_mode=None):
     if rounding_mode == "trunc":  # floats: toward zero
         return ctx.result(f"select(lt({q.name}, 0), -floor(-{q.name}), floor({q.name}))")
     if rounding_mode == "floor":  # integers: one less where the remainder's sign differs
-        if not isinstance(b, Tensor):
-            b_negative = "1" if b < 0 else "0"
-            sign_differs = f"ne(lt(r, 0), {b_negative})"
-        else:
-            sign_differs = f"ne(lt(r, 0), lt({b.name}, 0))"
         r = ctx.emit(f"{ctx.ref(a, dt)} - {q.name} * {ctx.ref(b, dt)}", dt, ctx.out_shape,
                      "remainder")
-        sign_differs = sign_differs.replace("r,", f"{r.name},")
-        return ctx.result(f"{q.name} - cast(select(ne({r.name}, 0), {sign_differs}, 0), to=" +
-                          {torch.int32: "i32", torch.int64: "i64"}[dt] + ")")
+        b_negative = f"lt({b.name}, 0)" if isinstance(b, Tensor) else ("1" if b < 0 else "0")
+        off_by_one = f"select(ne({r.name}, 0), ne(lt({r.name}, 0), {b_negative}), 0)"
+        return ctx.result(f"{q.name} - cast({off_by_one}, to={fk_dtype(dt)})")
     raise Unsupported(f"rounding_mode={rounding_mode!r}")
 
 
