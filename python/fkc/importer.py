@@ -96,7 +96,10 @@ class _Importer:
         for node in placeholders:
             spec = specs[node.name]
             if spec.kind == InputKind.USER_INPUT:
-                user_inputs.append((node, self.text.names.reserve(node.name)))
+                if isinstance(node.meta.get("val"), torch.Tensor):
+                    user_inputs.append((node, self.text.names.reserve(node.name)))
+                else:  # None or a number: the export holds it as a constant
+                    self.env[node] = getattr(spec.arg, "value", None)
             elif node.users:
                 weights.append((node, self.text.names.reserve(spec.target), spec))
         output_node = next(n for n in graph.nodes if n.op == "output")
@@ -210,6 +213,11 @@ class _Importer:
         except Unsupported as e:
             if not (downstream and "has no counterpart" in str(e)):
                 self.problem(node, op, str(e))
+            self._poison(node)
+        except Exception as e:  # a case the lowering did not foresee: reported, not raised
+            if not downstream:
+                self.problem(node, op, f"not imported: the importer failed on it with "
+                             f"{type(e).__name__}: {e}")
             self._poison(node)
 
     def _poison(self, node):

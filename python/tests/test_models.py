@@ -9,7 +9,7 @@ import torch
 import fkc
 from conftest import Imported, flat_outputs, relative_error, run_fkc
 from fkt import read_bundle
-from models import MODELS, VOCAB
+from models import MODELS, MORE_MODELS, VOCAB
 
 # rel. L2 error against PyTorch on the CPU.
 TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2}
@@ -50,14 +50,6 @@ def test_layers_can_stay_inline(tmp_path):
     Imported(graph, str(tmp_path)).compile()
 
 
-def _load_into(model, graph, tensors):
-    """Copies the graph's weights `tensors` (by parameter name) into the model."""
-    state = model.state_dict(keep_vars=True)  # tied weights under each of their names
-    with torch.no_grad():
-        for parameter, key in graph.state_dict_names.items():
-            (state[key] if key in state else model.get_buffer(key)).copy_(tensors[parameter])
-
-
 def _as_gathered(index, n):
     """The row `gather` reads for `index` in a table of n rows: Python's
     negative indices in [-n, n), any other index clamped (docs/language.md)."""
@@ -65,16 +57,29 @@ def _as_gathered(index, n):
 
 
 # The tables each integer input indexes (token ids, token types, positions).
-TABLES = {"input_ids": VOCAB, "token_type_ids": 2, "position_ids": 32}
+TABLES = {"input_ids": VOCAB, "decoder_input_ids": VOCAB, "token_type_ids": 2,
+          "position_ids": 32}
+def _load_into(model, graph, tensors):
+    """Copies the graph's weights `tensors` (by parameter name) into the model."""
+    state = model.state_dict(keep_vars=True)  # tied weights under each of their names
+    with torch.no_grad():
+        for parameter, key in graph.state_dict_names.items():
+            value, table = tensors[parameter], TABLES.get(key.rsplit(".", 1)[-1])
+            if table:  # a buffer of positions, which only index their table
+                value = _as_gathered(value, table)
+            (state[key] if key in state else model.get_buffer(key)).copy_(value)
+
+
 RANDOM_CASES = [("gpt2", torch.float32), ("llama", torch.float32), ("bert", torch.float32),
-                ("vit", torch.float32), ("gpt2", torch.float16), ("llama", torch.float16)]
+                ("vit", torch.float32), ("gpt2", torch.float16), ("llama", torch.float16)] + \
+    [(name, torch.float32) for name in MORE_MODELS if name != "roberta"]
 
 
 @pytest.mark.parametrize("name,dtype", RANDOM_CASES,
                          ids=[f"{n}-{str(d).split('.')[-1]}" for n, d in RANDOM_CASES])
 def test_matches_torch_on_random_weights(name, dtype, tmp_path):
     """fkc's random weights and inputs (`--reference`) in both: no --inputs needed."""
-    model, args = MODELS[name](dtype)
+    model, args = {**MODELS, **MORE_MODELS}[name](dtype)
     if name == "bert":  # token types and positions as inputs, to index them randomly too
         ids, mask = args
         args = (ids, mask, torch.zeros_like(ids), torch.arange(8).expand(2, 8))
@@ -87,6 +92,8 @@ def test_matches_torch_on_random_weights(name, dtype, tmp_path):
     _load_into(model, graph, inputs)
     user = [_as_gathered(inputs[k], TABLES[k]) if k in TABLES else inputs[k]
             for k in graph.inputs]
+    if name == "t5":  # its attention mask, None, is no input of the graph
+        user.insert(1, None)
     with torch.no_grad():
         actual = flat_outputs(model(*user))
     for result, want in zip(graph.outputs, actual):
@@ -104,3 +111,16 @@ def test_matches_torch_with_its_weights(name, dtype, tmp_path):
     for result, want in zip(graph.outputs, expected):
         assert results[result].dtype == want.dtype
         assert relative_error(results[result], want) < TOLERANCE[dtype], result
+
+
+def test_roberta_compiles(tmp_path):
+    """RoBERTa derives positions from the token ids, so random ids give PyTorch
+    other positions than the graph: compiled, and compared through --inputs."""
+    model, args = MORE_MODELS["roberta"]()
+    saved = Imported(fkc.from_torch(model, args), str(tmp_path))
+    saved.compile()
+    results = saved.interpret()
+    with torch.no_grad():
+        expected = flat_outputs(model(*args))
+    for result, want in zip(saved.graph.outputs, expected):
+        assert relative_error(results[result], want) < TOLERANCE[torch.float32], result
