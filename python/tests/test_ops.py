@@ -141,7 +141,8 @@ class HalfBlock(torch.nn.Module):
         h = self.proj(self.norm(x))
         q = h.reshape(2, 4, 2, 8).transpose(1, 2)
         a = F.scaled_dot_product_attention(q, q, q, attn_mask=mask > 0)
-        return F.softmax(h.float(), -1).to(x.dtype), a, (h * 2).sum(-1)
+        return (F.softmax(h.float(), -1).to(x.dtype), a, (h * 2).sum(-1),
+                F.softmax(h, -1, dtype=torch.float32), F.log_softmax(h, 0))
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
