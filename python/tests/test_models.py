@@ -12,7 +12,7 @@ from fkt import read_bundle
 from models import MODELS, MORE_MODELS, VOCAB
 
 # rel. L2 error against PyTorch on the CPU.
-TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2}
+TOLERANCE = {torch.float32: 1e-4, torch.float16: 5e-3}
 CASES = [(name, torch.float32) for name in MODELS] + [("gpt2", torch.float16),
                                                       ("llama", torch.float16)]
 IDS = [f"{name}-{str(dtype).split('.')[-1]}" for name, dtype in CASES]
