@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a graph of an fkc artifact spends its time, kernel by kernel.
 
-    python3 bench/gpt2_inference/profile.py ARTIFACT GRAPH [--runs N] [--top K]
+    python3 bench/gpt2_inference/kernel_times.py ARTIFACT GRAPH [--runs N] [--top K]
 
 Runs GRAPH on random inputs (floats N(0, 0.02), integers 0) kernel by
 kernel (no CUDA graph replay) under torch.profiler, which sees every kernel
