@@ -5,6 +5,7 @@
 
 #include "fkrt/safetensors.hpp"
 #include "mlir/IR/Diagnostics.h"
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -35,55 +36,54 @@ mlir::fk::bindInputsByName(ModuleOp module, ArrayRef<func::FuncOp> graphs,
   std::vector<st::Signature> tensors;
   for (const fkrt::bundle::Tensor &t : named.tensors)
     tensors.push_back(st::signatureOf(t));
-  std::vector<bool> used(tensors.size(), false);
-  bool ok = true;
-  SmallVector<SmallVector<RefTensor>> inputs;
-  for (func::FuncOp fn : graphs) {
-    std::vector<st::Signature> parameters;
-    if (failed(getParameters(fn, parameters)))
+  std::vector<std::vector<st::Signature>> parameters(graphs.size());
+  for (auto [fn, list] : llvm::zip(graphs, parameters))
+    if (failed(getParameters(fn, list)))
       return failure();
-    st::Match match = st::matchByName(parameters, tensors);
+  std::vector<size_t> unused;
+  std::vector<st::Match> matches =
+      st::matchGraphsByName(parameters, tensors, unused);
+
+  bool ok = unused.empty();
+  SmallVector<SmallVector<RefTensor>> inputs;
+  for (auto [graph, list, match] : llvm::zip(graphs, parameters, matches)) {
+    func::FuncOp fn = graph;
     const std::string where = "graph '" + fn.getSymName().str() + "'";
     for (size_t p : match.mismatched) {
       size_t t = match.tensorOf[p];
       emitError(fn.getArgument(p).getLoc())
-          << st::describeMismatch(parameters[p], tensors[t], where) << " (in "
+          << st::describeMismatch(list[p], tensors[t], where) << " (in "
           << named.origins[t] << ")";
     }
     for (size_t p : match.missing)
       emitError(fn.getArgument(p).getLoc())
-          << st::describeMissing({parameters[p].name}, where)
+          << st::describeMissing({list[p].name}, where)
           << " in the --inputs files";
     ok &= match.mismatched.empty() && match.missing.empty();
     SmallVector<RefTensor> values;
-    for (auto [p, t] : llvm::enumerate(match.tensorOf)) {
-      if (t < 0)
-        continue;
-      used[t] = true;
-      values.push_back(fromBundleTensor(
-          named.tensors[t], cast<RankedTensorType>(fn.getArgumentTypes()[p])));
-    }
+    for (auto [p, t] : llvm::enumerate(match.tensorOf))
+      if (t >= 0)
+        values.push_back(fromBundleTensor(
+            named.tensors[t],
+            cast<RankedTensorType>(fn.getArgumentTypes()[p])));
     inputs.push_back(std::move(values));
   }
-  // The unused tensors, listed per file.
+
+  // The unused tensors, listed per file, at no location in the source.
   func::FuncOp only = graphs.size() == 1 ? graphs.front() : nullptr;
   const std::string where = only ? "graph '" + only.getSymName().str() + "'"
                                  : std::string("any interpreted graph");
   std::vector<std::string> files;
-  for (const std::string &origin : named.origins)
-    if (files.empty() || files.back() != origin)
-      files.push_back(origin);
+  for (size_t t : unused)
+    if (std::find(files.begin(), files.end(), named.origins[t]) == files.end())
+      files.push_back(named.origins[t]);
   for (const std::string &file : files) {
-    std::vector<std::string> unused;
-    for (size_t t = 0; t < tensors.size(); ++t)
-      if (!used[t] && named.origins[t] == file)
-        unused.push_back(tensors[t].name);
-    if (unused.empty())
-      continue;
-    // Not about a place in the source.
+    std::vector<std::string> names;
+    for (size_t t : unused)
+      if (named.origins[t] == file)
+        names.push_back(tensors[t].name);
     emitError(UnknownLoc::get(module.getContext()))
-        << file << ": " << st::describeUnused(unused, where);
-    ok = false;
+        << file << ": " << st::describeUnused(names, where);
   }
   if (!ok)
     return failure();

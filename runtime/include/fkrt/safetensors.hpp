@@ -104,6 +104,14 @@ struct Match {
 Match matchByName(const std::vector<Signature> &parameters,
                   const std::vector<Signature> &tensors);
 
+/// Matches `tensors` to the parameters of several graphs at once, as a
+/// run of all of them takes one set of tensors: one Match per graph, whose
+/// `unused` is left empty; a tensor no graph takes is in `unused`.
+std::vector<Match>
+matchGraphsByName(const std::vector<std::vector<Signature>> &graphs,
+                  const std::vector<Signature> &tensors,
+                  std::vector<size_t> &unused);
+
 /// One message listing every problem of `match`, "; "-separated: the
 /// mismatched tensors (expected and found), the missing parameters when
 /// `requireAll`, and the unused tensors; "" if there is none. `where` names

@@ -40,6 +40,25 @@ Match fkrt::safetensors::matchByName(const std::vector<Signature> &parameters,
   return match;
 }
 
+std::vector<Match> fkrt::safetensors::matchGraphsByName(
+    const std::vector<std::vector<Signature>> &graphs,
+    const std::vector<Signature> &tensors, std::vector<size_t> &unused) {
+  std::vector<Match> matches;
+  std::vector<bool> used(tensors.size(), false);
+  for (const std::vector<Signature> &parameters : graphs) {
+    matches.push_back(matchByName(parameters, tensors));
+    for (int64_t t : matches.back().tensorOf)
+      if (t >= 0)
+        used[t] = true;
+    matches.back().unused.clear();
+  }
+  unused.clear();
+  for (size_t t = 0; t < tensors.size(); ++t)
+    if (!used[t])
+      unused.push_back(t);
+  return matches;
+}
+
 namespace {
 
 /// "'a', 'b' and 'c'".
