@@ -339,6 +339,14 @@ void testWriterErrors() {
   f.tensors = {tensor("m", FKRT_I1, {2})};
   f.tensors[0].data[1] = 5;
   expectInvalid(f, "i1 element 1 is 5, not 0 or 1");
+  f.tensors = {tensor("a\xff", FKRT_F32, {1})};
+  expectInvalid(f, "tensor 0 ('a\xff'): name is not valid UTF-8");
+  f.tensors = {tensor("a", FKRT_F32, {1})};
+  f.metadata = {{"k", "\xc0\x80"}};
+  expectInvalid(f, "__metadata__ 'k' is not valid UTF-8");
+  f.metadata.clear();
+  f.tensors = {tensor("m", FKRT_I1, {2})};
+  f.tensors[0].data[1] = 5;
   std::string error;
   CHECK(!write("/nonexistent-dir/x.safetensors", f, error));
   CHECK(error.find("/nonexistent-dir/x.safetensors: tensor 0") == 0);

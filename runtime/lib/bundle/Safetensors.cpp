@@ -316,11 +316,20 @@ bool validate(const File &file, std::string &error) {
       why = "duplicate tensor name";
     if (why.empty() && t.name == kMetadataKey)
       why = "a tensor may not be called __metadata__";
+    if (why.empty() &&
+        json::findInvalidUtf8(t.name, 0, t.name.size()) != std::string::npos)
+      why = "name is not valid UTF-8";
     if (!why.empty()) {
       error = "tensor " + std::to_string(i) + " ('" + t.name + "'): " + why;
       return false;
     }
   }
+  for (const auto &[key, value] : file.metadata)
+    if (json::findInvalidUtf8(key, 0, key.size()) != std::string::npos ||
+        json::findInvalidUtf8(value, 0, value.size()) != std::string::npos) {
+      error = "__metadata__ '" + key + "' is not valid UTF-8";
+      return false;
+    }
   return true;
 }
 
