@@ -10,7 +10,8 @@
 #      load and failure tests (--load-only) under compute-sanitizer's
 #      memcheck and racecheck;
 #   3. checks fkc-run itself on runtime/tests/data/add.ptx against bundles
-#      that are right and wrong (written by test/runtime/Inputs/make_bundle.py);
+#      that are right and wrong (written by test/runtime/Inputs/make_bundle.py)
+#      and on inputs from a .safetensors file (test/Inputs/safetensors.py);
 #   4. for every build/gpu-artifacts/X.ptx, for each of its graphs:
 #      `fkc-run X.ptx --graph G --check X.fkt` (with random inputs when there
 #      is no X.fkt), then the same under compute-sanitizer's memcheck (and
@@ -162,6 +163,8 @@ if [ "$built" -eq 1 ]; then
   section "Runtime tests"
   step "fkrt-host-tests" "$build/runtime/fkrt-host-tests"
   step "fkrt-bundle-tests" "$build/runtime/fkrt-bundle-tests"
+  step "fkrt-safetensors-tests" "$build/runtime/fkrt-safetensors-tests"
+  step "fkrt-weight-binding-tests" "$build/runtime/fkrt-weight-binding-tests"
   step "fkc-run-tests" "$build/tools/fkc-run/fkc-run-tests"
   # Without a driver they pass vacuously ("0 passed"): here that fails.
   expect "fkrt-gpu-tests" 0 "^[1-9][0-9]* passed, 0 failed" "$build/runtime/fkrt-gpu-tests" --oom runtime/tests/data
@@ -183,6 +186,10 @@ if [ "$built" -eq 1 ]; then
   expect "fkc-run add: --check wrong value" 1 "check  y: MISMATCH .*largest at \[17\]" "$fkc_run" "$add" --check "$work/add-wrong.fkt"
   expect "fkc-run add: --check NaN expected" 1 "NaN/Inf differ at 1 positions, first at \[5\]" "$fkc_run" "$add" --check "$work/add-nan.fkt"
   expect "fkc-run add: --bench" 0 "bench: 50 runs after 5 warm-up: median [0-9.]+ ms" "$fkc_run" "$add" --check "$work/add.fkt" --bench --iterations 50 --warmup 5
+  python3 test/Inputs/safetensors.py write "$work/add.safetensors" x:F32:1000 w:F32:1000 ||
+    record "safetensors.py write" FAIL "-"
+  expect "fkc-run add: --inputs/--outputs .safetensors" 0 "outputs written to" "$fkc_run" "$add" --inputs "$work/add.safetensors" --outputs "$work/add-y.safetensors"
+  expect "fkc-run add: --outputs by name" 0 "^y F32\[1000\] at \[0, 4000\): -4.5, -3, -1.5, 0, 1.5, 3, 4.5," python3 test/Inputs/safetensors.py dump "$work/add-y.safetensors"
   expect "fkc-run add: no such device" 1 "device 999: cuDeviceGet failed" "$fkc_run" "$add" --device 999
   if [ -n "$sanitizer" ]; then
     expect "fkc-run add: memcheck" 0 "ERROR SUMMARY: 0 errors" "$sanitizer" --tool memcheck --leak-check full --error-exitcode "$sanitizer_error" "$fkc_run" "$add" --check "$work/add.fkt"

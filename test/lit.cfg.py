@@ -1,6 +1,7 @@
 # The fkc lit suite: dialect round trips and verifiers, front-end
 # diagnostics, the reference interpreter, the tools and the examples.
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -18,6 +19,10 @@ llvm_config.add_tool_substitutions(
     ["fkc", "fkc-opt"], [config.fkc_tools_dir])
 
 config.substitutions.append(("%fkc_src_root", config.fkc_src_root))
+# Writes and dumps .safetensors files with Python's standard library.
+config.substitutions.append(
+    ("%safetensors", sys.executable + " " +
+     os.path.join(config.fkc_src_root, "test", "Inputs", "safetensors.py")))
 
 fuzzer = os.path.join(config.fkc_tools_dir, "fkc-parser-fuzzer")
 if os.path.exists(fuzzer):

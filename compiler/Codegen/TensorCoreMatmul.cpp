@@ -26,7 +26,9 @@
 // arrive as zeros from TMA, so they add nothing; out-of-bounds outputs are
 // not stored. Batch dims are a third tensor-map dimension per operand, so a
 // tile never reads another batch's rows; broadcast batch dims map several
-// output batches to one operand batch.
+// output batches to one operand batch. Where B has no batch dims, the
+// batches are instead rows of one product (batch x M rows), so B is read
+// once rather than once per batch (a decode step's [B, 1, K] @ [K, N]).
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +72,11 @@ struct MatmulShape {
   int64_t m, n, k;
   /// B is read K-major from the input it is the transpose of.
   bool rhsKMajor;
+  /// The batch dims folded into M: [batch..., M, K] @ [K, N] is one product
+  /// of batch x M rows (B is the same for every batch, and A's batches are
+  /// consecutive rows, as are the result's), so B is read once, not once per
+  /// batch: a decode step's [B, 1, K] @ [K, N] is a B x K x N product.
+  SmallVector<int64_t> foldedBatch;
   /// Batch dims of the result and of each operand (broadcast to the result's).
   SmallVector<int64_t> batch, lhsBatch, rhsBatch;
   Type elementType;
@@ -86,12 +93,24 @@ struct MatmulShape {
     rhsBatch.assign(rhs.begin(), rhs.end() - 2);
     elementType = tensorType(matmul.getLhs()).getElementType();
     rhsKMajor = getKMajorRhs(matmul) != nullptr;
+    if (!batch.empty() && lhsBatch == batch &&
+        ShapedType::getNumElements(rhsBatch) == 1) {
+      foldedBatch = batch;
+      m *= ShapedType::getNumElements(batch);
+      batch.clear();
+      lhsBatch.clear();
+      rhsBatch.clear();
+    }
   }
   int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
   /// Whether an operand's tensor map needs a batch dimension.
   bool batched() const { return !batch.empty(); }
 };
 } // namespace
+
+int64_t mlir::fk::getTensorCoreRows(MatmulOp matmul) {
+  return MatmulShape(matmul).m;
+}
 
 std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
                                              TargetAttr target) {
@@ -336,23 +355,53 @@ Value TensorCoreKernel::multiplyTile(Value aStage, Value bStage,
 
 Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
                                            Value accumulator) {
-  // One wgmma K step (16 elements, 32 bytes of each swizzled 128-byte row)
-  // per op, each op's descriptors at that step's bytes: with one step per
-  // op, the lowering advances no descriptor itself. The tile is 64 rows
-  // (checked by fk-tile), one wgmma's M.
+  // One wgmma group per K tile, as nvgpu.warpgroup.mma issues for the
+  // N-major layout: a fence, one wgmma per 16-element K step with
+  // descriptors that many bytes into the swizzled rows (32 per step), a
+  // commit, and a wait for all but this group. Written in NVVM ops on the
+  // accumulator's LLVM form (the casts cancel after the NVGPU lowering):
+  // the nvgpu op advances B's descriptor for the N-major layout only. The
+  // tile is 64 rows (checked by fk-tile), one wgmma's M.
   constexpr int64_t kStep = 16;
   int64_t stepBytes = kStep * shape.elementBytes();
+  auto i64 = b.getI64Type();
+  auto fragment = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(tiling.tileN / 2, b.getF32Type()));
+  auto packedType = LLVM::LLVMStructType::getLiteral(ctx, {fragment});
+  auto cast = [&](Value value, Type type) {
+    return UnrealizedConversionCastOp::create(b, loc, type, value).getResult(0);
+  };
+  Value packed = cast(accumulator, packedType);
+  Value d = LLVM::ExtractValueOp::create(b, loc, packed, 0);
   MemRefType aTile = sharedTile({tiling.tileM, kStep}, shape.elementType);
-  // The op's type says B is K x N; its bytes are N rows of K (K-major).
-  MemRefType bTile = sharedTile({kStep, tiling.tileN}, shape.elementType);
-  for (int64_t step = 0; step < tiling.tileK / kStep; ++step)
-    accumulator = nvgpu::WarpgroupMmaOp::create(
-        b, loc, accumulator.getType(),
-        descriptor(add(aStage, index(step * stepBytes)), aTile, lhsDescriptorMap),
-        descriptor(add(bStage, index(step * stepBytes)), bTile, rhsDescriptorMap),
-        /*waitGroup=*/IntegerAttr(), /*transposeA=*/UnitAttr(),
-        /*transposeB=*/UnitAttr(), accumulator);
-  return accumulator;
+  MemRefType bTile = sharedTile({tiling.tileN, kStep}, shape.elementType);
+  auto wgmmaType = [&](Type t) {
+    return NVVM::WGMMATypesAttr::get(
+        ctx, t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16);
+  };
+  // K-major in NVVM's terms: A row-major (M x K), B column-major (K x N).
+  auto rowMajor = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
+  auto columnMajor = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t step = 0; step < tiling.tileK / kStep; ++step) {
+    Value offset = index(step * stepBytes);
+    Value aDescriptor =
+        cast(descriptor(add(aStage, offset), aTile, lhsDescriptorMap), i64);
+    Value bDescriptor =
+        cast(descriptor(add(bStage, offset), bTile, rhsDescriptorMap), i64);
+    d = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, fragment, d, aDescriptor, bDescriptor,
+        NVVM::MMAShapeAttr::get(ctx, 64, tiling.tileN, kStep),
+        wgmmaType(shape.elementType), wgmmaType(shape.elementType),
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
+        rowMajor, columnMajor, /*satfinite=*/NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(1));
+  packed = LLVM::InsertValueOp::create(b, loc, packed, d, ArrayRef<int64_t>{0});
+  return cast(packed, accumulator.getType());
 }
 
 LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
@@ -369,6 +418,7 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
   tile.firstRow = tileRow;
   tile.firstColumn = tileColumn;
   tile.batchCoords = batchCoords;
+  tile.rowBatchShape = shape.foldedBatch;
   tile.threads = 128;
   return emitTileEpilogue(k, tile);
 }

@@ -48,6 +48,11 @@ std::string whyNotTensorCoreMatmul(FusionOp fusion, TargetAttr target);
 /// dimensions (read K-major, in place).
 Value getTensorCoreRhsInput(MatmulOp matmul);
 
+/// The rows of the product the kernel computes for `matmul`: M, or batch x
+/// M where the right operand has no batch dims (the batches are folded into
+/// one product that reads B once).
+int64_t getTensorCoreRows(MatmulOp matmul);
+
 /// The tensor maps the kernel reads the matmul's operands through, made in
 /// the host function at `b` for the operands' buffers: {lhs, rhs}.
 SmallVector<Value, 2> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,

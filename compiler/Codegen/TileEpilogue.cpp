@@ -14,6 +14,10 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   Value anchorResult = t.anchor->getResult(0);
   ArrayRef<int64_t> shape = tensorType(anchorResult).getShape();
   int64_t m = shape[shape.size() - 2], n = shape.back();
+  // Rows over [batch..., M] when the tile's rows span batches.
+  SmallVector<int64_t> rowSpace(t.rowBatchShape);
+  rowSpace.push_back(m);
+  int64_t rowCount = ShapedType::getNumElements(rowSpace);
 
   // Runs of `width` adjacent output elements per thread; N is a multiple of
   // the width, so a run is entirely inside the output or entirely outside.
@@ -33,12 +37,21 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
         column = k.idx.add(t.firstColumn, localColumn);
   Value inside = arith::AndIOp::create(
       b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, index(m)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                            index(rowCount)),
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
                             index(n)));
   auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
   b.setInsertionPointToStart(&ifInside.getThenRegion().front());
 
+  // The result coordinates of the run's row: batch coordinates, then the
+  // row within its matrix.
+  SmallVector<Value> rowCoords(t.batchCoords);
+  if (t.rowBatchShape.empty())
+    rowCoords.push_back(row);
+  else
+    llvm::append_range(rowCoords, k.idx.delinearize(row, rowSpace));
+  Value matrixRow = rowCoords.back();
   ElementEmitter emitter = k.makeEmitter();
   SmallVector<Value> columns;
   for (int64_t e = 0; e < width; ++e)
@@ -58,7 +71,7 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
     // The epilogue is elementwise (fk-fuse makes it so): it reads the
     // anchor at the run's own coordinates.
     auto it = sums.find(coords.back());
-    if (coords[coords.size() - 2] != row || it == sums.end())
+    if (coords[coords.size() - 2] != matrixRow || it == sums.end())
       return k.fusion.emitOpError()
              << "reads its " << t.anchor->getName()
              << " away from the output element";
@@ -77,8 +90,8 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   };
   SmallVector<Pending> stores;
   for (Value c : columns) {
-    SmallVector<Value> coords(t.batchCoords);
-    coords.append({row, c});
+    SmallVector<Value> coords(rowCoords);
+    coords.push_back(c);
     for (auto [value, buffer] : llvm::zip(yielded, k.results)) {
       FailureOr<Value> element = emitter.emit(value, coords);
       if (failed(element))

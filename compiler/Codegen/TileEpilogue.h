@@ -25,6 +25,11 @@ struct ResultTile {
   /// dims, and the result's batch coordinates.
   Value firstRow, firstColumn;
   SmallVector<Value> batchCoords;
+  /// When not empty, the tile's rows run over the result's batch dims and
+  /// its rows together (a matmul whose right operand has no batch dims
+  /// computed as one product of batch x M rows): `firstRow` counts such
+  /// rows, which delinearize into these batch dims, then the row.
+  SmallVector<int64_t> rowBatchShape;
   /// Threads of the block.
   int64_t threads = 128;
 };

@@ -61,10 +61,8 @@ static bool readsRhsKMajor(MatmulOp matmul) {
 /// twice the blocks; measured in bench/results/gpt2-inference/).
 static SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul,
                                                  ArrayRef<int64_t> requested) {
-  auto resultType = cast<RankedTensorType>(matmul.getResult().getType());
-  int64_t rows = resultType.getShape()[resultType.getRank() - 2];
   SmallVector<int64_t> tile = {128, 128, 64};
-  if (rows <= 64)
+  if (getTensorCoreRows(matmul) <= 64)
     tile = {64, 64, 64};
   if (!requested.empty())
     tile.assign(requested.begin(), requested.end());

@@ -6,6 +6,7 @@
 #include "Driver/FusionGraph.h"
 #include "Frontend/Importer.h"
 #include "Reference/Interpreter.h"
+#include "Reference/NamedTensors.h"
 #include "Reference/ReferenceBundle.h"
 #include "fk/IR/FkDialect.h"
 #include "fk/IR/FkTarget.h"
@@ -19,6 +20,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
+#include "fkrt/safetensors.hpp"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/SourceMgr.h"
@@ -38,8 +40,10 @@ namespace {
 /// One run of the compiler over one input buffer (or one split chunk).
 class Compilation {
 public:
-  Compilation(const DriverOptions &options, llvm::raw_ostream &os)
-      : options(options), os(os) {}
+  /// `namedInputs`: the tensors of --inputs, or null for random inputs.
+  Compilation(const DriverOptions &options, const NamedTensors *namedInputs,
+              llvm::raw_ostream &os)
+      : options(options), namedInputs(namedInputs), os(os) {}
 
   LogicalResult process(std::unique_ptr<llvm::MemoryBuffer> buffer);
 
@@ -50,12 +54,21 @@ private:
   /// Runs the stages up to the one asked for; with --mlir-timing, each
   /// stage's passes are timed under `timing` (null without).
   LogicalResult runStages(ModuleOp module, TimingScope *timing);
-  /// Interprets every function of `module` on seeded random inputs.
+  /// Chooses the graphs to interpret (--graph, or every function) and
+  /// makes their inputs: those of --inputs, or seeded random ones.
+  LogicalResult prepareInputs(ModuleOp module);
+  /// The graphs prepareInputs chose, as they are in `module` now.
+  SmallVector<func::FuncOp> interpretedGraphs(ModuleOp module);
+  /// Interprets the chosen graphs on their inputs.
   FailureOr<SmallVector<SmallVector<RefTensor>>> interpretAll(ModuleOp module);
   LogicalResult printValues(ModuleOp module);
 
   const DriverOptions &options;
+  const NamedTensors *namedInputs;
   llvm::raw_ostream &os;
+  /// The names of the graphs interpreted and their inputs.
+  SmallVector<std::string> graphNames;
+  SmallVector<SmallVector<RefTensor>> graphInputs;
 };
 } // namespace
 
@@ -85,13 +98,49 @@ LogicalResult Compilation::setTarget(ModuleOp module) {
   return success();
 }
 
+LogicalResult Compilation::prepareInputs(ModuleOp module) {
+  SmallVector<func::FuncOp> graphs;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (options.graph.empty() || fn.getSymName() == options.graph)
+      graphs.push_back(fn);
+  if (graphs.empty()) {
+    std::string names;
+    for (auto fn : module.getOps<func::FuncOp>())
+      names += (names.empty() ? "" : ", ") + fn.getSymName().str();
+    return emitError(UnknownLoc::get(module.getContext()))
+           << "--graph: no graph named '" << options.graph
+           << "' (the graphs: " << names << ")";
+  }
+  graphNames.clear();
+  for (func::FuncOp fn : graphs)
+    graphNames.push_back(fn.getSymName().str());
+  graphInputs.clear();
+  if (!namedInputs) {
+    for (func::FuncOp fn : graphs)
+      graphInputs.push_back(makeRandomInputs(fn, options.seed));
+    return success();
+  }
+  FailureOr<SmallVector<SmallVector<RefTensor>>> inputs =
+      bindInputsByName(module, graphs, *namedInputs);
+  if (failed(inputs))
+    return failure();
+  graphInputs = std::move(*inputs);
+  return success();
+}
+
+SmallVector<func::FuncOp> Compilation::interpretedGraphs(ModuleOp module) {
+  SmallVector<func::FuncOp> graphs;
+  for (const std::string &name : graphNames)
+    graphs.push_back(module.lookupSymbol<func::FuncOp>(name));
+  return graphs;
+}
+
 FailureOr<SmallVector<SmallVector<RefTensor>>>
 Compilation::interpretAll(ModuleOp module) {
   SmallVector<SmallVector<RefTensor>> results;
   ReferenceInterpreter interpreter;
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    FailureOr<SmallVector<RefTensor>> values =
-        interpreter.run(fn, makeRandomInputs(fn, options.seed));
+  for (auto [fn, inputs] : llvm::zip(interpretedGraphs(module), graphInputs)) {
+    FailureOr<SmallVector<RefTensor>> values = interpreter.run(fn, inputs);
     if (failed(values))
       return failure();
     results.push_back(std::move(*values));
@@ -103,8 +152,14 @@ LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
   if (!options.fusionGraphFile.empty() && options.emit < Stage::Fused)
     return emitError(module.getLoc())
            << "--fusion-graph needs the fused stage (--emit=fused or later)";
+  if ((options.interpret || options.verifyStages ||
+       !options.referenceFile.empty()) &&
+      failed(prepareInputs(module)))
+    return failure();
   if (!options.referenceFile.empty() &&
-      failed(writeReferenceBundle(module, options.seed, options.referenceFile)))
+      failed(writeReferenceBundle(module, interpretedGraphs(module),
+                                  graphInputs, options.seed,
+                                  options.referenceFile)))
     return failure();
   std::optional<SmallVector<SmallVector<RefTensor>>> expected;
   if (options.verifyStages) {
@@ -136,7 +191,7 @@ LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
       if (failed(actual))
         return failure();
       for (auto [fn, want, got] :
-           llvm::zip(module.getOps<func::FuncOp>(), *expected, *actual)) {
+           llvm::zip(interpretedGraphs(module), *expected, *actual)) {
         for (auto [index, pair] : llvm::enumerate(llvm::zip(want, got))) {
           const auto &[w, g] = pair;
           TensorDifference diff = compareTensors(w, g);
@@ -170,13 +225,16 @@ LogicalResult Compilation::printValues(ModuleOp module) {
   FailureOr<SmallVector<SmallVector<RefTensor>>> values = interpretAll(module);
   if (failed(values))
     return failure();
-  for (auto [fn, results] : llvm::zip(module.getOps<func::FuncOp>(), *values))
+  SmallVector<func::FuncOp> graphs = interpretedGraphs(module);
+  for (auto [fn, results] : llvm::zip(graphs, *values))
     for (auto [index, tensor] : llvm::enumerate(results)) {
       os << "@" << fn.getSymName() << " result #" << index << ": ";
       printTensor(os, tensor);
       os << "\n";
     }
-  return success();
+  if (options.outputsFile.empty())
+    return success();
+  return writeResultsByName(module, graphs, *values, options.outputsFile);
 }
 
 LogicalResult
@@ -244,6 +302,32 @@ int mlir::fk::runDriver(const DriverOptions &options) {
     llvm::errs() << "fkc: error: --target: " << message << "\n";
     return 1;
   }
+  // --inputs, --graph and --outputs choose what the interpreter runs on and
+  // what it writes.
+  bool interprets = options.interpret || options.verifyStages ||
+                    !options.referenceFile.empty();
+  const char *needsInterpretation =
+      !options.inputFiles.empty() ? "--inputs"
+      : !options.graph.empty()    ? "--graph"
+                                  : nullptr;
+  if (needsInterpretation && !interprets) {
+    llvm::errs() << "fkc: error: " << needsInterpretation
+                 << " needs --interpret, --verify-stages or --reference\n";
+    return 1;
+  }
+  if (!options.outputsFile.empty() && !options.interpret) {
+    llvm::errs() << "fkc: error: --outputs needs --interpret\n";
+    return 1;
+  }
+  std::optional<NamedTensors> namedInputs;
+  if (!options.inputFiles.empty()) {
+    namedInputs.emplace();
+    if (!fkrt::safetensors::readAll(options.inputFiles, namedInputs->tensors,
+                                    namedInputs->origins, message)) {
+      llvm::errs() << "fkc: error: " << message << "\n";
+      return 1;
+    }
+  }
   DriverOptions resolved = options;
   const PtxOptions &ptx = options.pipeline.ptx;
   if (ptx.cudaPath.empty()) {
@@ -253,7 +337,8 @@ int mlir::fk::runDriver(const DriverOptions &options) {
                  << getLibdevicePath(ptx.cudaPath) << "'\n";
     return 1;
   }
-  Compilation compilation(resolved, output->os());
+  Compilation compilation(resolved, namedInputs ? &*namedInputs : nullptr,
+                          output->os());
   LogicalResult result =
       options.splitInputFile
           ? splitAndProcessBuffer(

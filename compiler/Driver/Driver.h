@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::fk {
 
@@ -37,8 +38,17 @@ struct DriverOptions {
   /// Check every stage against the graph stage on random inputs.
   bool verifyStages = false;
   uint64_t seed = 1;
-  /// Where to write the graphs' seeded inputs and reference outputs as a
-  /// tensor bundle; empty: nowhere.
+  /// .safetensors files whose tensors are the inputs of --interpret,
+  /// --verify-stages and --reference, by parameter name
+  /// (docs/safetensors.md); empty: random inputs of `seed`.
+  std::vector<std::string> inputFiles;
+  /// The graph to interpret; empty: every graph.
+  std::string graph;
+  /// Where --interpret writes the results as a .safetensors file; empty:
+  /// nowhere.
+  std::string outputsFile;
+  /// Where to write the graphs' inputs and reference outputs as a tensor
+  /// bundle; empty: nowhere.
   std::string referenceFile;
   /// Check diagnostics against `expected-error` comments in the input.
   bool verifyDiagnostics = false;

@@ -63,8 +63,8 @@ static void appendElement(std::vector<uint8_t> &out, fkrt_dtype dtype,
   }
 }
 
-static fkrt::bundle::Tensor toBundleTensor(const RefTensor &tensor,
-                                           std::string name) {
+fkrt::bundle::Tensor mlir::fk::toBundleTensor(const RefTensor &tensor,
+                                              std::string name) {
   fkrt::bundle::Tensor result;
   result.name = std::move(name);
   result.dtype = getBundleDtype(tensor.type.getElementType());
@@ -73,6 +73,50 @@ static fkrt::bundle::Tensor toBundleTensor(const RefTensor &tensor,
   result.data.reserve(tensor.values.size() * fkrt::bundle::dtypeSize(result.dtype));
   for (double value : tensor.values)
     appendElement(result.data, result.dtype, value);
+  return result;
+}
+
+/// The value of the little-endian element of `dtype` at `p`: exact for
+/// every dtype but i64 beyond 2^53, which rounds as the interpreter's i64
+/// values do.
+static double readElement(fkrt_dtype dtype, const uint8_t *p) {
+  auto load = [&](size_t bytes) {
+    uint64_t bits = 0;
+    for (size_t i = 0; i < bytes; ++i)
+      bits |= static_cast<uint64_t>(p[i]) << (8 * i);
+    return bits;
+  };
+  auto widen = [&](const llvm::fltSemantics &semantics) {
+    llvm::APFloat f(semantics, llvm::APInt(16, load(2)));
+    return f.convertToDouble();
+  };
+  switch (dtype) {
+  case FKRT_F32: {
+    uint32_t bits = static_cast<uint32_t>(load(4));
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+  }
+  case FKRT_F16:
+    return widen(llvm::APFloat::IEEEhalf());
+  case FKRT_BF16:
+    return widen(llvm::APFloat::BFloat());
+  case FKRT_I32:
+    return static_cast<int32_t>(static_cast<uint32_t>(load(4)));
+  case FKRT_I64:
+    return static_cast<double>(static_cast<int64_t>(load(8)));
+  case FKRT_I1:
+    return p[0] != 0 ? 1 : 0;
+  }
+  return 0;
+}
+
+RefTensor mlir::fk::fromBundleTensor(const fkrt::bundle::Tensor &tensor,
+                                     RankedTensorType type) {
+  RefTensor result{type, std::vector<double>(tensor.elementCount())};
+  size_t size = fkrt::bundle::dtypeSize(tensor.dtype);
+  for (size_t i = 0; i < result.values.size(); ++i)
+    result.values[i] = readElement(tensor.dtype, tensor.data.data() + i * size);
   return result;
 }
 
@@ -85,24 +129,33 @@ static std::string tensorName(DictionaryAttr attrs, const char *prefix,
   return prefix + std::to_string(index);
 }
 
-LogicalResult mlir::fk::writeReferenceBundle(ModuleOp module, uint64_t seed,
-                                             llvm::StringRef path) {
+std::string mlir::fk::getArgumentName(func::FuncOp fn, unsigned index) {
+  return tensorName(fn.getArgAttrDict(index), "arg", index);
+}
+
+std::string mlir::fk::getResultName(func::FuncOp fn, unsigned index) {
+  return tensorName(fn.getResultAttrDict(index), "result", index);
+}
+
+LogicalResult
+mlir::fk::writeReferenceBundle(ModuleOp module, ArrayRef<func::FuncOp> graphs,
+                               ArrayRef<SmallVector<RefTensor>> inputs,
+                               uint64_t seed, llvm::StringRef path) {
   fkrt::bundle::Bundle bundle;
   ReferenceInterpreter interpreter;
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    SmallVector<RefTensor> inputs = makeRandomInputs(fn, seed);
-    FailureOr<SmallVector<RefTensor>> outputs = interpreter.run(fn, inputs);
+  for (auto [graphOp, graphInputs] : llvm::zip(graphs, inputs)) {
+    func::FuncOp fn = graphOp;
+    FailureOr<SmallVector<RefTensor>> outputs =
+        interpreter.run(fn, graphInputs);
     if (failed(outputs))
       return failure();
     fkrt::bundle::Graph graph;
     graph.name = fn.getSymName().str();
     graph.seed = seed;
-    for (auto [i, input] : llvm::enumerate(inputs))
-      graph.inputs.push_back(
-          toBundleTensor(input, tensorName(fn.getArgAttrDict(i), "arg", i)));
+    for (auto [i, input] : llvm::enumerate(graphInputs))
+      graph.inputs.push_back(toBundleTensor(input, getArgumentName(fn, i)));
     for (auto [i, output] : llvm::enumerate(*outputs))
-      graph.outputs.push_back(toBundleTensor(
-          output, tensorName(fn.getResultAttrDict(i), "result", i)));
+      graph.outputs.push_back(toBundleTensor(output, getResultName(fn, i)));
     bundle.graphs.push_back(std::move(graph));
   }
   std::string error;

@@ -1,7 +1,8 @@
 //===- DtypeTable.h - sizes and spellings of fkrt dtypes --------*- C++ -*-===//
 //
 // The one table of dtype sizes and names, shared by the runtime's C API and
-// the bundle library (which does not link the runtime).
+// the bundle library (which does not link the runtime): the manifest's
+// spellings and those of .safetensors headers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +46,25 @@ inline const char *dtypeName(fkrt_dtype dtype) {
     return "i64";
   case FKRT_I1:
     return "i1";
+  }
+  return nullptr;
+}
+
+/// The .safetensors spelling ("F32", ...), null if `dtype` is not a dtype.
+inline const char *safetensorsDtypeName(fkrt_dtype dtype) {
+  switch (dtype) {
+  case FKRT_F32:
+    return "F32";
+  case FKRT_F16:
+    return "F16";
+  case FKRT_BF16:
+    return "BF16";
+  case FKRT_I32:
+    return "I32";
+  case FKRT_I64:
+    return "I64";
+  case FKRT_I1:
+    return "BOOL";
   }
   return nullptr;
 }

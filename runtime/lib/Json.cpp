@@ -367,3 +367,46 @@ bool fkrt::json::toInt64(const std::string &lexeme, int64_t &result,
   result = value;
   return true;
 }
+
+size_t fkrt::json::findInvalidUtf8(const std::string &s, size_t begin,
+                                   size_t end) {
+  size_t i = begin;
+  while (i < end) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // The number of continuation bytes, and the range of the first one.
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf)
+      n = 1;
+    else if (c == 0xe0)
+      n = 2, lo = 0xa0;
+    else if (c == 0xed)
+      n = 2, hi = 0x9f;
+    else if (c >= 0xe1 && c <= 0xef)
+      n = 2;
+    else if (c == 0xf0)
+      n = 3, lo = 0x90;
+    else if (c == 0xf4)
+      n = 3, hi = 0x8f;
+    else if (c >= 0xf1 && c <= 0xf3)
+      n = 3;
+    else
+      return i;
+    if (end - i - 1 < n)
+      return i;
+    unsigned char first = static_cast<unsigned char>(s[i + 1]);
+    if (first < lo || first > hi)
+      return i;
+    for (size_t k = 2; k <= n; ++k) {
+      unsigned char next = static_cast<unsigned char>(s[i + k]);
+      if (next < 0x80 || next > 0xbf)
+        return i;
+    }
+    i += n + 1;
+  }
+  return std::string::npos;
+}

@@ -52,6 +52,13 @@ bool parse(const std::string &text, Value &result, std::string &error,
 /// int64 range.
 bool toInt64(const std::string &lexeme, int64_t &result, bool &overflow);
 
+/// The offset of the first byte in [begin, end) of `s` that does not begin
+/// a well-formed UTF-8 sequence (RFC 3629: no overlong forms, no UTF-16
+/// surrogates, nothing above U+10FFFF), or std::string::npos. JSON text is
+/// UTF-8 (RFC 8259); parse() leaves this check to its callers, which know
+/// where the text sits in their input.
+size_t findInvalidUtf8(const std::string &s, size_t begin, size_t end);
+
 } // namespace json
 } // namespace fkrt
 

@@ -20,51 +20,6 @@ bool startsWith(const std::string &s, const char *prefix) {
   return s.compare(0, std::char_traits<char>::length(prefix), prefix) == 0;
 }
 
-/// The offset of the first byte in [begin, end) of `s` that does not begin
-/// a well-formed UTF-8 sequence (RFC 3629: no overlong forms, no UTF-16
-/// surrogates, nothing above U+10FFFF), or std::string::npos.
-size_t findInvalidUtf8(const std::string &s, size_t begin, size_t end) {
-  size_t i = begin;
-  while (i < end) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    // The number of continuation bytes, and the range of the first one.
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-      n = 1;
-    else if (c == 0xe0)
-      n = 2, lo = 0xa0;
-    else if (c == 0xed)
-      n = 2, hi = 0x9f;
-    else if (c >= 0xe1 && c <= 0xef)
-      n = 2;
-    else if (c == 0xf0)
-      n = 3, lo = 0x90;
-    else if (c == 0xf4)
-      n = 3, hi = 0x8f;
-    else if (c >= 0xf1 && c <= 0xf3)
-      n = 3;
-    else
-      return i;
-    if (end - i - 1 < n)
-      return i;
-    unsigned char first = static_cast<unsigned char>(s[i + 1]);
-    if (first < lo || first > hi)
-      return i;
-    for (size_t k = 2; k <= n; ++k) {
-      unsigned char next = static_cast<unsigned char>(s[i + k]);
-      if (next < 0x80 || next > 0xbf)
-        return i;
-    }
-    i += n + 1;
-  }
-  return std::string::npos;
-}
-
 /// Finds the manifest in the leading comment block (rules R3 to R7) and
 /// returns its JSON, starting at line `firstLine` of the artifact, with each
 /// "// " prefix turned into spaces so the JSON parser's line and column
@@ -121,7 +76,7 @@ bool extractJson(const std::string &text, std::string &jsonText,
     }
     // RFC 8259: JSON text is UTF-8. Checked here, where the artifact's
     // byte offsets are known.
-    size_t bad = findInvalidUtf8(text, start + 3, end);
+    size_t bad = json::findInvalidUtf8(text, start + 3, end);
     if (bad != std::string::npos) {
       char byte[8];
       std::snprintf(byte, sizeof(byte), "0x%02x",

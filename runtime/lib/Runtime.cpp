@@ -7,6 +7,7 @@
 #include "GraphReplay.h"
 #include "Manifest.h"
 #include "Status.h"
+#include "WeightBinding.h"
 
 #include <algorithm>
 #include <atomic>
@@ -61,6 +62,9 @@ struct fkrt_module_impl {
   /// Runs replayed as CUDA graphs (fkrt_module_set_cuda_graphs).
   std::atomic<bool> cudaGraphs{true};
   GraphReplays replays;
+  /// Per graph, per input: the device copy of its bound weight
+  /// (fkrt_bind_weights), 0 if unbound; empty until a graph is bound.
+  std::vector<std::vector<cu::DevicePtr>> bound;
 
   const GraphSpec *graph(size_t index) const {
     return index < manifest.graphs.size() ? &manifest.graphs[index] : nullptr;
@@ -109,6 +113,10 @@ struct fkrt_module_impl {
     {
       cu::ContextScope scope(*driver, context);
       replays.clear(*driver);
+      for (const std::vector<cu::DevicePtr> &graph : bound)
+        for (cu::DevicePtr p : graph)
+          if (p)
+            driver->memFree(p);
       for (Workspace &w : workspaces) {
         driver->eventSynchronize(w.done);
         driver->eventDestroy(w.done);
@@ -120,6 +128,7 @@ struct fkrt_module_impl {
     driver->devicePrimaryCtxRelease(device);
     workspaces.clear();
     idle.clear();
+    bound.clear();
     functions.clear();
     cuModule = nullptr;
     context = nullptr;
@@ -800,5 +809,136 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     }
     m->release(slot);
     return status;
+  });
+}
+
+extern "C" fkrt_status fkrt_bind_weights(fkrt_module m, const char *graph_name,
+                                         const char *path) {
+  return guarded([&] {
+    if (!m || !graph_name || !path)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  std::string("fkrt_bind_weights: ") +
+                      (!m ? "module" : !graph_name ? "graph_name" : "path") +
+                      " is null");
+    size_t gi;
+    if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
+      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_bind_weights: " + lastError());
+    const GraphSpec &g = m->manifest.graphs[gi];
+    const std::string where = "fkrt_bind_weights: ";
+    if (std::FILE *file = std::fopen(path, "rb"))
+      std::fclose(file);
+    else
+      return fail(FKRT_ERROR_IO, where + path + ": cannot open: " +
+                                     std::strerror(errno));
+    safetensors::File weights;
+    std::string error;
+    if (!safetensors::read(path, weights, error))
+      return fail(FKRT_ERROR_INVALID_ARGUMENT, where + error);
+    std::vector<bool> isBound(g.inputs.size(), false);
+    if (gi < m->bound.size())
+      for (size_t i = 0; i < g.inputs.size(); ++i)
+        isBound[i] = m->bound[gi][i] != 0;
+    std::vector<int64_t> tensorOf;
+    error = matchWeights(g, isBound, weights, tensorOf);
+    if (!error.empty())
+      return fail(FKRT_ERROR_INVALID_ARGUMENT, where + path + ": " + error);
+    const cu::Driver *d = cu::driver(error);
+    if (!d)
+      return fail(FKRT_ERROR_NO_DRIVER, where + error);
+    if (!m->loaded)
+      return fail(FKRT_ERROR_NOT_LOADED,
+                  where + "the module is not loaded on CUDA (call "
+                          "fkrt_module_load_cuda first)");
+    cu::ContextScope scope(*d, m->context);
+    if (!scope.ok())
+      return fail(FKRT_ERROR_CUDA,
+                  where + "cannot make the module's context current");
+    // Every tensor is uploaded before any is bound, so that a failure
+    // leaves the module as it was.
+    std::vector<cu::DevicePtr> copies(g.inputs.size(), 0);
+    auto release = [&] {
+      for (cu::DevicePtr p : copies)
+        if (p)
+          d->memFree(p);
+    };
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      if (tensorOf[i] < 0)
+        continue;
+      const std::vector<uint8_t> &data = weights.tensors[tensorOf[i]].data;
+      // An empty tensor still needs a valid, aligned address.
+      cu::Result r = d->memAlloc(&copies[i], std::max<size_t>(data.size(), 1));
+      if (r == cu::kSuccess && !data.empty())
+        r = d->memcpyHtoD(copies[i], data.data(), data.size());
+      if (r != cu::kSuccess) {
+        release();
+        return fail(runStatus(r),
+                    where + "graph '" + g.name + "' input '" +
+                        g.inputs[i].name + "' (" +
+                        std::to_string(data.size()) + " bytes): " +
+                        cu::describe(*d, "cuMemAlloc or cuMemcpyHtoD", r));
+      }
+    }
+    std::lock_guard<std::mutex> lock(m->mutex);
+    if (m->bound.size() < m->manifest.graphs.size())
+      m->bound.resize(m->manifest.graphs.size());
+    m->bound[gi].resize(g.inputs.size(), 0);
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      if (copies[i])
+        m->bound[gi][i] = copies[i];
+    return FKRT_SUCCESS;
+  });
+}
+
+extern "C" int fkrt_input_bound(fkrt_module m, size_t graph, size_t index) {
+  return m && graph < m->bound.size() && index < m->bound[graph].size() &&
+                 m->bound[graph][index]
+             ? 1
+             : 0;
+}
+
+extern "C" fkrt_status fkrt_run_bound(fkrt_module m, const char *graph_name,
+                                      const fkrt_tensor *inputs,
+                                      size_t num_inputs, fkrt_tensor *outputs,
+                                      size_t num_outputs, void *stream) {
+  return guarded([&] {
+    if (!m || !graph_name)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  std::string("fkrt_run_bound: ") +
+                      (m ? "graph_name" : "module") + " is null");
+    size_t gi;
+    if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
+      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_run_bound: " + lastError());
+    const GraphSpec &g = m->manifest.graphs[gi];
+    if (gi >= m->bound.size() || m->bound[gi].empty())
+      return fkrt_run(m, graph_name, inputs, num_inputs, outputs, num_outputs,
+                      stream);
+    // All the graph's inputs: the bound ones from the module, the others
+    // from the caller, in order.
+    std::vector<fkrt_tensor> all;
+    std::string unbound;
+    size_t next = 0;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      const TensorSpec &spec = g.inputs[i];
+      if (cu::DevicePtr p = m->bound[gi][i]) {
+        all.push_back({reinterpret_cast<void *>(p),
+                       static_cast<int32_t>(spec.dtype),
+                       static_cast<int32_t>(spec.shape.size()),
+                       spec.shape.data()});
+        continue;
+      }
+      unbound += (unbound.empty() ? "'" : ", '") + spec.name + "'";
+      if (next < num_inputs && inputs)
+        all.push_back(inputs[next]);
+      ++next;
+    }
+    if (num_inputs != next || (num_inputs && !inputs))
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_run_bound: graph '" + g.name + "' takes " +
+                      std::to_string(next) + " inputs besides its bound ones" +
+                      (next ? " (" + unbound + ")" : std::string()) +
+                      ", got " + std::to_string(num_inputs) +
+                      (num_inputs && !inputs ? " and a null array" : ""));
+    return fkrt_run(m, graph_name, all.data(), all.size(), outputs,
+                    num_outputs, stream);
   });
 }

@@ -135,6 +135,13 @@ def library():
             "fkrt_run": (status, [m, ctypes.c_char_p, ctypes.POINTER(_Tensor),
                                   size, ctypes.POINTER(_Tensor), size,
                                   ctypes.c_void_p]),
+            "fkrt_run_bound": (status, [m, ctypes.c_char_p,
+                                        ctypes.POINTER(_Tensor), size,
+                                        ctypes.POINTER(_Tensor), size,
+                                        ctypes.c_void_p]),
+            "fkrt_bind_weights": (status, [m, ctypes.c_char_p,
+                                           ctypes.c_char_p]),
+            "fkrt_input_bound": (ctypes.c_int, [m, size, size]),
             "fkrt_driver_available": (status, []),
             "fkrt_set_cuda_graphs": (status, [m, ctypes.c_int]),
             "fkrt_cuda_graphs": (ctypes.c_int, [m]),
@@ -202,6 +209,9 @@ class TensorInfo:
         # For an output written into an input's buffer (an inout
         # parameter's new value): that input's index; else None.
         self.aliases = None
+        # For an input: whether a weight is bound to it (bind_weights), so
+        # that run() does not take it.
+        self.bound = False
 
     def __repr__(self):
         return "TensorInfo(%r, %s, %r)" % (self.name, self.dtype, self.shape)
@@ -315,8 +325,12 @@ class Module:
         return result
 
     def inputs(self, graph):
-        return self._infos(graph, self._lib.fkrt_manifest_input_count,
-                           self._lib.fkrt_manifest_input)
+        infos = self._infos(graph, self._lib.fkrt_manifest_input_count,
+                            self._lib.fkrt_manifest_input)
+        index = self._graph(graph)
+        for i, info in enumerate(infos):
+            info.bound = bool(self._lib.fkrt_input_bound(self._m, index, i))
+        return infos
 
     def outputs(self, graph):
         infos = self._infos(graph, self._lib.fkrt_manifest_output_count,
@@ -355,9 +369,47 @@ class Module:
     def _signature(self, graph):
         sig = self._signatures.get(graph)
         if sig is None:
-            sig = _Signature(graph, self.inputs(graph), self.outputs(graph))
+            # run() takes the inputs that are not bound; an inout input,
+            # which cannot be bound, is found among them by its position.
+            inputs = self.inputs(graph)
+            position = {}
+            for i, info in enumerate(inputs):
+                if not info.bound:
+                    position[i] = len(position)
+            outputs = self.outputs(graph)
+            for info in outputs:
+                if info.aliases is not None:
+                    info.aliases = position[info.aliases]
+            sig = _Signature(graph, [i for i in inputs if not i.bound],
+                             outputs)
             self._signatures[graph] = sig
         return sig
+
+    def bind_weights(self, graph, path, device=None):
+        """Binds the tensors of the .safetensors file at `path` to inputs
+        of `graph` by name, and uploads them once to device memory the
+        module owns: run() then takes only the graph's other inputs. Every
+        tensor must be named after an input, with its dtype and shape, not
+        inout and not bound already; Error lists every problem, found
+        before the GPU is needed. A module not loaded yet is loaded on CUDA
+        device `device` (default 0). Call it while no run of the module is
+        in flight."""
+        if (self._device is not None and device is not None
+                and device != self._device):
+            raise Error(ERROR_INVALID_ARGUMENT,
+                        "bind_weights: the module is loaded on cuda:%d, not "
+                        "cuda:%d" % (self._device, device))
+        # The file is checked against the graph before the GPU is needed:
+        # a module not loaded yet is loaded once the binding is valid.
+        status = self._lib.fkrt_bind_weights(self._m, graph.encode(),
+                                             os.fsencode(path))
+        if status in (ERROR_NOT_LOADED, ERROR_NO_DRIVER) and \
+                self._device is None:
+            self.load_cuda(0 if device is None else device)
+            status = self._lib.fkrt_bind_weights(self._m, graph.encode(),
+                                                 os.fsencode(path))
+        _check(status)
+        self._signatures.pop(graph, None)
 
     def load_cuda(self, device=0):
         """JIT-loads the PTX on CUDA device `device` (an ordinal). run()
@@ -377,7 +429,8 @@ class Module:
 
         `inputs` (and `outputs` if given) are torch CUDA tensors or objects
         torch imports without a copy (DLPack, __cuda_array_interface__),
-        one per manifest entry, each with the manifest's dtype and shape,
+        one per manifest entry (but the inputs bound with bind_weights),
+        each with the manifest's dtype and shape,
         dense, and all on one CUDA device. ArgumentError names the first
         that is not: dtypes and shapes are checked for every tensor before
         devices and layouts, and all before the module touches CUDA.
@@ -507,9 +560,9 @@ class Module:
 
         ins = array(in_tensors, sig.inputs, sig.input_shapes)
         outs = array(out_tensors, sig.outputs, sig.output_shapes)
-        _check(self._lib.fkrt_run(self._m, graph.encode(), ins,
-                                  len(in_tensors), outs, len(out_tensors),
-                                  handle))
+        _check(self._lib.fkrt_run_bound(self._m, graph.encode(), ins,
+                                        len(in_tensors), outs,
+                                        len(out_tensors), handle))
         return outputs
 
     def _dummy_pointer(self, torch, device):

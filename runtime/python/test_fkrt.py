@@ -40,6 +40,22 @@ LOAD = os.path.join(DATA, "load.ptx")
 INOUT = os.path.join(DATA, "inout.ptx")
 
 
+def _write_safetensors(path, tensors):
+    """Writes {name: (dtype, shape, struct format, values)} as a
+    .safetensors file, with the standard library only."""
+    import json
+    import struct
+    header, data = {}, b""
+    for name, (dtype, shape, fmt, values) in tensors.items():
+        raw = struct.pack("<%d%s" % (len(values), fmt), *values)
+        header[name] = {"dtype": dtype, "shape": list(shape),
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + data)
+
+
 def _take_artifacts(argv):
     """Removes --artifact PATH / --artifact=PATH from argv; returns them."""
     artifacts, rest, i = [], [], 0
@@ -224,6 +240,28 @@ class ManifestTest(unittest.TestCase):
             self.assertEqual(str(e.exception),
                              "run: graph 'add' has 1 outputs (y), got 0")
 
+    def test_bind_weights_checked_without_gpu(self):
+        # The file is checked against the graph before the GPU is needed.
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp, fkrt.Module(ADD) as m:
+            self.assertEqual([i.bound for i in m.inputs("add")],
+                             [False, False])
+            bad = os.path.join(tmp, "bad.safetensors")
+            _write_safetensors(bad, {"w": ("F16", [1000], "e", [0] * 1000),
+                                     "bias": ("F32", [1], "f", [0])})
+            with self.assertRaises(fkrt.Error) as e:
+                m.bind_weights("add", bad)
+            self.assertEqual(e.exception.status, fkrt.ERROR_INVALID_ARGUMENT)
+            self.assertIn("tensor 'w' is f16[1000], parameter 'w' of graph "
+                          "'add' is f32[1000]; tensor 'bias' is no parameter "
+                          "of graph 'add'", str(e.exception))
+            with self.assertRaises(fkrt.Error) as e:
+                m.bind_weights("add", os.path.join(tmp, "missing"))
+            self.assertEqual(e.exception.status, fkrt.ERROR_IO)
+            with self.assertRaises(fkrt.Error) as e:
+                m.bind_weights("nope", bad)
+            self.assertEqual(e.exception.status, fkrt.ERROR_NOT_FOUND)
+
     def test_dtype_names(self):
         lib = fkrt.library()
         for code, name in fkrt.DTYPE_NAMES.items():
@@ -393,6 +431,28 @@ if GPU_ERROR is None:
                 for a, e in zip(first, expected):
                     self.assertTrue(torch.equal(a, e), "%s: %s vs %s"
                                     % (graph, a[:8].tolist(), e[:8].tolist()))
+
+        def test_bound_weights(self):
+            # w bound from a file: run() takes x alone; y = 2x + w.
+            import tempfile
+            with tempfile.TemporaryDirectory() as tmp, fkrt.Module(ADD) as m:
+                values = [float(k % 7 - 3) / 2 for k in range(1000)]
+                path = os.path.join(tmp, "w.safetensors")
+                _write_safetensors(path, {"w": ("F32", [1000], "f", values)})
+                m.bind_weights("add", path, device=self.device.index)
+                self.assertEqual([i.bound for i in m.inputs("add")],
+                                 [False, True])
+                w = torch.tensor(values, device=self.device)
+                for _ in range(3):  # the later runs replay a CUDA graph
+                    x = torch.randn(1000, device=self.device,
+                                    generator=self.generator)
+                    y, = m.run("add", [x])
+                    torch.cuda.synchronize()
+                    self.assertTrue(torch.equal(y, 2 * x + w))
+                with self.assertRaises(fkrt.ArgumentError):
+                    m.run("add", [x, w])
+                with self.assertRaisesRegex(fkrt.Error, "is bound already"):
+                    m.bind_weights("add", path)
 
         def test_add_orders_with_torch(self):
             # The input is written by a torch kernel queued behind a long

@@ -25,8 +25,10 @@
 #include "fkrt/runtime.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -296,8 +298,8 @@ void testTensorMaps(const std::string &dataDir) {
   fkrt_module_destroy(m);
 }
 
-/// The tests of this file: add.ptx, the device API, tensor maps, JIT and
-/// load errors.
+/// The tests of this file: add.ptx, the device API, bound weights, tensor
+/// maps, JIT and load errors.
 /// Replays as CUDA graphs: a set of addresses is captured on its second
 /// run and replayed after; disabling frees the replays; at most 8 are held.
 void testCudaGraphs(const std::string &ptx) {
@@ -348,6 +350,74 @@ void testCudaGraphs(const std::string &ptx) {
   fkrt_module_destroy(m);
 }
 
+/// Weights bound from a .safetensors file: add.ptx's w uploaded once, then
+/// runs that pass x alone, through the C API and the C++ wrapper (whose
+/// run() takes the unbound inputs), replayed as a CUDA graph too.
+void testBoundWeights(const std::string &ptx) {
+  std::vector<float> x(kN), w(kN), y(kN);
+  for (int64_t i = 0; i < kN; ++i)
+    x[i] = float(i) / 4, w[i] = float(i % 7) - 3;
+  // The file, written by hand: header, then w's 4000 bytes.
+  std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[" +
+                       std::to_string(kN) + "],\"data_offsets\":[0," +
+                       std::to_string(kN * 4) + "]}}";
+  char path[] = "/tmp/fkrt-gpu-weights-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0)
+    return;
+  std::FILE *file = fdopen(fd, "wb");
+  uint64_t length = header.size();
+  std::fwrite(&length, 8, 1, file); // little-endian hosts only
+  std::fwrite(header.data(), 1, header.size(), file);
+  std::fwrite(w.data(), sizeof(float), w.size(), file);
+  std::fclose(file);
+
+  try {
+    fkrt::Module m = fkrt::Module::fromMemory(ptx.data(), ptx.size());
+    m.loadCuda(0);
+    m.bindWeights("add", path);
+    std::vector<fkrt::TensorInfo> inputs = m.inputs(0);
+    CHECK(!inputs[0].bound && inputs[1].bound);
+    CHECK_EQ(fkrt_input_bound(m.get(), 0, 1), 1);
+    const size_t bytes = kN * sizeof(float);
+    fkrt::DeviceBuffer dx(0, bytes), dy(0, bytes);
+    dx.copyFrom(x.data());
+    const std::vector<int64_t> shape = {kN};
+    std::vector<fkrt_tensor> in = {dx.tensor(FKRT_F32, shape)};
+    std::vector<fkrt_tensor> out = {dy.tensor(FKRT_F32, shape)};
+    for (int run = 0; run < 3; ++run) { // the later runs replay a CUDA graph
+      dy.fill(0xFF);
+      m.run("add", in, out);
+      fkrt::synchronize(0);
+      dy.copyTo(y.data());
+      bool ok = true;
+      for (int64_t i = 0; i < kN && ok; ++i)
+        ok = y[i] == 2 * x[i] + w[i];
+      CHECK(ok);
+    }
+    // The bound input is not the caller's to pass, nor to bind again.
+    std::vector<fkrt_tensor> both = {in[0], in[0]};
+    CHECK_EQ(fkrt_run_bound(m.get(), "add", both.data(), 2, out.data(), 1,
+                            nullptr),
+             FKRT_ERROR_INVALID_ARGUMENT);
+    CHECK(std::strstr(fkrt_last_error(),
+                      "fkrt_run_bound: graph 'add' takes 1 inputs besides "
+                      "its bound ones ('x'), got 2"));
+    CHECK_EQ(fkrt_bind_weights(m.get(), "add", path),
+             FKRT_ERROR_INVALID_ARGUMENT);
+    CHECK(std::strstr(fkrt_last_error(),
+                      "input 'w' of graph 'add' is bound already"));
+    // fkrt_run still takes every input.
+    CHECK_EQ(fkrt_run(m.get(), "add", in.data(), 1, out.data(), 1, nullptr),
+             FKRT_ERROR_INVALID_ARGUMENT);
+  } catch (const fkrt::Error &e) {
+    CHECK(false);
+    std::printf("  %s\n", e.what());
+  }
+  std::remove(path);
+}
+
 void runBasicTests(const std::string &dataDir) {
   std::string ptx = fkrt_test::readFile(dataDir + "/add.ptx");
   fkrt_module m = nullptr;
@@ -364,6 +434,7 @@ void runBasicTests(const std::string &dataDir) {
 
   testDeviceApi(ptx);
   testCudaGraphs(ptx);
+  testBoundWeights(ptx);
   testTensorMaps(dataDir);
 
   // A PTX error: the message carries the JIT's log.

@@ -31,9 +31,11 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   // One K step: two stages (the accumulator tile needs 64 KiB).
   // CHECK-LABEL: func.func @shallow
   // CHECK: fk.promotion = #fk.promotion<operands = [1, 0], copy = tma, stages = 2, swizzle = 128>
-  // A batched operand gets a third tensor-map dimension.
+  // The batches of a matmul whose right operand has none are rows of one
+  // product: a two-dimensional tensor map of 3 x 100 rows (a batched right
+  // operand gives each map a third dimension: tensor-core-matmul.graph).
   // GPU-LABEL: func.func @shallow
-  // GPU: fk.tensor_map %arg1 dims [32, 100, 3] strides [64, 6400] box [64, 128, 1] swizzle 128
+  // GPU: fk.tensor_map %arg1 dims [32, 300] strides [64] box [64, 128] swizzle 128
   func.func @shallow(%w: tensor<32x64xbf16>, %x: tensor<3x100x32xbf16>) -> tensor<3x100x64xbf16> {
     %0 = fk.fusion matmul(%w, %x) : (tensor<32x64xbf16>, tensor<3x100x32xbf16>) -> tensor<3x100x64xbf16> {
     ^bb0(%b: tensor<32x64xbf16>, %a: tensor<3x100x32xbf16>):

@@ -22,6 +22,12 @@ std::string fkcrun::usage() {
          "                    of 'fkc --interpret --seed N'\n"
          "  --check FILE.fkt  take the inputs from the bundle and compare the\n"
          "                    outputs with its expected outputs\n"
+         "  --inputs FILE.safetensors\n"
+         "                    take each input from the tensor of its name\n"
+         "                    (repeatable: the files' tensors together)\n"
+         "  --outputs FILE.safetensors\n"
+         "                    write the outputs of each graph's first run,\n"
+         "                    by name (GRAPH.NAME when several graphs run)\n"
          "  --bench           time each graph: --warmup runs, then\n"
          "                    --iterations runs timed with CUDA events\n"
          "  --iterations N    timed runs of --bench (default 100)\n"
@@ -94,7 +100,8 @@ bool fkcrun::parseOptions(int argc, const char *const *argv, Options &options,
       inlineValue = true;
     }
     if (name != "--graph" && name != "--seed" && name != "--check" &&
-        name != "--iterations" && name != "--warmup" && name != "--device") {
+        name != "--inputs" && name != "--outputs" && name != "--iterations" &&
+        name != "--warmup" && name != "--device") {
       error = "unknown option '" + name + "'";
       return false;
     }
@@ -107,12 +114,18 @@ bool fkcrun::parseOptions(int argc, const char *const *argv, Options &options,
     }
     uint64_t number = 0;
     const uint64_t maxInt = std::numeric_limits<int>::max();
-    if (name == "--graph" || name == "--check") {
+    if (name == "--graph" || name == "--check" || name == "--inputs" ||
+        name == "--outputs") {
       if (value.empty()) {
         error = "option '" + name + "' needs a non-empty value";
         return false;
       }
-      (name == "--graph" ? options.graph : options.check) = value;
+      if (name == "--inputs")
+        options.inputs.push_back(value);
+      else
+        (name == "--graph"   ? options.graph
+         : name == "--check" ? options.check
+                             : options.outputs) = value;
     } else if (name == "--seed") {
       if (!parseNumber(value, 0, std::numeric_limits<uint64_t>::max(),
                        number)) {
@@ -146,6 +159,12 @@ bool fkcrun::parseOptions(int argc, const char *const *argv, Options &options,
   if ((iterationsGiven || warmupGiven) && !options.bench) {
     error = std::string(iterationsGiven ? "--iterations" : "--warmup") +
             " needs --bench";
+    return false;
+  }
+  if (!options.inputs.empty() && (options.seedGiven || !options.check.empty())) {
+    error = std::string("--inputs and ") +
+            (options.seedGiven ? "--seed" : "--check") +
+            " exclude each other: the inputs come from one source";
     return false;
   }
   if (options.seedGiven && !options.check.empty()) {

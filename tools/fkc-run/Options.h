@@ -2,8 +2,8 @@
 //
 // Parsed by hand rather than with CLI11: fkc-run is built with the runtime
 // alone (-DFKC_BUILD_COMPILER=OFF), on GPU machines that have a compiler and
-// CMake but not necessarily CLI11, and its nine options need no more than
-// a loop. Both "--opt VALUE" and "--opt=VALUE" are accepted; "--" ends the
+// CMake but not necessarily CLI11, and its options need no more than a
+// loop. Both "--opt VALUE" and "--opt=VALUE" are accepted; "--" ends the
 // options.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fkcrun {
 
@@ -24,6 +25,10 @@ struct Options {
   bool seedGiven = false;
   /// A tensor bundle to take the inputs from and compare the outputs with.
   std::string check;
+  /// .safetensors files to take the inputs from, by parameter name.
+  std::vector<std::string> inputs;
+  /// A .safetensors file to write the outputs of the first run to.
+  std::string outputs;
   bool bench = false;
   uint64_t iterations = 100;
   uint64_t warmup = 10;

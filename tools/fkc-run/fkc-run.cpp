@@ -1,11 +1,13 @@
 //===- fkc-run.cpp - Runs an fkc artifact's graphs on a GPU ---------------===//
 //
 // Loads an artifact with fkrt, gives each graph random inputs (or those of a
-// tensor bundle), poisons its outputs, runs it, and prints what came out;
-// with --check compares the outputs with the bundle's, with --bench times
-// the graph. Everything the GPU needs goes through the runtime's C API, so
-// this builds without the CUDA toolkit and fails cleanly without a driver.
-// The artifact and the bundle are checked before the driver is needed.
+// tensor bundle, or of .safetensors files by name), poisons its outputs,
+// runs it, and prints what came out; with --check compares the outputs with
+// the bundle's, with --bench times the graph, with --outputs writes them.
+// Everything the GPU needs goes through the runtime's C API, so this builds
+// without the CUDA toolkit and fails cleanly without a driver. The
+// artifact, the bundle and the .safetensors inputs are checked before the
+// driver is needed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 
 #include "fkrt/bundle.hpp"
 #include "fkrt/runtime.hpp"
+#include "fkrt/safetensors.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -26,6 +29,7 @@
 
 using namespace fkcrun;
 namespace bundle = fkrt::bundle;
+namespace st = fkrt::safetensors;
 
 namespace {
 
@@ -77,6 +81,55 @@ bool matchSignature(const fkrt::Module &module, size_t graph,
   return true;
 }
 
+/// The signatures of graph `graph`'s inputs, as the binding by name sees
+/// them.
+std::vector<st::Signature> parameters(const fkrt::Module &module,
+                                      size_t graph) {
+  std::vector<st::Signature> result;
+  for (const fkrt::TensorInfo &info : module.inputs(graph))
+    result.push_back({info.name, info.dtype, info.shape});
+  return result;
+}
+
+/// Binds the --inputs tensors to the inputs of `graphs` by name: for each
+/// graph, its inputs' tensors in order. Every problem is one line of
+/// `problems`.
+std::vector<std::vector<const bundle::Tensor *>>
+bindInputs(const fkrt::Module &module, const std::vector<size_t> &graphs,
+           const std::vector<bundle::Tensor> &tensors,
+           std::vector<std::string> &problems) {
+  std::vector<st::Signature> found;
+  for (const bundle::Tensor &t : tensors)
+    found.push_back(st::signatureOf(t));
+  std::vector<std::vector<st::Signature>> expected;
+  for (size_t g : graphs)
+    expected.push_back(parameters(module, g));
+  std::vector<size_t> unused;
+  std::vector<st::Match> matches =
+      st::matchGraphsByName(expected, found, unused);
+  std::vector<std::vector<const bundle::Tensor *>> bound;
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    std::string why =
+        st::describeProblems(matches[i], expected[i], found,
+                             "graph '" + module.graphName(graphs[i]) + "'",
+                             /*requireAll=*/true);
+    if (!why.empty())
+      problems.push_back(why);
+    bound.emplace_back();
+    for (int64_t t : matches[i].tensorOf)
+      bound.back().push_back(t >= 0 ? &tensors[t] : nullptr);
+  }
+  if (!unused.empty()) {
+    std::vector<std::string> names;
+    for (size_t t : unused)
+      names.push_back(tensors[t].name);
+    problems.push_back(st::describeUnused(
+        names, graphs.size() == 1 ? "graph '" + module.graphName(graphs[0]) + "'"
+                                  : std::string("any graph run")));
+  }
+  return bound;
+}
+
 /// "1 input", "2 inputs".
 std::string counted(size_t n, const char *noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
@@ -87,14 +140,18 @@ enum class Outcome { Ok, Mismatch, Error };
 /// Runs the graphs of one artifact on one device.
 class Runner {
 public:
+  /// `data`: the --check bundle, or null.
   Runner(const fkrt::Module &module, const Options &options,
          const bundle::Bundle *data)
       : module(module), options(options), data(data) {}
 
-  Outcome runGraph(size_t graph) {
+  /// Runs graph `graph`; `named`, if not null, holds its inputs from the
+  /// --inputs files, in order.
+  Outcome runGraph(size_t graph,
+                   const std::vector<const bundle::Tensor *> *named) {
     const std::string name = module.graphName(graph);
     try {
-      return run(graph, name);
+      return run(graph, name, named);
     } catch (const fkrt::Error &e) {
       printError("graph '" + name + "': " + e.what());
       return Outcome::Error;
@@ -104,16 +161,27 @@ public:
     }
   }
 
+  /// The outputs of every graph's first run, for --outputs: each named
+  /// after its output, GRAPH.NAME when `qualified`.
+  std::vector<bundle::Tensor> results;
+  bool qualified = false;
+
 private:
-  Outcome run(size_t graph, const std::string &name) {
+  Outcome run(size_t graph, const std::string &name,
+              const std::vector<const bundle::Tensor *> *named) {
     const int device = options.device;
     std::vector<fkrt::TensorInfo> inputInfo = module.inputs(graph);
     std::vector<fkrt::TensorInfo> outputInfo = module.outputs(graph);
     const bundle::Graph *expected = data ? data->find(name) : nullptr;
 
-    const std::string source =
-        expected ? "from " + options.check
-                 : "random, seed " + std::to_string(options.seed);
+    std::string source = "random, seed " + std::to_string(options.seed);
+    if (expected)
+      source = "from " + options.check;
+    if (named) {
+      source = "from ";
+      for (size_t i = 0; i < options.inputs.size(); ++i)
+        source += (i ? ", " : "") + options.inputs[i];
+    }
     std::printf("graph '%s': %s (%s), %s\n", name.c_str(),
                 counted(inputInfo.size(), "input").c_str(), source.c_str(),
                 counted(outputInfo.size(), "output").c_str());
@@ -126,10 +194,11 @@ private:
     for (size_t i = 0; i < inputInfo.size(); ++i) {
       const fkrt::TensorInfo &info = inputInfo[i];
       hostInputs.push_back(
-          expected ? expected->inputs[i].data
-                   : randomElements(info.dtype,
-                                    info.bytes / elementSize(info.dtype),
-                                    random));
+          named      ? (*named)[i]->data
+          : expected ? expected->inputs[i].data
+                     : randomElements(info.dtype,
+                                      info.bytes / elementSize(info.dtype),
+                                      random));
       inputs.emplace_back(device, info.bytes);
       inputs.back().copyFrom(hostInputs.back().data());
       inputArgs.push_back(inputs.back().tensor(info.dtype, info.shape));
@@ -181,6 +250,9 @@ private:
                   formatStatistics(info.dtype,
                                    summarize(info.dtype, host.data(), count))
                       .c_str());
+      if (!options.outputs.empty())
+        results.push_back({qualified ? name + "." + info.name : info.name,
+                           info.dtype, info.shape, host});
       if (!expected)
         continue;
       Comparison c = compare(info.dtype, host.data(),
@@ -327,6 +399,22 @@ int main(int argc, char **argv) {
       }
     }
 
+    // The --inputs tensors, bound to every graph run before any GPU work.
+    std::vector<std::vector<const bundle::Tensor *>> named;
+    std::vector<bundle::Tensor> tensors;
+    if (!options.inputs.empty()) {
+      std::vector<std::string> origins, problems;
+      if (!st::readAll(options.inputs, tensors, origins, why)) {
+        printError(why);
+        return kExitFailure;
+      }
+      named = bindInputs(module, graphs, tensors, problems);
+      for (const std::string &problem : problems)
+        printError("--inputs: " + problem);
+      if (!problems.empty())
+        return kExitFailure;
+    }
+
     module.setCudaGraphs(options.cudaGraphs);
     module.loadCuda(options.device);
     std::printf("fkc-run: %s (target %s) on device %d: %s\n",
@@ -334,9 +422,11 @@ int main(int argc, char **argv) {
                 options.device, fkrt::deviceName(options.device).c_str());
 
     Runner runner(module, options, options.check.empty() ? nullptr : &data);
+    runner.qualified = graphs.size() > 1;
     std::vector<std::string> mismatched, failed;
-    for (size_t g : graphs) {
-      Outcome outcome = runner.runGraph(g);
+    for (size_t i = 0; i < graphs.size(); ++i) {
+      size_t g = graphs[i];
+      Outcome outcome = runner.runGraph(g, named.empty() ? nullptr : &named[i]);
       if (outcome == Outcome::Mismatch)
         mismatched.push_back(module.graphName(g));
       if (outcome == Outcome::Error)
@@ -349,6 +439,20 @@ int main(int argc, char **argv) {
     for (const std::string &g : failed)
       std::printf("; '%s' FAILED", g.c_str());
     std::printf("\n");
+    if (!options.outputs.empty()) {
+      if (!failed.empty()) {
+        printError("--outputs: " + options.outputs +
+                   " not written: a graph failed");
+        return kExitFailure;
+      }
+      st::File results;
+      results.tensors = std::move(runner.results);
+      if (!st::write(options.outputs, results, why)) {
+        printError(why);
+        return kExitFailure;
+      }
+      std::printf("fkc-run: outputs written to %s\n", options.outputs.c_str());
+    }
     return ok == graphs.size() ? 0 : kExitFailure;
   } catch (const fkrt::Error &e) {
     printError(e.what());

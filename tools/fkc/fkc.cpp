@@ -35,6 +35,10 @@ int main(int argc, char **argv) {
              "interpreter\n"
              "  fkc model.graph --verify-stages      check every stage against "
              "the graph\n"
+             "  fkc model.graph --interpret --inputs w.safetensors --outputs "
+             "y.safetensors\n"
+             "                                       ... on the tensors of a "
+             "file, by name\n"
              "  fkc model.graph --mlir-print-ir-after-all   MLIR's own flags "
              "pass through\n"
              "\nThe language is described in docs/language.md.");
@@ -104,10 +108,27 @@ int main(int argc, char **argv) {
   app.add_flag("--verify-stages", options.verifyStages,
                "Interpret every stage up to --emit and compare its results "
                "with the graph stage's; fails on a mismatch");
-  app.add_option("--seed", options.seed,
-                 "Seed of the random inputs of --interpret, --verify-stages and "
-                 "--reference")
-      ->default_val(1);
+  CLI::Option *seed =
+      app.add_option("--seed", options.seed,
+                     "Seed of the random inputs of --interpret, "
+                     "--verify-stages and --reference")
+          ->default_val(1);
+  app.add_option("--inputs", options.inputFiles,
+                 "Take the inputs of --interpret, --verify-stages and "
+                 "--reference from this .safetensors file, each parameter "
+                 "from the tensor of its name (repeatable: the files' "
+                 "tensors together)")
+      ->type_name("FILE")
+      ->allow_extra_args(false)
+      ->excludes(seed);
+  app.add_option("--graph", options.graph,
+                 "Interpret this graph only (default: every graph)")
+      ->type_name("NAME");
+  app.add_option("--outputs", options.outputsFile,
+                 "Also write the results of --interpret to this .safetensors "
+                 "file, each under its result's name (GRAPH.RESULT when "
+                 "several graphs are interpreted)")
+      ->type_name("FILE");
   app.add_option("--reference", options.referenceFile,
                  "Also write the graphs' inputs of --seed and their outputs "
                  "by the reference interpreter to this tensor bundle (.fkt), "

@@ -209,6 +209,49 @@ FKRT_API fkrt_status fkrt_run(fkrt_module module, const char *graph_name,
                               fkrt_tensor *outputs, size_t num_outputs,
                               void *stream);
 
+/*===--- Weights bound to a module ----------------------------------------===*
+ *
+ * A model's weights, in a .safetensors file, can be bound to a graph's
+ * inputs once: they are uploaded to device memory the module owns, and
+ * fkrt_run_bound then takes only the graph's other inputs. See
+ * docs/safetensors.md.
+ *
+ *===---------------------------------------------------------------------===*/
+
+/// Binds the tensors of the .safetensors file at `path` to inputs of graph
+/// `graph_name`, by name, and uploads each once to device memory the module
+/// owns (freed by fkrt_module_destroy). Checks, in this order, stopping at
+/// the first failure:
+///  1. module, graph_name and path non-null, the graph exists (NOT_FOUND);
+///  2. the file can be opened (IO) and is a valid .safetensors file
+///     (INVALID_ARGUMENT, with the reader's message, docs/safetensors.md);
+///  3. every tensor is named after an input of the graph, with its dtype
+///     and shape, that is not inout (runs update an inout input in place)
+///     and not bound already; the message lists every problem
+///     (INVALID_ARGUMENT). Inputs the file has no tensor for stay the
+///     caller's to pass;
+///  4. the CUDA driver can be loaded (NO_DRIVER), the module was loaded with
+///     fkrt_module_load_cuda (NOT_LOADED).
+/// Then it allocates and copies (OUT_OF_MEMORY, CUDA); on any failure
+/// nothing is bound. Must not overlap a run of the module.
+FKRT_API fkrt_status fkrt_bind_weights(fkrt_module module,
+                                       const char *graph_name,
+                                       const char *path);
+
+/// 1 if input `index` of graph `graph` is bound by fkrt_bind_weights, 0 if
+/// not or if out of range.
+FKRT_API int fkrt_input_bound(fkrt_module module, size_t graph, size_t index);
+
+/// fkrt_run with the bound inputs of graph `graph_name` taken from the
+/// module: `inputs` holds its other inputs, in the graph's order
+/// (`num_inputs` must be their number). With no input bound it is
+/// fkrt_run; otherwise it checks and runs as fkrt_run does, its messages
+/// counting inputs among all the graph's inputs.
+FKRT_API fkrt_status fkrt_run_bound(fkrt_module module, const char *graph_name,
+                                    const fkrt_tensor *inputs,
+                                    size_t num_inputs, fkrt_tensor *outputs,
+                                    size_t num_outputs, void *stream);
+
 /// Whether fkrt_run replays a graph's launches as a CUDA graph (on by
 /// default). A graph of two or more launches run a second time with the same
 /// input and output addresses is captured once into a CUDA graph with a

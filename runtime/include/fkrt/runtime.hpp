@@ -45,6 +45,9 @@ struct TensorInfo {
   /// For an output written into an input's buffer (an inout parameter's
   /// new value): that input's index; -1 otherwise.
   int64_t aliases = -1;
+  /// For an input: whether a weight is bound to it (Module::bindWeights),
+  /// so that run() does not take it.
+  bool bound = false;
 };
 
 /// Owns an fkrt_module. Movable, not copyable.
@@ -122,11 +125,19 @@ public:
   bool cudaGraphs() const { return fkrt_cuda_graphs(m_) != 0; }
   size_t cudaGraphCount() const { return fkrt_cuda_graph_count(m_); }
 
-  /// Enqueues graph `graph` on `stream` (a CUstream); see fkrt_run.
+  /// Binds the tensors of the .safetensors file at `path` to inputs of
+  /// graph `graph` by name and uploads them once; see fkrt_bind_weights.
+  void bindWeights(const std::string &graph, const std::string &path) {
+    check(fkrt_bind_weights(m_, graph.c_str(), path.c_str()));
+  }
+
+  /// Enqueues graph `graph` on `stream` (a CUstream): `inputs` are the
+  /// graph's inputs but those bound with bindWeights (all of them when none
+  /// is); see fkrt_run and fkrt_run_bound.
   void run(const std::string &graph, const std::vector<fkrt_tensor> &inputs,
            std::vector<fkrt_tensor> &outputs, void *stream = nullptr) const {
-    check(fkrt_run(m_, graph.c_str(), inputs.data(), inputs.size(),
-                   outputs.data(), outputs.size(), stream));
+    check(fkrt_run_bound(m_, graph.c_str(), inputs.data(), inputs.size(),
+                         outputs.data(), outputs.size(), stream));
   }
 
 private:
@@ -145,7 +156,8 @@ private:
            t.bytes,
            info == fkrt_manifest_output
                ? fkrt_manifest_output_aliases(m_, graph, i)
-               : -1});
+               : -1,
+           info == fkrt_manifest_input && fkrt_input_bound(m_, graph, i)});
     }
     return result;
   }

@@ -82,6 +82,23 @@ std::string format::checkType(uint32_t dtype, const std::vector<int64_t> &shape,
   return "";
 }
 
+std::string format::checkTensor(const Tensor &t) {
+  uint64_t bytes = 0;
+  std::string why = checkName(t.name);
+  if (why.empty())
+    why = checkType(static_cast<uint32_t>(t.dtype), t.shape, bytes);
+  if (why.empty() && t.data.size() != bytes)
+    why = "holds " + std::to_string(t.data.size()) + " bytes, " +
+          typeString(t.dtype, t.shape) + " takes " + std::to_string(bytes);
+  if (why.empty() && t.dtype == FKRT_I1) {
+    size_t bad = firstBadBoolean(t.data.data(), t.data.size());
+    if (bad != t.data.size())
+      why = "i1 element " + std::to_string(bad) + " is " +
+            std::to_string(t.data[bad]) + ", not 0 or 1";
+  }
+  return why;
+}
+
 size_t format::firstBadBoolean(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < size; ++i)
     if (data[i] > 1)
@@ -128,25 +145,11 @@ bool fkrt::bundle::validate(const Bundle &bundle, std::string &error) {
       const std::vector<Tensor> &list = pass == 0 ? g.inputs : g.outputs;
       for (size_t ti = 0; ti < list.size(); ++ti) {
         const Tensor &t = list[ti];
-        uint64_t bytes = 0;
-        why = format::checkName(t.name);
+        why = format::checkTensor(t);
         if (why.empty() && !format::unique(tensorNames, t.name))
           why = "duplicate tensor name in the graph";
         if (why.empty() && t.name.size() > maxCount)
           why = "name longer than 2^32-1 bytes";
-        if (why.empty())
-          why =
-              format::checkType(static_cast<uint32_t>(t.dtype), t.shape, bytes);
-        if (why.empty() && t.data.size() != bytes)
-          why = "holds " + std::to_string(t.data.size()) + " bytes, " +
-                typeString(t.dtype, t.shape) + " takes " +
-                std::to_string(bytes);
-        if (why.empty() && t.dtype == FKRT_I1) {
-          size_t bad = format::firstBadBoolean(t.data.data(), t.data.size());
-          if (bad != t.data.size())
-            why = "i1 element " + std::to_string(bad) + " is " +
-                  std::to_string(t.data[bad]) + ", not 0 or 1";
-        }
         if (!why.empty()) {
           error =
               format::tensorPath(where, pass == 0, ti, &t.name) + ": " + why;

@@ -28,6 +28,11 @@ std::string checkName(const std::string &name);
 std::string checkType(uint32_t dtype, const std::vector<int64_t> &shape,
                       uint64_t &bytes);
 
+/// Checks one tensor on its own: its name (checkName), type (checkType),
+/// that `data` has exactly the bytes of that type, and i1 bytes 0 or 1.
+/// "" if fine, else why not.
+std::string checkTensor(const Tensor &tensor);
+
 /// The index of the first byte of an i1 tensor that is neither 0 nor 1, or
 /// `size` if there is none.
 size_t firstBadBoolean(const uint8_t *data, size_t size);

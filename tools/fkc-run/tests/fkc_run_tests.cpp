@@ -308,6 +308,16 @@ void testOptions() {
   CHECK(parse("m.ptx --help --bogus", o, error) && o.help);
   CHECK(parse("-- -odd.ptx", o, error) && o.artifact == "-odd.ptx");
   CHECK(usage().find("--check FILE.fkt") != std::string::npos);
+  CHECK(parse("m.ptx --inputs a.safetensors --inputs=b.safetensors --outputs "
+              "o.safetensors",
+              o, error) &&
+        (o.inputs == std::vector<std::string>{"a.safetensors",
+                                              "b.safetensors"}) &&
+        o.outputs == "o.safetensors");
+  CHECK(parse("m.ptx --check b.fkt --outputs o.safetensors", o, error) &&
+        o.check == "b.fkt" && o.outputs == "o.safetensors" && o.inputs.empty());
+  CHECK(usage().find("--inputs FILE.safetensors") != std::string::npos &&
+        usage().find("--outputs FILE.safetensors") != std::string::npos);
 
   expectUsageError("", "no artifact given (fkc-run MODEL.ptx ...)");
   expectUsageError("a.ptx b.ptx",
@@ -333,6 +343,15 @@ void testOptions() {
                    "--device: '2147483648' is not a device ordinal");
   expectUsageError("m.ptx --device=-1", "--device: '-1' is not a device "
                                         "ordinal");
+  expectUsageError("m.ptx --inputs", "option '--inputs' needs a value");
+  expectUsageError("m.ptx --outputs=",
+                   "option '--outputs' needs a non-empty value");
+  expectUsageError("m.ptx --inputs a.safetensors --seed 3",
+                   "--inputs and --seed exclude each other: the inputs come "
+                   "from one source");
+  expectUsageError("m.ptx --check b.fkt --inputs a.safetensors",
+                   "--inputs and --check exclude each other: the inputs come "
+                   "from one source");
   expectUsageError("m.ptx --check b.fkt --seed 3",
                    "--seed and --check exclude each other: with --check the "
                    "inputs come from the bundle");
