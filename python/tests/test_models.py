@@ -115,7 +115,7 @@ def test_matches_torch_with_its_weights(name, dtype, tmp_path):
 
 def test_roberta_compiles(tmp_path):
     """RoBERTa derives positions from the token ids, so random ids give PyTorch
-    other positions than the graph: compiled, and compared through --inputs."""
+    other positions than the graph: compared through --inputs only."""
     model, args = MORE_MODELS["roberta"]()
     saved = Imported(fkc.from_torch(model, args), str(tmp_path))
     saved.compile()
