@@ -325,7 +325,7 @@ void testCudaGraphs(const std::string &ptx) {
   std::vector<float> x(kN), w(kN), y(kN);
   bool ok = true;
   for (int set = 0; set < 10 && ok; ++set) {
-    Cuda::Ptr dx, dw, dy;
+    Cuda::Ptr dx{}, dw{}, dy{};
     ok = !cuda.memAlloc(&dx, bytes) && !cuda.memAlloc(&dw, bytes) &&
          !cuda.memAlloc(&dy, bytes);
     buffers.insert(buffers.end(), {dx, dw, dy});
