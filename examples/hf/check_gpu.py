@@ -43,8 +43,11 @@ def reference_outputs(spec, weights_path, inputs):
     weights = load_file(weights_path, device="cuda")
     state = {names.get(k, k): v for k, v in weights.items()}
     missing, unexpected = model.load_state_dict(state, strict=False)
-    # Tied weights (an LM head sharing the embedding) are one tensor.
+    # Tied weights (an LM head sharing the embedding) are one tensor, and
+    # buffers outside the state_dict (position ids) are exported as inputs.
     missing = [k for k in missing if not k.endswith("lm_head.weight")]
+    buffers = dict(model.named_buffers())
+    unexpected = [k for k in unexpected if k not in buffers]
     assert not missing and not unexpected, (missing, unexpected)
     with torch.no_grad():
         out = model(**inputs)
