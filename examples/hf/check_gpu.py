@@ -45,7 +45,10 @@ def reference_outputs(spec, weights_path, inputs):
     missing, unexpected = model.load_state_dict(state, strict=False)
     # Tied weights (an LM head sharing the embedding) are one tensor, and
     # buffers outside the state_dict (position ids) are exported as inputs.
-    missing = [k for k in missing if not k.endswith("lm_head.weight")]
+    params = dict(model.named_parameters(remove_duplicate=False))
+    loaded = [params[k] for k in state if k in params]
+    missing = [k for k in missing
+               if not (k in params and any(params[k] is p for p in loaded))]
     buffers = dict(model.named_buffers())
     unexpected = [k for k in unexpected if k not in buffers]
     assert not missing and not unexpected, (missing, unexpected)
