@@ -9,6 +9,7 @@
 #include "Reference/ReferenceBundle.h"
 #include "fk/IR/FkDialect.h"
 #include "fk/IR/FkTarget.h"
+#include "fk/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -103,6 +104,20 @@ LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
   if (!options.fusionGraphFile.empty() && options.emit < Stage::Fused)
     return emitError(module.getLoc())
            << "--fusion-graph needs the fused stage (--emit=fused or later)";
+  PipelineOptions pipeline = options.pipeline;
+  // The interpreter runs static graphs: a symbolic graph is bound first,
+  // and the bound graph is the reference of every stage.
+  bool needsValues = options.interpret || options.verifyStages ||
+                     !options.referenceFile.empty();
+  if (needsValues) {
+    PassManager pm(module.getContext());
+    FkBindDimsOptions bind;
+    bind.sizes = pipeline.dimSizes;
+    pm.addPass(createFkBindDims(bind));
+    if (failed(pm.run(module)))
+      return failure();
+    pipeline.dimSizes.clear();
+  }
   if (!options.referenceFile.empty() &&
       failed(writeReferenceBundle(module, options.seed, options.referenceFile)))
     return failure();
@@ -121,7 +136,7 @@ LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
     PassManager pm(module.getContext());
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
-    addStagePasses(pm, stage, options.pipeline);
+    addStagePasses(pm, stage, pipeline);
     TimingScope stageTiming;
     if (timing) {
       stageTiming = timing->nest(getStageName(stage));
