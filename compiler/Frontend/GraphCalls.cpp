@@ -89,6 +89,18 @@ SmallVector<Expr> mlir::fk::frontend::buildGraphCall(GraphBuilder &builder,
                                 << ", got " << call.operands.size();
     return invalid;
   }
+  // symbolic F4: a callee's symbols would be bound at the call, which is
+  // not built yet.
+  if (llvm::any_of(callee.getArgumentTypes(),
+                   [](Type type) { return isSymbolic(type); })) {
+    InFlightDiagnostic diag =
+        builder.emitError(call.loc)
+        << "calling graph '" << name
+        << "', whose parameters have symbolic dimensions, is not supported "
+           "yet";
+    diag.attachNote(callee.getLoc()) << "graph '" << name << "' is defined here";
+    return invalid;
+  }
   // graph call F4: each argument of its parameter's type; a number becomes
   // a constant of that type, as in a statement with a written type.
   SmallVector<Value> arguments;
