@@ -181,6 +181,34 @@ void mlir::fk::collectSymbols(Type type,
         symbols.push_back(symbol);
 }
 
+std::optional<Dim> mlir::fk::substitute(const Dim &dim,
+                                        const DimSubstitution &substitution) {
+  std::optional<Dim> result = Dim(dim.getCoefficient());
+  for (const std::string &symbol : dim.getSymbols()) {
+    auto it = substitution.find(symbol);
+    result = result->times(it == substitution.end() ? Dim::symbol(symbol)
+                                                    : it->second);
+    if (!result)
+      return std::nullopt;
+  }
+  return result;
+}
+
+std::optional<Type> mlir::fk::substitute(Type type,
+                                         const DimSubstitution &substitution) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !isSymbolic(tensor))
+    return type;
+  SmallVector<Dim> dims;
+  for (const Dim &dim : getDims(tensor)) {
+    std::optional<Dim> replaced = substitute(dim, substitution);
+    if (!replaced)
+      return std::nullopt;
+    dims.push_back(*replaced);
+  }
+  return getTensorType(dims, tensor.getElementType());
+}
+
 std::optional<int64_t> mlir::fk::evaluate(const Dim &dim,
                                           const DimBindings &bindings) {
   int64_t size = dim.getCoefficient();

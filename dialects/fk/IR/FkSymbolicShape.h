@@ -102,6 +102,18 @@ inline constexpr llvm::StringLiteral kDimBoundsAttrName = "fk.dim_bounds";
 /// Symbols bound to sizes: `S=128,B=1`.
 using DimBindings = llvm::StringMap<int64_t>;
 
+/// Symbols replaced by dimensions: the sizes of a binding, or the
+/// caller's dimensions of a called graph's symbols.
+using DimSubstitution = llvm::StringMap<Dim>;
+
+/// `dim` with its symbols replaced as `substitution` says (symbols it does
+/// not name stay); nullopt if the coefficient overflows int64.
+std::optional<Dim> substitute(const Dim &dim,
+                              const DimSubstitution &substitution);
+/// `type` with its symbols replaced (a type that is not a symbolic tensor
+/// is returned unchanged); nullopt on overflow.
+std::optional<Type> substitute(Type type, const DimSubstitution &substitution);
+
 /// The size `dim` takes under `bindings`; nullopt if a symbol is unbound
 /// or the product overflows int64.
 std::optional<int64_t> evaluate(const Dim &dim, const DimBindings &bindings);
