@@ -361,6 +361,7 @@ ParseResult GraphParser::parseGraph(unsigned index) {
   SmallVector<Type> types;
   SmallVector<Parameter> names;
   symbols.clear();
+  scope.clear();
   if (failed(parseParameters(types, names)))
     return failure();
 
@@ -376,7 +377,6 @@ ParseResult GraphParser::parseGraph(unsigned index) {
     return failure();
   Block *body = function.addEntryBlock();
   builder.setInsertionPointToStart(body);
-  scope.clear();
   for (auto [index, param] : llvm::enumerate(names)) {
     function.setArgAttr(index, "fk.name", builder.getStringAttr(param.name));
     if (param.inout)
@@ -490,13 +490,8 @@ FailureOr<Dim> GraphParser::parseDim() {
             diag << "; did you mean '" << *near << "'?";
           return failure();
         }
-        // symbolic F2: symbols and values share the graph's names.
-        if (auto it = scope.find(symbol); it != scope.end()) {
-          lexer.emitError(factor.getLoc(), "'" + symbol + "' is already defined")
-                  .attachNote(lexer.getLocation(it->second.loc))
-              << "previous definition is here";
-          return failure();
-        }
+        // A parameter of the symbol's name is reported when it is bound
+        // (symbolic F2).
         symbols[symbol] = factor.getLoc();
       }
       dim = dim->times(Dim::symbol(symbol));

@@ -209,28 +209,13 @@ std::optional<Type> mlir::fk::substitute(Type type,
   return getTensorType(dims, tensor.getElementType());
 }
 
-std::optional<int64_t> mlir::fk::evaluate(const Dim &dim,
-                                          const DimBindings &bindings) {
-  int64_t size = dim.getCoefficient();
-  for (const std::string &symbol : dim.getSymbols()) {
-    auto it = bindings.find(symbol);
-    if (it == bindings.end() || llvm::MulOverflow(size, it->second, size))
-      return std::nullopt;
-  }
-  return size;
-}
-
 std::optional<Type> mlir::fk::specialize(Type type,
                                          const DimBindings &bindings) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !isSymbolic(tensor))
-    return type;
-  SmallVector<int64_t> shape;
-  for (const Dim &dim : getDims(tensor)) {
-    std::optional<int64_t> size = evaluate(dim, bindings);
-    if (!size)
-      return std::nullopt;
-    shape.push_back(*size);
-  }
-  return RankedTensorType::get(shape, tensor.getElementType());
+  DimSubstitution sizes;
+  for (const auto &entry : bindings)
+    sizes.try_emplace(entry.getKey(), Dim(entry.getValue()));
+  std::optional<Type> specialized = substitute(type, sizes);
+  if (!specialized || isSymbolic(*specialized))
+    return std::nullopt;
+  return specialized;
 }

@@ -114,10 +114,6 @@ std::optional<Dim> substitute(const Dim &dim,
 /// is returned unchanged); nullopt on overflow.
 std::optional<Type> substitute(Type type, const DimSubstitution &substitution);
 
-/// The size `dim` takes under `bindings`; nullopt if a symbol is unbound
-/// or the product overflows int64.
-std::optional<int64_t> evaluate(const Dim &dim, const DimBindings &bindings);
-
 /// `type` with its symbols replaced by their sizes under `bindings` (a
 /// type without symbols is returned unchanged, any type not a tensor
 /// too); nullopt if a symbol is unbound or a size overflows int64.
