@@ -2,6 +2,9 @@
 // tensor type's encoding carries. Types round-trip, equal monomials are
 // equal types, and the shape rules hold symbolically.
 // RUN: fkc-opt %s | fkc-opt | FileCheck %s
+// Folding keeps constants static: a splat broadcast to a symbolic shape
+// stays a broadcast (fk-bind-dims gives it sizes first).
+// RUN: fkc-opt %s --canonicalize | FileCheck %s --check-prefix=FOLD
 
 // CHECK-LABEL: func.func @rules(
 // CHECK-SAME: %[[X:.*]]: tensor<?x?x8xf32, ["B", "S"]>, %[[W:.*]]: tensor<8x16xf32>, %[[R:.*]]: tensor<1x?x1xf32, ["S"]>)
@@ -20,4 +23,19 @@ func.func @rules(%x: tensor<?x?x8xf32, ["B", "S"]>, %w: tensor<8x16xf32>, %r: te
   %4 = fk.transpose %2 perm = [1, 0, 2] : tensor<?x?x16xf32, ["B", "S"]> -> tensor<?x?x16xf32, ["S", "B"]>
   %5 = fk.reshape %4 : tensor<?x?x16xf32, ["S", "B"]> -> tensor<?x8xf32, ["2*B*S"]>
   return %5 : tensor<?x8xf32, ["2*B*S"]>
+}
+
+// FOLD-LABEL: func.func @splat(
+// FOLD: %[[C:.*]] = fk.constant dense<2.000000e+00> : tensor<f32>
+// FOLD: %[[B:.*]] = fk.broadcast %[[C]] : tensor<f32> -> tensor<?x4xf32, ["S"]>
+// FOLD: fk.mul %{{.*}}, %[[B]] : tensor<?x4xf32, ["S"]>
+// FOLD-NOT: fk.reshape
+func.func @splat(%x: tensor<?x4xf32, ["S"]>) -> tensor<?x4xf32, ["S"]> {
+  %c = fk.constant dense<2.0> : tensor<f32>
+  %b = fk.broadcast %c : tensor<f32> -> tensor<?x4xf32, ["S"]>
+  %0 = fk.mul %x, %b : tensor<?x4xf32, ["S"]>
+  %1 = fk.reshape %b : tensor<?x4xf32, ["S"]> -> tensor<?xf32, ["4*S"]>
+  %2 = fk.reshape %1 : tensor<?xf32, ["4*S"]> -> tensor<?x4xf32, ["S"]>
+  %3 = fk.add %0, %2 : tensor<?x4xf32, ["S"]>
+  return %3 : tensor<?x4xf32, ["S"]>
 }
