@@ -539,7 +539,7 @@ Expr buildSlice(GraphBuilder &b, const CallSite &call) {
       if (sliced && (sliceEntry(call, "start", oneAxis, d, 0).value != 0 ||
                      sliceEntry(call, "step", oneAxis, d, 1).value != 1 ||
                      sliceEntry(call, "stop", oneAxis, d, 0).attr)) {
-        b.emitOpError(call) << "a slice along dimension " << d << " of size "
+        b.emitOpError(call) << "slicing along dimension " << d << " of size "
                             << dims[d].str()
                             << " is not supported on symbolic dimensions yet "
                                "(a symbolic dimension is taken whole)";

@@ -435,7 +435,7 @@ LogicalResult mlir::fk::verifySlice(EmitErrorFn emitError,
     // symbolic S2: a symbolic dimension is sliced whole or not at all.
     if (!operandDims[d].isStatic() || !resultDims[d].isStatic()) {
       if (operandDims[d] != resultDims[d] || start[d] != 0 || step[d] != 1)
-        return emitSymbolicUnsupported(emitError, "a slice", d,
+        return emitSymbolicUnsupported(emitError, "slicing", d,
                                        operandDims[d])
                << " (a symbolic dimension is taken whole)";
       continue;
@@ -486,7 +486,7 @@ mlir::fk::inferConcatType(EmitErrorFn emitError,
                            << ", not the joined axis " << axis;
     // symbolic S2
     if (!dims[axis].isStatic())
-      return emitSymbolicUnsupported(emitError, "a concatenation", axis,
+      return emitSymbolicUnsupported(emitError, "joining", axis,
                                      dims[axis]);
     if (llvm::AddOverflow(joined, dims[axis].getCoefficient(), joined))
       return emitError() << "the joined axis overflows a 64-bit size";
@@ -570,7 +570,7 @@ LogicalResult mlir::fk::verifyWindow(EmitErrorFn emitError,
     if ((!fullDims[d].isStatic() || !windowDims[d].isStatic()) &&
         (fullDims[d] != windowDims[d] ||
          (staticStart[d] != ShapedType::kDynamic && staticStart[d] != 0)))
-      return emitSymbolicUnsupported(emitError, "a window", d, fullDims[d])
+      return emitSymbolicUnsupported(emitError, "window", d, fullDims[d])
              << " (a symbolic dimension is taken whole)";
   for (int64_t d = 0; d < rank; ++d)
     if (windowDims[d].getCoefficient() > fullDims[d].getCoefficient() &&

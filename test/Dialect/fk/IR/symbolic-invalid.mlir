@@ -54,7 +54,7 @@ func.func @f(%x: tensor<?x?xf32, ["B", "S"]>) -> tensor<?xf32, ["S"]> {
 // -----
 
 func.func @f(%x: tensor<?x?xf32, ["3*S", "S"]>) -> tensor<?x?xf32, ["3*S", "S"]> {
-  // expected-error @+1 {{'fk.slice' op a slice along dimension 0 of size 3*S is not supported on symbolic dimensions yet (a symbolic dimension is taken whole)}}
+  // expected-error @+1 {{'fk.slice' op slicing along dimension 0 of size 3*S is not supported on symbolic dimensions yet (a symbolic dimension is taken whole)}}
   %0 = fk.slice %x start = [1, 0] step = [1, 1] : tensor<?x?xf32, ["3*S", "S"]> -> tensor<?x?xf32, ["3*S", "S"]>
   return %0 : tensor<?x?xf32, ["3*S", "S"]>
 }
@@ -62,7 +62,7 @@ func.func @f(%x: tensor<?x?xf32, ["3*S", "S"]>) -> tensor<?x?xf32, ["3*S", "S"]>
 // -----
 
 func.func @f(%x: tensor<?xf32, ["S"]>) -> tensor<?xf32, ["2*S"]> {
-  // expected-error @+1 {{'fk.concat' op a concatenation along dimension 0 of size S is not supported on symbolic dimensions yet}}
+  // expected-error @+1 {{'fk.concat' op joining along dimension 0 of size S is not supported on symbolic dimensions yet}}
   %0 = fk.concat %x, %x axis = 0 : tensor<?xf32, ["S"]>, tensor<?xf32, ["S"]> -> tensor<?xf32, ["2*S"]>
   return %0 : tensor<?xf32, ["2*S"]>
 }
