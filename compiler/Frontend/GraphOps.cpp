@@ -825,6 +825,7 @@ Expr buildAttention(GraphBuilder &b, const CallSite &call) {
   Value q = (*operands)[0], k = (*operands)[1], v = (*operands)[2];
   Value mask = operands->size() == 4 ? (*operands)[3] : Value();
   // The default scale is 1/sqrt(head dim), as in scaled dot-product attention.
+  // symbolic F5: 1/sqrt(D) of a symbolic D is no number yet.
   Dim headDim = getDims(typeOf(q)).back();
   if (!headDim.isStatic() && !call.lookup("scale")) {
     b.emitOpError(call) << "needs the attribute 'scale': the head dimension "
