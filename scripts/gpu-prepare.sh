@@ -56,7 +56,11 @@ for graph in examples/*.graph $(find test -name '*.graph' | sort); do
   # Graphs that test diagnostics are not meant to compile, and known
   # failures (XFAIL) do not.
   if grep -qE 'expected-error|RUN: not|XFAIL:' "$graph"; then skipped=$((skipped + 1)); continue; fi
-  compile "$graph" "$(echo "${graph%.graph}" | tr '/' '_')" "$@"
+  # A graph with symbolic dimensions names the sizes it is checked at
+  # (`# GPU-BIND: B=2,S=7`, given to --bind).
+  bind=$(sed -n 's/^# GPU-BIND: //p' "$graph" | head -1)
+  compile "$graph" "$(echo "${graph%.graph}" | tr '/' '_')" \
+    ${bind:+--bind "$bind"} "$@"
 done
 
 # The random batch: seeds seed*1000, seed*1000+1, ... so that every run

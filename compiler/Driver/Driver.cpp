@@ -10,6 +10,7 @@
 #include "Reference/ReferenceBundle.h"
 #include "fk/IR/FkDialect.h"
 #include "fk/IR/FkTarget.h"
+#include "fk/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -152,10 +153,22 @@ LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
   if (!options.fusionGraphFile.empty() && options.emit < Stage::Fused)
     return emitError(module.getLoc())
            << "--fusion-graph needs the fused stage (--emit=fused or later)";
-  if ((options.interpret || options.verifyStages ||
-       !options.referenceFile.empty()) &&
-      failed(prepareInputs(module)))
-    return failure();
+  PipelineOptions pipeline = options.pipeline;
+  // The interpreter runs static graphs: a symbolic graph is bound first,
+  // and the bound graph is the reference of every stage.
+  bool needsValues = options.interpret || options.verifyStages ||
+                     !options.referenceFile.empty();
+  if (needsValues) {
+    PassManager pm(module.getContext());
+    FkBindDimsOptions bind;
+    bind.sizes = pipeline.dimSizes;
+    pm.addPass(createFkBindDims(bind));
+    if (failed(pm.run(module)))
+      return failure();
+    pipeline.dimSizes.clear();
+    if (failed(prepareInputs(module)))
+      return failure();
+  }
   if (!options.referenceFile.empty() &&
       failed(writeReferenceBundle(module, interpretedGraphs(module),
                                   graphInputs, options.seed,
@@ -176,7 +189,7 @@ LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
     PassManager pm(module.getContext());
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
-    addStagePasses(pm, stage, options.pipeline);
+    addStagePasses(pm, stage, pipeline);
     TimingScope stageTiming;
     if (timing) {
       stageTiming = timing->nest(getStageName(stage));

@@ -17,10 +17,8 @@ using namespace mlir::fk::frontend;
 std::string mlir::fk::frontend::formatType(RankedTensorType type) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << type.getElementType() << "[";
-  llvm::interleaveComma(type.getShape(), os);
-  os << "]";
-  return text;
+  os << type.getElementType();
+  return text + formatShape(getDims(type));
 }
 
 Type mlir::fk::frontend::parseDtype(MLIRContext *context,
@@ -63,9 +61,9 @@ InFlightDiagnostic GraphBuilder::emitOpError(const CallSite &call) const {
 }
 
 FailureOr<RankedTensorType> GraphBuilder::makeType(llvm::SMLoc loc,
-                                                   ArrayRef<int64_t> shape,
+                                                   ArrayRef<Dim> dims,
                                                    Type dtype) {
-  return makeTensorType([&]() { return emitError(loc); }, shape, dtype);
+  return makeTensorType([&]() { return emitError(loc); }, dims, dtype);
 }
 
 FailureOr<int64_t> GraphBuilder::normalizeAxis(const CallSite &call,
@@ -107,9 +105,16 @@ FailureOr<Value> GraphBuilder::materializeNumber(const Expr &number,
   double value = number.number;
   if (failed(checkNumber(number, dtype, opName)))
     return failure();
-  auto attr = DenseElementsAttr::get(
-      type, doubleToAttribute(dtype, roundToElementType(value, dtype)));
-  return create<ConstantOp>(number.loc, type, attr);
+  Attribute element = doubleToAttribute(dtype, roundToElementType(value, dtype));
+  if (!isSymbolic(type))
+    return create<ConstantOp>(number.loc, type,
+                              DenseElementsAttr::get(type, element));
+  // A constant holds its elements, so one of a symbolic shape is a scalar
+  // broadcast; binding folds it back into a splat.
+  auto scalarType = RankedTensorType::get({}, dtype);
+  Value scalar = create<ConstantOp>(
+      number.loc, scalarType, DenseElementsAttr::get(scalarType, element));
+  return create<BroadcastOp>(number.loc, type, scalar);
 }
 
 FailureOr<Value> GraphBuilder::requireTensor(const CallSite &call,
@@ -145,19 +150,19 @@ GraphBuilder::unifyOperands(const CallSite &call, ArrayRef<Expr> operands) {
                          "have no dtype (use full(...) to make one)";
     return failure();
   }
-  SmallVector<int64_t> shape;
+  SmallVector<Dim> shape;
   for (const Expr &operand : operands) {
     if (!operand.isTensor())
       continue;
-    FailureOr<SmallVector<int64_t>> joined = inferBroadcastShape(
+    FailureOr<SmallVector<Dim>> joined = inferBroadcastShape(
         [&]() { return emitOpError(call); }, shape,
-        operand.getType().getShape());
+        getDims(operand.getType()));
     if (failed(joined))
       return failure();
     shape = *joined;
   }
   Type dtype = first->getType().getElementType();
-  auto type = RankedTensorType::get(shape, dtype);
+  RankedTensorType type = getTensorType(shape, dtype);
   SmallVector<Value> values;
   for (const Expr &operand : operands) {
     if (operand.isNumber()) {
@@ -242,6 +247,8 @@ static llvm::StringRef describe(AttrKind kind) {
     return "an integer or a list of integers";
   case AttrKind::IndexList:
     return "a list of integers and names of rank-0 i32 or i64 values";
+  case AttrKind::Shape:
+    return "a list of integers or products of the graph's symbols";
   }
   llvm_unreachable("unknown attribute kind");
 }
@@ -267,6 +274,9 @@ static bool matches(AttrKind expected, AttrValue::Kind actual) {
   case AttrKind::IndexList:
     return actual == AttrValue::Kind::IntList ||
            actual == AttrValue::Kind::IndexList;
+  case AttrKind::Shape:
+    return actual == AttrValue::Kind::IntList ||
+           actual == AttrValue::Kind::ShapeList;
   }
   llvm_unreachable("unknown attribute kind");
 }

@@ -51,11 +51,24 @@ struct Expr {
 /// A keyword attribute of a call: `axis=-1`, `to=f16`, `shape=[2, 3]`,
 /// `start=[pos, 0]`.
 struct AttrValue {
-  /// `IndexList` is a list with at least one entry naming a graph value.
-  enum class Kind { Integer, Float, Bool, Dtype, String, IntList, IndexList };
-  /// An entry of a list: an integer, or the name of a graph value.
+  /// `IndexList` is a list with at least one entry naming a graph value,
+  /// `ShapeList` one with at least one symbolic dimension (`[B*S, 64]`).
+  enum class Kind {
+    Integer,
+    Float,
+    Bool,
+    Dtype,
+    String,
+    IntList,
+    IndexList,
+    ShapeList
+  };
+  /// An entry of a list: an integer, the name of a graph value, or a
+  /// symbolic dimension.
   struct ListEntry {
     int64_t integer = 0;
+    /// A symbolic dimension (a product of the graph's symbols).
+    std::optional<Dim> dim;
     /// Empty for an integer entry.
     llvm::StringRef name;
     /// The named value (invalid after an error already reported).
@@ -69,15 +82,16 @@ struct AttrValue {
   bool boolean = false;
   Type dtype;
   std::string string;
-  /// A list's integers (0 for a named entry) and its entries.
+  /// A list's integers (0 for a named or symbolic entry) and its entries.
   llvm::SmallVector<int64_t> ints;
-  llvm::SmallVector<ListEntry> entries;
+  llvm::SmallVector<ListEntry, 0> entries;
   llvm::SMLoc loc;
 };
 
 /// The kinds of attribute an op declares; `Float` also accepts integers,
 /// `IntOrIntList` an integer or a list of integers, `IndexList` a list
-/// whose entries are integers or names of graph values.
+/// whose entries are integers or names of graph values, `Shape` a list of
+/// dimensions (integers or products of the graph's symbols).
 enum class AttrKind {
   Integer,
   Float,
@@ -86,7 +100,8 @@ enum class AttrKind {
   String,
   IntList,
   IntOrIntList,
-  IndexList
+  IndexList,
+  Shape
 };
 
 struct NamedAttr {
@@ -149,8 +164,8 @@ public:
   FailureOr<Value> materializeNumber(const Expr &number, RankedTensorType type,
                                      llvm::StringRef opName);
   /// A tensor type, with an error at `loc` if its element count overflows.
-  FailureOr<RankedTensorType> makeType(llvm::SMLoc loc,
-                                       ArrayRef<int64_t> shape, Type dtype);
+  FailureOr<RankedTensorType> makeType(llvm::SMLoc loc, ArrayRef<Dim> dims,
+                                       Type dtype);
   /// Normalizes a possibly negative axis (`-1` is the last) for `rank`.
   FailureOr<int64_t> normalizeAxis(const CallSite &call, llvm::StringRef attr,
                                    int64_t axis, int64_t rank);

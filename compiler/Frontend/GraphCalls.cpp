@@ -1,7 +1,9 @@
 //===- GraphCalls.cpp - graphs that call graphs ---------------------------===//
 
 #include "Frontend/GraphCalls.h"
+#include "fk/IR/FkInlinedLocation.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -68,6 +70,109 @@ static llvm::StringRef getParameterName(func::FuncOp graph, unsigned index) {
   return "";
 }
 
+/// The dimensions the arguments of `call` give the symbols of `callee`'s
+/// parameters (symbolic F4): a parameter dimension that is a symbol alone
+/// takes its argument's dimension, the same in every argument; every symbol
+/// needs one, within the callee's bounds.
+static FailureOr<DimSubstitution>
+bindCalleeSymbols(GraphBuilder &builder, const CallSite &call,
+                  func::FuncOp callee) {
+  llvm::StringRef name = call.opName;
+  DimSubstitution dims;
+  llvm::StringMap<unsigned> boundBy;
+  bool valid = true;
+  for (auto [index, operand] : llvm::enumerate(call.operands)) {
+    auto parameter = cast<RankedTensorType>(callee.getArgumentTypes()[index]);
+    // A mismatch of rank is graph call F4's.
+    if (!operand.isTensor() || operand.getType().getRank() != parameter.getRank())
+      continue;
+    for (auto [formal, actual] :
+         llvm::zip_equal(getDims(parameter), getDims(operand.getType()))) {
+      if (formal.getCoefficient() != 1 || formal.getSymbols().size() != 1)
+        continue;
+      const std::string &symbol = formal.getSymbols().front();
+      auto [it, inserted] = dims.try_emplace(symbol, actual);
+      if (inserted) {
+        boundBy[symbol] = index;
+      } else if (it->second != actual) {
+        builder.emitError(operand.loc)
+            << "argument " << index + 1 << " of '" << name
+            << "' makes its symbol '" << symbol << "' " << actual.str()
+            << ", but argument " << boundBy[symbol] + 1 << " made it "
+            << it->second.str();
+        valid = false;
+      }
+    }
+  }
+  if (!valid)
+    return failure();
+  SmallVector<std::string> symbols;
+  for (Type type : callee.getArgumentTypes())
+    collectSymbols(type, symbols);
+  for (const std::string &symbol : symbols)
+    if (!dims.count(symbol)) {
+      InFlightDiagnostic diag =
+          builder.emitError(call.loc)
+          << "the arguments of '" << name << "' give its symbol '" << symbol
+          << "' no size: a parameter dimension that is '" << symbol
+          << "' alone takes its argument's";
+      diag.attachNote(callee.getLoc()) << "graph '" << name << "' is defined here";
+      return failure();
+    }
+  if (auto bounds = callee->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName))
+    for (NamedAttribute bound : bounds) {
+      auto limit = dyn_cast<IntegerAttr>(bound.getValue());
+      const Dim &dim = dims.find(bound.getName().getValue())->second;
+      if (limit && dim.isStatic() && dim.getCoefficient() > limit.getInt()) {
+        builder.emitError(call.loc)
+            << "the arguments of '" << name << "' make its symbol '"
+            << bound.getName().getValue() << "' " << dim.getCoefficient()
+            << ", above its bound " << limit.getInt();
+        return failure();
+      }
+    }
+  return dims;
+}
+
+/// The results of `callee`'s body copied at `call` with its symbols
+/// replaced by `dims`: the callee instantiated for the call's sizes, in
+/// place of a func.call (whose operand types must be its callee's). The
+/// copies carry their callee locations under the call's, as fk-inline-calls
+/// gives them.
+static FailureOr<SmallVector<Expr>>
+expandSymbolicCall(GraphBuilder &builder, const CallSite &call,
+                   func::FuncOp callee, ValueRange arguments,
+                   const DimSubstitution &dims) {
+  Block &body = callee.getBody().front();
+  IRMapping mapping;
+  mapping.map(body.getArguments(), arguments);
+  Location callLoc = builder.getLocation(call.loc);
+  bool overflow = false;
+  for (Operation &op : body.without_terminator()) {
+    Operation *copy = builder.getBuilder().clone(op, mapping);
+    copy->walk([&](Operation *inner) {
+      inner->setLoc(getInlinedLocation(inner->getLoc(), callLoc));
+      for (Value result : inner->getResults()) {
+        std::optional<Type> type = substitute(result.getType(), dims);
+        overflow |= !type;
+        if (type)
+          result.setType(*type);
+      }
+    });
+  }
+  if (overflow) {
+    builder.emitError(call.loc) << "the sizes the arguments of '"
+                                << call.opName
+                                << "' give its symbols overflow 64 bits";
+    return failure();
+  }
+  SmallVector<Expr> results;
+  for (Value returned : body.getTerminator()->getOperands())
+    results.push_back(
+        Expr::ofTensor(mapping.lookupOrDefault(returned), call.loc));
+  return results;
+}
+
 SmallVector<Expr> mlir::fk::frontend::buildGraphCall(GraphBuilder &builder,
                                                      const CallSite &call,
                                                      func::FuncOp callee) {
@@ -89,11 +194,24 @@ SmallVector<Expr> mlir::fk::frontend::buildGraphCall(GraphBuilder &builder,
                                 << ", got " << call.operands.size();
     return invalid;
   }
+  // symbolic F4: the callee's symbols take their sizes from the arguments.
+  std::optional<DimSubstitution> dims;
+  if (llvm::any_of(callee.getArgumentTypes(),
+                   [](Type type) { return isSymbolic(type); })) {
+    if (llvm::any_of(call.operands, [](const Expr &e) { return e.isInvalid(); }))
+      return invalid;
+    FailureOr<DimSubstitution> bound = bindCalleeSymbols(builder, call, callee);
+    if (failed(bound))
+      return invalid;
+    dims = std::move(*bound);
+  }
   // graph call F4: each argument of its parameter's type; a number becomes
   // a constant of that type, as in a statement with a written type.
   SmallVector<Value> arguments;
   for (auto [index, operand] : llvm::enumerate(call.operands)) {
     auto type = cast<RankedTensorType>(callee.getArgumentTypes()[index]);
+    if (dims)
+      type = cast<RankedTensorType>(substitute(type, *dims).value_or(type));
     llvm::StringRef parameter = getParameterName(callee, index);
     if (operand.isInvalid()) {
       valid = false;
@@ -122,6 +240,11 @@ SmallVector<Expr> mlir::fk::frontend::buildGraphCall(GraphBuilder &builder,
   }
   if (!valid)
     return invalid;
+  if (dims) {
+    FailureOr<SmallVector<Expr>> results =
+        expandSymbolicCall(builder, call, callee, arguments, *dims);
+    return succeeded(results) ? *results : invalid;
+  }
   auto op = func::CallOp::create(
       builder.getBuilder(), builder.getLocation(call.loc), callee, arguments);
   SmallVector<Expr> results;

@@ -121,13 +121,13 @@ Expr buildSelect(GraphBuilder &b, const CallSite &call) {
       b.unifyOperands(call, ArrayRef(call.operands).drop_front());
   if (failed(branches))
     return Expr::invalid(call.loc);
-  FailureOr<SmallVector<int64_t>> shape = inferBroadcastShape(
-      CallErrors{b, call}, cast<RankedTensorType>(condition->getType()).getShape(),
-      cast<RankedTensorType>((*branches)[0].getType()).getShape());
+  FailureOr<SmallVector<Dim>> shape = inferBroadcastShape(
+      CallErrors{b, call}, getDims(cast<RankedTensorType>(condition->getType())),
+      getDims(cast<RankedTensorType>((*branches)[0].getType())));
   if (failed(shape))
     return Expr::invalid(call.loc);
   auto broadcastTo = [&](Value value, Type dtype) -> Value {
-    auto type = RankedTensorType::get(*shape, dtype);
+    RankedTensorType type = getTensorType(*shape, dtype);
     if (value.getType() == type)
       return value;
     return b.create<BroadcastOp>(call.loc, type, value);
@@ -152,7 +152,7 @@ Expr buildCast(GraphBuilder &b, const CallSite &call) {
   // A wider dtype may take more bytes than a tensor can.
   FailureOr<RankedTensorType> type = makeTensorType(
       CallErrors{b, call},
-      cast<RankedTensorType>(operand->getType()).getShape(), to->dtype);
+      getDims(cast<RankedTensorType>(operand->getType())), to->dtype);
   if (failed(type))
     return Expr::invalid(call.loc);
   return Expr::ofTensor(b.create<CastOp>(call.loc, *type, *operand), call.loc);
@@ -201,10 +201,11 @@ Expr buildReduce(GraphBuilder &b, const CallSite &call) {
   Value result = b.create<OpTy>(call.loc, *resultType, *operand,
                                 b.getBuilder().getDenseI64ArrayAttr(axes));
   if (const AttrValue *keep = call.lookup("keepdims"); keep && keep->boolean) {
-    SmallVector<int64_t> kept(type.getShape());
+    SmallVector<Dim> kept = getDims(type);
     for (int64_t axis : axes)
-      kept[axis] = 1;
-    result = b.create<ReshapeOp>(call.loc, type.clone(kept), result);
+      kept[axis] = Dim(1);
+    result = b.create<ReshapeOp>(
+        call.loc, getTensorType(kept, type.getElementType()), result);
   }
   return Expr::ofTensor(result, call.loc);
 }
@@ -227,9 +228,18 @@ Expr buildMaxMin(GraphBuilder &b, const CallSite &call) {
 // Shapes and generators
 //===----------------------------------------------------------------------===//
 
+/// The dimensions of a shape attribute: its integers, and its entries that
+/// are products of the graph's symbols.
+SmallVector<Dim> getShapeDims(const AttrValue &attr) {
+  SmallVector<Dim> dims;
+  for (auto [integer, entry] : llvm::zip_equal(attr.ints, attr.entries))
+    dims.push_back(entry.dim ? *entry.dim : Dim(integer));
+  return dims;
+}
+
 /// The required `shape` attribute; `allowInferred` admits one -1 entry.
-FailureOr<SmallVector<int64_t>> getShape(GraphBuilder &b, const CallSite &call,
-                                         bool allowInferred = false) {
+FailureOr<SmallVector<Dim>> getShape(GraphBuilder &b, const CallSite &call,
+                                     bool allowInferred = false) {
   const AttrValue *attr = call.lookup("shape");
   if (!attr) {
     b.emitOpError(call) << "needs the attribute 'shape'";
@@ -247,30 +257,35 @@ FailureOr<SmallVector<int64_t>> getShape(GraphBuilder &b, const CallSite &call,
       return failure();
     }
   }
-  return SmallVector<int64_t>(attr->ints);
+  return getShapeDims(*attr);
 }
 
 Expr buildReshape(GraphBuilder &b, const CallSite &call) {
   FailureOr<Value> operand = b.requireTensor(call, call.operands[0]);
-  FailureOr<SmallVector<int64_t>> shape = getShape(b, call, true);
+  FailureOr<SmallVector<Dim>> shape = getShape(b, call, true);
   if (failed(operand) || failed(shape))
     return Expr::invalid(call.loc);
   auto type = cast<RankedTensorType>(operand->getType());
-  auto inferredDim = llvm::find(*shape, -1);
+  auto inferredDim = llvm::find(*shape, Dim(-1));
   if (inferredDim != shape->end()) {
-    int64_t known = 1;
-    for (int64_t dim : *shape)
-      if (dim != -1 && llvm::MulOverflow(known, dim, known)) {
-        b.emitOpError(call) << "shape overflows a 64-bit element count";
-        return Expr::invalid(call.loc);
-      }
-    if (known == 0 || type.getNumElements() % known != 0) {
-      b.emitOpError(call) << "cannot infer the -1 entry: "
-                          << type.getNumElements()
-                          << " elements are not a multiple of " << known;
+    std::optional<Dim> known = Dim(1);
+    for (const Dim &dim : *shape)
+      if (dim != Dim(-1) && known)
+        known = known->times(dim);
+    std::optional<Dim> count = elementCount(getDims(type));
+    if (!known || !count) {
+      b.emitOpError(call) << "shape overflows a 64-bit element count";
       return Expr::invalid(call.loc);
     }
-    *inferredDim = type.getNumElements() / known;
+    // Symbolic counts divide as monomials: B*S*768 / (B*S*12) is 64.
+    std::optional<Dim> quotient = count->dividedBy(*known);
+    if (*known == Dim(0) || !quotient) {
+      b.emitOpError(call) << "cannot infer the -1 entry: " << count->str()
+                          << " elements are not a multiple of "
+                          << known->str();
+      return Expr::invalid(call.loc);
+    }
+    *inferredDim = *quotient;
   }
   FailureOr<RankedTensorType> resultType =
       b.makeType(call.lookup("shape")->loc, *shape, type.getElementType());
@@ -304,14 +319,14 @@ Expr buildTranspose(GraphBuilder &b, const CallSite &call) {
 
 Expr buildBroadcast(GraphBuilder &b, const CallSite &call) {
   FailureOr<Value> operand = b.requireTensor(call, call.operands[0]);
-  FailureOr<SmallVector<int64_t>> shape = getShape(b, call);
+  FailureOr<SmallVector<Dim>> shape = getShape(b, call);
   if (failed(operand) || failed(shape))
     return Expr::invalid(call.loc);
   auto type = cast<RankedTensorType>(operand->getType());
   FailureOr<RankedTensorType> resultType =
       b.makeType(call.lookup("shape")->loc, *shape, type.getElementType());
   if (failed(resultType) ||
-      failed(verifyBroadcastTo(CallErrors{b, call}, type.getShape(), *shape)))
+      failed(verifyBroadcastTo(CallErrors{b, call}, getDims(type), *shape)))
     return Expr::invalid(call.loc);
   return Expr::ofTensor(b.create<BroadcastOp>(call.loc, *resultType, *operand),
                         call.loc);
@@ -323,7 +338,7 @@ Type getDtype(GraphBuilder &b, const CallSite &call, Type fallback) {
 }
 
 Expr buildIota(GraphBuilder &b, const CallSite &call) {
-  FailureOr<SmallVector<int64_t>> shape = getShape(b, call);
+  FailureOr<SmallVector<Dim>> shape = getShape(b, call);
   if (failed(shape))
     return Expr::invalid(call.loc);
   Type dtype = getDtype(b, call, b.getBuilder().getI32Type());
@@ -346,7 +361,7 @@ Expr buildFull(GraphBuilder &b, const CallSite &call) {
     b.emitError(value.loc) << "'full' expects a number as its value";
     return Expr::invalid(call.loc);
   }
-  FailureOr<SmallVector<int64_t>> shape = getShape(b, call);
+  FailureOr<SmallVector<Dim>> shape = getShape(b, call);
   if (failed(shape))
     return Expr::invalid(call.loc);
   FailureOr<RankedTensorType> type =
@@ -411,9 +426,10 @@ Expr buildArgReduce(GraphBuilder &b, const CallSite &call) {
     return Expr::invalid(call.loc);
   Value result = b.create<OpTy>(call.loc, *resultType, *operand, *axis);
   if (const AttrValue *keep = call.lookup("keepdims"); keep && keep->boolean) {
-    SmallVector<int64_t> kept(type.getShape());
-    kept[*axis] = 1;
-    result = b.create<ReshapeOp>(call.loc, resultType->clone(kept), result);
+    SmallVector<Dim> kept = getDims(type);
+    kept[*axis] = Dim(1);
+    result = b.create<ReshapeOp>(
+        call.loc, getTensorType(kept, resultType->getElementType()), result);
   }
   return Expr::ofTensor(result, call.loc);
 }
@@ -514,10 +530,27 @@ Expr buildSlice(GraphBuilder &b, const CallSite &call) {
       return Expr::invalid(call.loc);
     axis = *normalized;
   }
-  SmallVector<int64_t> start, step, shape;
+  SmallVector<int64_t> start, step;
+  SmallVector<Dim> dims = getDims(type), shape;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t dim = type.getDimSize(d);
     bool sliced = !axis || *axis == d;
+    // symbolic S2: a symbolic dimension is taken whole.
+    if (!dims[d].isStatic()) {
+      if (sliced && (sliceEntry(call, "start", oneAxis, d, 0).value != 0 ||
+                     sliceEntry(call, "step", oneAxis, d, 1).value != 1 ||
+                     sliceEntry(call, "stop", oneAxis, d, 0).attr)) {
+        b.emitOpError(call) << "slicing along dimension " << d << " of size "
+                            << dims[d].str()
+                            << " is not supported on symbolic dimensions yet "
+                               "(a symbolic dimension is taken whole)";
+        return Expr::invalid(call.loc);
+      }
+      start.push_back(0);
+      step.push_back(1);
+      shape.push_back(dims[d]);
+      continue;
+    }
+    int64_t dim = dims[d].getCoefficient();
     SliceBound first = sliceEntry(call, "start", oneAxis, d, 0);
     SliceBound last = sliceEntry(call, "stop", oneAxis, d, dim);
     SliceBound stride = sliceEntry(call, "step", oneAxis, d, 1);
@@ -544,9 +577,9 @@ Expr buildSlice(GraphBuilder &b, const CallSite &call) {
     start.push_back(from);
     // A window of at most one element takes no step.
     step.push_back(size <= 1 ? 1 : stride.value);
-    shape.push_back(size);
+    shape.push_back(Dim(size));
   }
-  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  RankedTensorType resultType = getTensorType(shape, type.getElementType());
   if (failed(verifySlice(CallErrors{b, call}, type, start, step, resultType)))
     return Expr::invalid(call.loc);
   OpBuilder &builder = b.getBuilder();
@@ -662,10 +695,12 @@ FailureOr<WindowStart> getWindowStart(GraphBuilder &b, const CallSite &call,
   if (start.staticStart.size() == static_cast<size_t>(full.getRank()) &&
       window.getRank() == full.getRank())
     for (int64_t d = 0; d < full.getRank(); ++d)
-      if (start.staticStart[d] != ShapedType::kDynamic)
-        start.staticStart[d] =
-            std::min(std::max<int64_t>(start.staticStart[d], 0),
-                     full.getDimSize(d) - window.getDimSize(d));
+      if (start.staticStart[d] != ShapedType::kDynamic &&
+          getDim(full, d).isStatic() && getDim(window, d).isStatic())
+        start.staticStart[d] = std::min(
+            std::max<int64_t>(start.staticStart[d], 0),
+            getDim(full, d).getCoefficient() -
+                getDim(window, d).getCoefficient());
   if (failed(verifyWindow(CallErrors{b, call}, windowName, full, window,
                           start.staticStart, start.dynamic.size())))
     return failure();
@@ -684,7 +719,7 @@ Expr buildDynamicSlice(GraphBuilder &b, const CallSite &call) {
     return Expr::invalid(call.loc);
   }
   FailureOr<RankedTensorType> resultType =
-      b.makeType(size->loc, size->ints, type.getElementType());
+      b.makeType(size->loc, getShapeDims(*size), type.getElementType());
   if (failed(resultType))
     return Expr::invalid(call.loc);
   FailureOr<WindowStart> start =
@@ -790,9 +825,16 @@ Expr buildAttention(GraphBuilder &b, const CallSite &call) {
   Value q = (*operands)[0], k = (*operands)[1], v = (*operands)[2];
   Value mask = operands->size() == 4 ? (*operands)[3] : Value();
   // The default scale is 1/sqrt(head dim), as in scaled dot-product attention.
+  // symbolic F5: 1/sqrt(D) of a symbolic D is no number yet.
+  Dim headDim = getDims(typeOf(q)).back();
+  if (!headDim.isStatic() && !call.lookup("scale")) {
+    b.emitOpError(call) << "needs the attribute 'scale': the head dimension "
+                        << headDim.str() << " is symbolic";
+    return Expr::invalid(call.loc);
+  }
   double scale = getFloat(call, "scale",
                           1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(
-                                    1, typeOf(q).getShape().back()))));
+                                    1, headDim.getCoefficient()))));
   std::optional<RankedTensorType> maskType;
   if (mask)
     maskType = typeOf(mask);
@@ -818,11 +860,11 @@ constexpr AttrSpec kReduceAttrs[] = {{"axes", A::IntList},
                                      {"keepdims", A::Bool}};
 constexpr AttrSpec kGeluAttrs[] = {{"approximate", A::String}};
 constexpr AttrSpec kCastAttrs[] = {{"to", A::Dtype}};
-constexpr AttrSpec kShapeAttrs[] = {{"shape", A::IntList}};
+constexpr AttrSpec kShapeAttrs[] = {{"shape", A::Shape}};
 constexpr AttrSpec kTransposeAttrs[] = {{"perm", A::IntList}};
 constexpr AttrSpec kIotaAttrs[] = {
-    {"shape", A::IntList}, {"dim", A::Integer}, {"dtype", A::Dtype}};
-constexpr AttrSpec kFullAttrs[] = {{"shape", A::IntList}, {"dtype", A::Dtype}};
+    {"shape", A::Shape}, {"dim", A::Integer}, {"dtype", A::Dtype}};
+constexpr AttrSpec kFullAttrs[] = {{"shape", A::Shape}, {"dtype", A::Dtype}};
 constexpr AttrSpec kSoftmaxAttrs[] = {{"axis", A::Integer}};
 constexpr AttrSpec kLayerNormAttrs[] = {{"axis", A::Integer}, {"eps", A::Float}};
 constexpr AttrSpec kRmsNormAttrs[] = {{"eps", A::Float}};
@@ -839,7 +881,7 @@ constexpr AttrSpec kConcatAttrs[] = {{"axis", A::Integer}};
 constexpr AttrSpec kPadAttrs[] = {
     {"low", A::IntList}, {"high", A::IntList}, {"value", A::Float}};
 constexpr AttrSpec kDynamicSliceAttrs[] = {{"start", A::IndexList},
-                                           {"size", A::IntList}};
+                                           {"size", A::Shape}};
 constexpr AttrSpec kUpdateSliceAttrs[] = {{"start", A::IndexList}};
 
 constexpr DtypeClass kFloat = DtypeClass::Float;

@@ -140,6 +140,10 @@ private:
   ParseResult parseParameters(SmallVectorImpl<Type> &types,
                               SmallVectorImpl<Parameter> &names);
   FailureOr<RankedTensorType> parseType();
+  /// dim := INT | factor {'*' factor} ;  factor := NAME | INT
+  FailureOr<Dim> parseDim();
+  /// where := 'where' NAME '<=' INT {',' NAME '<=' INT}
+  ParseResult parseBounds(func::FuncOp function);
   ParseResult parseStatement();
   /// A name a statement binds, with its written type if any.
   struct Target {
@@ -190,6 +194,10 @@ private:
 
   /// Names of the graph being parsed.
   llvm::StringMap<Binding> scope;
+  /// The dimension symbols of the graph being parsed, where each is first
+  /// used; parameter types introduce them, other types use them.
+  llvm::StringMap<llvm::SMLoc> symbols;
+  bool parsingParameters = false;
 
   /// The graphs of the file in source order: where each starts (its
   /// `graph` token), its name and calls, its function once parsed, and
@@ -352,8 +360,9 @@ ParseResult GraphParser::parseGraph(unsigned index) {
 
   SmallVector<Type> types;
   SmallVector<Parameter> names;
-  if (failed(parseParameters(types, names)) ||
-      failed(expect(Token::l_brace, " to open the graph body")))
+  symbols.clear();
+  scope.clear();
+  if (failed(parseParameters(types, names)))
     return failure();
 
   builder.setInsertionPointToEnd(module.getBody());
@@ -361,9 +370,13 @@ ParseResult GraphParser::parseGraph(unsigned index) {
                                        name.getSpelling(),
                                        builder.getFunctionType(types, {}));
   graphFunctions[index] = function;
+  if (current().is(Token::identifier) && current().getSpelling() == "where" &&
+      failed(parseBounds(function)))
+    return failure();
+  if (failed(expect(Token::l_brace, " to open the graph body")))
+    return failure();
   Block *body = function.addEntryBlock();
   builder.setInsertionPointToStart(body);
-  scope.clear();
   for (auto [index, param] : llvm::enumerate(names)) {
     function.setArgAttr(index, "fk.name", builder.getStringAttr(param.name));
     if (param.inout)
@@ -400,6 +413,8 @@ ParseResult GraphParser::parseParameters(SmallVectorImpl<Type> &types,
     return failure();
   if (consumeIf(Token::r_paren))
     return success();
+  parsingParameters = true;
+  auto done = llvm::make_scope_exit([&] { parsingParameters = false; });
   do {
     Token name = current();
     if (failed(expect(Token::identifier, " (a parameter name)")) ||
@@ -421,7 +436,7 @@ ParseResult GraphParser::parseParameters(SmallVectorImpl<Type> &types,
   return expect(Token::r_paren, " to close the parameter list");
 }
 
-/// type := dtype '[' [INT {',' INT}] ']'
+/// type := dtype '[' [dim {',' dim}] ']'
 FailureOr<RankedTensorType> GraphParser::parseType() {
   Token dtypeToken = current();
   Type dtype = dtypeToken.is(Token::identifier)
@@ -434,19 +449,13 @@ FailureOr<RankedTensorType> GraphParser::parseType() {
   consume();
   if (failed(expect(Token::l_square, " after the dtype (f32[] is a scalar)")))
     return failure();
-  SmallVector<int64_t> shape;
+  SmallVector<Dim> shape;
   if (current().isNot(Token::r_square)) {
     do {
-      Token dim = current();
-      if (dim.isNot(Token::integer)) {
-        (void)emitExpected("a dimension size");
+      FailureOr<Dim> dim = parseDim();
+      if (failed(dim))
         return failure();
-      }
-      FailureOr<int64_t> size = parseInteger(dim, /*negative=*/false);
-      if (failed(size))
-        return failure();
-      consume();
-      shape.push_back(*size);
+      shape.push_back(*dim);
     } while (consumeIf(Token::comma));
   }
   if (failed(expect(Token::r_square, " to close the shape")))
@@ -454,7 +463,94 @@ FailureOr<RankedTensorType> GraphParser::parseType() {
   return graphs.makeType(dtypeToken.getLoc(), shape, dtype);
 }
 
+FailureOr<Dim> GraphParser::parseDim() {
+  std::optional<Dim> dim = Dim(1);
+  do {
+    Token factor = current();
+    if (factor.is(Token::integer)) {
+      FailureOr<int64_t> size = parseInteger(factor, /*negative=*/false);
+      if (failed(size))
+        return failure();
+      dim = dim->times(Dim(*size));
+    } else if (factor.is(Token::identifier)) {
+      llvm::StringRef symbol = factor.getSpelling();
+      if (!symbols.count(symbol)) {
+        // symbolic F1: a parameter's type introduces a symbol; other types
+        // use the graph's symbols.
+        if (!parsingParameters) {
+          InFlightDiagnostic diag = lexer.emitError(
+              factor.getLoc(), "unknown dimension symbol '" + symbol +
+                                   "'; a graph's parameter types introduce "
+                                   "its symbols");
+          SmallVector<llvm::StringRef> names;
+          for (const auto &entry : symbols)
+            names.push_back(entry.getKey());
+          llvm::sort(names);
+          if (std::optional<llvm::StringRef> near = nearestName(symbol, names))
+            diag << "; did you mean '" << *near << "'?";
+          return failure();
+        }
+        // A parameter of the symbol's name is reported when it is bound
+        // (symbolic F2).
+        symbols[symbol] = factor.getLoc();
+      }
+      dim = dim->times(Dim::symbol(symbol));
+    } else {
+      (void)emitExpected("a dimension (a size, a symbol or a product)");
+      return failure();
+    }
+    consume();
+    if (!dim) {
+      lexer.emitError(factor.getLoc(),
+                      "dimension overflows a 64-bit size");
+      return failure();
+    }
+  } while (consumeIf(Token::star));
+  return *dim;
+}
+
+ParseResult GraphParser::parseBounds(func::FuncOp function) {
+  consume(); // 'where'
+  NamedAttrList bounds;
+  do {
+    Token symbol = current();
+    if (failed(expect(Token::identifier, " (a dimension symbol)")))
+      return failure();
+    // symbolic F3: a bound names a symbol of the parameters, once.
+    if (!symbols.count(symbol.getSpelling())) {
+      lexer.emitError(symbol.getLoc(),
+                      "'" + symbol.getSpelling() +
+                          "' is not a dimension symbol of the parameters");
+      return failure();
+    }
+    if (bounds.get(symbol.getSpelling())) {
+      lexer.emitError(symbol.getLoc(), "symbol '" + symbol.getSpelling() +
+                                           "' is bounded twice");
+      return failure();
+    }
+    if (failed(expect(Token::less_equal, " after the symbol")))
+      return failure();
+    if (current().isNot(Token::integer))
+      return emitExpected("an integer bound");
+    FailureOr<int64_t> bound = parseInteger(current(), /*negative=*/false);
+    if (failed(bound))
+      return failure();
+    consume();
+    bounds.append(symbol.getSpelling(), builder.getI64IntegerAttr(*bound));
+  } while (consumeIf(Token::comma));
+  function->setAttr(kDimBoundsAttrName,
+                    bounds.getDictionary(builder.getContext()));
+  return success();
+}
+
 void GraphParser::bind(llvm::StringRef name, llvm::SMLoc loc, Expr value) {
+  // symbolic F2: a value may not take a symbol's name.
+  if (auto symbol = symbols.find(name); symbol != symbols.end()) {
+    lexer.emitError(loc, "'" + name + "' is already defined")
+            .attachNote(lexer.getLocation(symbol->second))
+        << "previous definition is here (a dimension symbol)";
+    return;
+  }
   auto [it, inserted] = scope.try_emplace(name, Binding{value, loc});
   if (!inserted) {
     lexer.emitError(loc, "'" + name + "' is already defined")
@@ -956,6 +1052,26 @@ FailureOr<AttrValue> GraphParser::parseAttrValue() {
     do {
       AttrValue::ListEntry entry;
       entry.loc = current().getLoc();
+      bool isDim = (current().is(Token::identifier) &&
+                    symbols.count(current().getSpelling())) ||
+                   ((current().is(Token::identifier) ||
+                     current().is(Token::integer)) &&
+                    peek().is(Token::star));
+      if (isDim) {
+        // A dimension of the graph's symbols: only shapes take it (call F4).
+        FailureOr<Dim> dim = parseDim();
+        if (failed(dim))
+          return failure();
+        if (dim->isStatic()) {
+          entry.integer = dim->getCoefficient();
+        } else {
+          entry.dim = *dim;
+          value.kind = AttrValue::Kind::ShapeList;
+        }
+        value.ints.push_back(entry.integer);
+        value.entries.push_back(entry);
+        continue;
+      }
       if (current().is(Token::identifier)) {
         // A name of a graph value: only index lists take it (call F4).
         entry.name = current().getSpelling();

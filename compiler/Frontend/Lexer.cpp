@@ -133,6 +133,13 @@ Token Lexer::lexToken() {
       return formToken(Token::slash, start);
     case '"':
       return lexString(start);
+    case '<':
+      // `<=` only: the bounds of a graph's symbols (`where S <= 4096`).
+      if (curPtr != buffer.end() && *curPtr == '=') {
+        ++curPtr;
+        return formToken(Token::less_equal, start);
+      }
+      break;
     default:
       break;
     }

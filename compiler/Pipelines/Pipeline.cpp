@@ -84,6 +84,9 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
   case Stage::Graph:
     return;
   case Stage::Canonical: {
+    FkBindDimsOptions bind;
+    bind.sizes = options.dimSizes;
+    pm.addPass(createFkBindDims(bind));
     pm.addPass(createFkInlineCalls());
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createCSEPass());

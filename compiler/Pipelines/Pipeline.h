@@ -15,6 +15,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
+#include <string>
 
 namespace mlir::fk {
 
@@ -62,6 +63,9 @@ struct PipelineOptions {
   SmallVector<int64_t> attentionTile;
   /// The depth of shared-memory rings (0: the promotion heuristic's).
   int64_t stages = 0;
+  /// The sizes of symbolic dimensions, NAME=INT each (`--bind`), which
+  /// the `canonical` stage binds first.
+  SmallVector<std::string> dimSizes;
 };
 
 /// Whether the IR of `stage` is fk ops on tensors, which the reference

@@ -99,6 +99,10 @@ int main(int argc, char **argv) {
                  "many as fit with two blocks per SM) and of flash-attention "
                  "kernels (default: 2)")
       ->check(CLI::Range(2, 16));
+  app.add_option("--bind", options.pipeline.dimSizes,
+                 "Sizes of the graph's symbolic dimensions, NAME=INT,... "
+                 "(one artifact per binding)")
+      ->delimiter(',');
   app.add_option("--fusion-graph", options.fusionGraphFile,
                  "Write the fused graph as Graphviz DOT to this file, kernels "
                  "as clusters (and FILE.svg if Graphviz's dot is installed)");

@@ -195,11 +195,18 @@ def Fk_FloatElement : AnyTypeOf<[F32, F16, BF16]>;
 def Fk_NumericElement : AnyTypeOf<[F32, F16, BF16, I32, I64]>;
 def Fk_AnyElement : AnyTypeOf<[F32, F16, BF16, I32, I64, I1]>;
 
-def Fk_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64, I1]>;
-def Fk_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64]>;
-def Fk_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
-def Fk_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
-def Fk_BoolTensor : StaticShapeTensorOf<[I1]>;
+// A shape known at compile time: every dimension a size, or a monomial of
+// the graph's symbols carried by the type's encoding (FkSymbolicShape.h).
+def Fk_HasKnownShapePred : CPred<"::mlir::fk::hasKnownShape($_self)">;
+class Fk_TensorOf<list<Type> allowedTypes>
+    : RankedTensorOf<allowedTypes, [Fk_HasKnownShapePred],
+                     "statically shaped tensor">;
+
+def Fk_Tensor : Fk_TensorOf<[F32, F16, BF16, I32, I64, I1]>;
+def Fk_NumericTensor : Fk_TensorOf<[F32, F16, BF16, I32, I64]>;
+def Fk_IndexTensor : Fk_TensorOf<[I32, I64]>;
+def Fk_FloatTensor : Fk_TensorOf<[F32, F16, BF16]>;
+def Fk_BoolTensor : Fk_TensorOf<[I1]>;
 
 class Fk_Op<string mnemonic, list<Trait> traits = []>
     : Op<Fk_Dialect, mnemonic, traits>;

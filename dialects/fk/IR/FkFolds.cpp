@@ -26,7 +26,11 @@ static std::optional<double> splatValue(Attribute operand) {
   return attributeToDouble(splat.getSplatValue<Attribute>());
 }
 
+/// A splat constant of `type`, or null for a symbolic shape (a constant
+/// holds its elements; fk-bind-dims gives the shape sizes first).
 static Attribute makeSplat(Type type, double value) {
+  if (isSymbolic(type))
+    return {};
   return getSplatAttribute(cast<ShapedType>(type), value);
 }
 
@@ -51,7 +55,10 @@ struct SplatElementwiseFolder : DialectFoldInterface {
     std::optional<double> result = evaluateElementwise(op, values);
     if (!result)
       return failure();
-    results.push_back(makeSplat(op->getResult(0).getType(), *result));
+    Attribute splat = makeSplat(op->getResult(0).getType(), *result);
+    if (!splat)
+      return failure();
+    results.push_back(splat);
     return success();
   }
 };
@@ -105,6 +112,8 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 
 /// A shape op of a splat constant is a splat constant of the new shape.
 static OpFoldResult reshapeSplat(Attribute operand, Type resultType) {
+  if (isSymbolic(resultType))
+    return {};
   if (auto splat = dyn_cast_or_null<SplatElementsAttr>(operand))
     return splat.resizeSplat(cast<ShapedType>(resultType));
   return {};

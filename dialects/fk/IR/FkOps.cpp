@@ -115,7 +115,7 @@ LogicalResult BroadcastOp::verify() {
                          << from.getElementType() << " vs "
                          << to.getElementType();
   // broadcast C1, C2
-  return verifyBroadcastTo(EMIT_OP_ERROR, from.getShape(), to.getShape());
+  return verifyBroadcastTo(EMIT_OP_ERROR, getDims(from), getDims(to));
 }
 
 //===----------------------------------------------------------------------===//

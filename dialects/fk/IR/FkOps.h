@@ -4,6 +4,7 @@
 #define FK_IR_FKOPS_H
 
 #include "fk/IR/FkDialect.h"
+#include "fk/IR/FkSymbolicShape.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"

@@ -376,7 +376,7 @@ class Fk_ArgReduceOp<string mnemonic, string what>
     ```
   }];
   let arguments = (ins Fk_NumericTensor:$operand, I64Attr:$axis);
-  let results = (outs StaticShapeTensorOf<[I32]>:$result);
+  let results = (outs Fk_TensorOf<[I32]>:$result);
   let assemblyFormat = [{
     $operand `axis` `=` $axis attr-dict `:` type($operand) `->` type($result)
   }];

@@ -7,6 +7,7 @@
 
 #include "fk/IR/FkTypeInference.h"
 #include "fk/IR/FkScalarSemantics.h"
+#include "fk/IR/FkSymbolicShape.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -27,6 +28,24 @@ Diagnostic &operator<<(Diagnostic &diag, ShapeText text) {
   llvm::interleave(
       text.shape, [&](int64_t d) { diag << d; }, [&] { diag << ", "; });
   return diag << "]";
+}
+
+/// Prints dimensions the way the language writes a shape: `[B, S, 768]`.
+struct DimsText {
+  ArrayRef<Dim> dims;
+};
+Diagnostic &operator<<(Diagnostic &diag, const DimsText &text) {
+  return diag << formatShape(text.dims);
+}
+
+/// The error of a rule that needs arithmetic on a symbolic dimension other
+/// than products (docs/language.md, "Symbolic dimensions").
+InFlightDiagnostic emitSymbolicUnsupported(EmitErrorFn emitError,
+                                           StringRef what, int64_t axis,
+                                           const Dim &dim) {
+  return emitError() << what << " along dimension " << axis << " of size "
+                     << dim
+                     << " is not supported on symbolic dimensions yet";
 }
 
 /// Prints a number as the language writes it: `inf`, `-inf`, `nan`, else
@@ -84,62 +103,89 @@ std::optional<int64_t> mlir::fk::elementCount(ArrayRef<int64_t> shape) {
 }
 
 FailureOr<RankedTensorType> mlir::fk::makeTensorType(EmitErrorFn emitError,
-                                                     ArrayRef<int64_t> shape,
+                                                     ArrayRef<Dim> dims,
                                                      Type elementType) {
-  for (int64_t dim : shape)
-    if (dim < 0)
+  for (const Dim &dim : dims)
+    if (dim.getCoefficient() < 0)
       return emitError() << "dimension sizes must be non-negative, got "
-                         << ShapeText{shape};
-  if (shape.size() > static_cast<size_t>(kMaxTensorRank))
-    return emitError() << "shape " << ShapeText{shape} << " has rank "
-                       << shape.size() << "; tensors have at most "
+                         << DimsText{dims};
+  if (dims.size() > static_cast<size_t>(kMaxTensorRank))
+    return emitError() << "shape " << DimsText{dims} << " has rank "
+                       << dims.size() << "; tensors have at most "
                        << kMaxTensorRank << " dimensions";
-  std::optional<int64_t> count = elementCount(shape);
+  // A symbolic count's coefficient is a lower bound of its elements (every
+  // symbol is at least 1 or the count is 0); binding checks the rest.
+  std::optional<Dim> count = elementCount(dims);
   if (!count)
-    return emitError() << "shape " << ShapeText{shape}
+    return emitError() << "shape " << DimsText{dims}
                        << " has more elements than a 64-bit count can hold";
   // The runtime addresses a tensor's bytes with 64-bit signed offsets.
   int64_t elementBytes = elementType.isSignlessInteger(1)
                              ? 1
                              : elementType.getIntOrFloatBitWidth() / 8;
   int64_t bytes;
-  if (llvm::MulOverflow(*count, elementBytes, bytes))
-    return emitError() << "shape " << ShapeText{shape} << " of " << elementType
+  if (llvm::MulOverflow(count->getCoefficient(), elementBytes, bytes))
+    return emitError() << "shape " << DimsText{dims} << " of " << elementType
                        << " takes more than 2^63 - 1 bytes";
-  return RankedTensorType::get(shape, elementType);
+  return getTensorType(dims, elementType);
+}
+
+FailureOr<RankedTensorType> mlir::fk::makeTensorType(EmitErrorFn emitError,
+                                                     ArrayRef<int64_t> shape,
+                                                     Type elementType) {
+  SmallVector<Dim> dims(shape.begin(), shape.end());
+  return makeTensorType(emitError, dims, elementType);
+}
+
+FailureOr<SmallVector<Dim>>
+mlir::fk::inferBroadcastShape(EmitErrorFn emitError, ArrayRef<Dim> lhs,
+                              ArrayRef<Dim> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<Dim> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Dimensions align from the right, as in numpy.
+    Dim l = i < lhs.size() ? lhs[lhs.size() - 1 - i] : Dim(1);
+    Dim r = i < rhs.size() ? rhs[rhs.size() - 1 - i] : Dim(1);
+    if (l != r && l != Dim(1) && r != Dim(1)) {
+      InFlightDiagnostic diag = emitError()
+                                << "shapes " << DimsText{lhs} << " and "
+                                << DimsText{rhs}
+                                << " do not broadcast: dimension " << l
+                                << " vs " << r;
+      // symbolic S1: a symbol never broadcasts implicitly.
+      if (!l.isStatic() || !r.isStatic())
+        diag << " (a symbolic dimension matches only itself or 1)";
+      return diag;
+    }
+    result[rank - 1 - i] = l == Dim(1) ? r : l;
+  }
+  return result;
 }
 
 FailureOr<SmallVector<int64_t>>
 mlir::fk::inferBroadcastShape(EmitErrorFn emitError, ArrayRef<int64_t> lhs,
                               ArrayRef<int64_t> rhs) {
-  size_t rank = std::max(lhs.size(), rhs.size());
-  SmallVector<int64_t> result(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    // Dimensions align from the right, as in numpy.
-    int64_t l = i < lhs.size() ? lhs[lhs.size() - 1 - i] : 1;
-    int64_t r = i < rhs.size() ? rhs[rhs.size() - 1 - i] : 1;
-    if (l != r && l != 1 && r != 1)
-      return emitError() << "shapes " << ShapeText{lhs} << " and "
-                         << ShapeText{rhs} << " do not broadcast: dimension "
-                         << l << " vs " << r;
-    result[rank - 1 - i] = l == 1 ? r : l;
-  }
-  return result;
+  SmallVector<Dim> l(lhs.begin(), lhs.end()), r(rhs.begin(), rhs.end());
+  FailureOr<SmallVector<Dim>> dims = inferBroadcastShape(emitError, l, r);
+  if (failed(dims))
+    return failure();
+  return llvm::to_vector(llvm::map_range(
+      *dims, [](const Dim &dim) { return dim.getCoefficient(); }));
 }
 
 LogicalResult mlir::fk::verifyBroadcastTo(EmitErrorFn emitError,
-                                          ArrayRef<int64_t> from,
-                                          ArrayRef<int64_t> to) {
+                                          ArrayRef<Dim> from,
+                                          ArrayRef<Dim> to) {
   // broadcast C1
   if (from.size() > to.size())
-    return emitError() << "cannot broadcast shape " << ShapeText{from}
-                       << " to the lower rank shape " << ShapeText{to};
+    return emitError() << "cannot broadcast shape " << DimsText{from}
+                       << " to the lower rank shape " << DimsText{to};
   // broadcast C2
   size_t offset = to.size() - from.size();
   for (size_t i = 0; i < from.size(); ++i)
-    if (from[i] != 1 && from[i] != to[offset + i])
-      return emitError() << "cannot broadcast shape " << ShapeText{from}
-                         << " to " << ShapeText{to} << ": dimension "
+    if (from[i] != Dim(1) && from[i] != to[offset + i])
+      return emitError() << "cannot broadcast shape " << DimsText{from}
+                         << " to " << DimsText{to} << ": dimension "
                          << from[i] << " vs " << to[offset + i];
   return success();
 }
@@ -167,16 +213,16 @@ FailureOr<RankedTensorType> mlir::fk::inferMatmulType(EmitErrorFn emitError,
   // it already.
   if (failed(checkDtype(emitError, lhs.getElementType(), DtypeClass::Numeric)))
     return failure();
-  ArrayRef<int64_t> a = lhs.getShape(), b = rhs.getShape();
+  SmallVector<Dim> a = getDims(lhs), b = getDims(rhs);
   // matmul C3
-  int64_t k = a.back(), kRhs = b[b.size() - 2];
+  Dim k = a.back(), kRhs = b[b.size() - 2];
   if (k != kRhs)
-    return emitError() << "contracting dimensions differ: " << ShapeText{a}
-                       << " has " << k << ", " << ShapeText{b} << " has "
+    return emitError() << "contracting dimensions differ: " << DimsText{a}
+                       << " has " << k << ", " << DimsText{b} << " has "
                        << kRhs;
   // matmul C4
-  FailureOr<SmallVector<int64_t>> batch =
-      inferBroadcastShape(emitError, a.drop_back(2), b.drop_back(2));
+  FailureOr<SmallVector<Dim>> batch = inferBroadcastShape(
+      emitError, ArrayRef(a).drop_back(2), ArrayRef(b).drop_back(2));
   if (failed(batch))
     return failure();
   batch->push_back(a[a.size() - 2]);
@@ -199,11 +245,11 @@ FailureOr<RankedTensorType> mlir::fk::inferReduceType(EmitErrorFn emitError,
       return emitError() << "axes must be distinct and ascending, got "
                          << ShapeText{axes};
   }
-  SmallVector<int64_t> shape;
-  for (auto [dim, size] : llvm::enumerate(operand.getShape()))
+  SmallVector<Dim> shape;
+  for (auto [dim, size] : llvm::enumerate(getDims(operand)))
     if (!llvm::is_contained(axes, static_cast<int64_t>(dim)))
       shape.push_back(size);
-  return RankedTensorType::get(shape, operand.getElementType());
+  return getTensorType(shape, operand.getElementType());
 }
 
 FailureOr<RankedTensorType>
@@ -217,16 +263,16 @@ mlir::fk::inferTransposeType(EmitErrorFn emitError, RankedTensorType operand,
                        << rank;
   // transpose C2
   SmallVector<bool> seen(rank, false);
-  SmallVector<int64_t> shape;
+  SmallVector<Dim> dims = getDims(operand), shape;
   for (int64_t p : perm) {
     if (p < 0 || p >= rank || seen[p])
       return emitError() << "perm " << ShapeText{perm}
                          << " is not a permutation of the dimensions 0.."
                          << rank - 1;
     seen[p] = true;
-    shape.push_back(operand.getDimSize(p));
+    shape.push_back(dims[p]);
   }
-  return RankedTensorType::get(shape, operand.getElementType());
+  return getTensorType(shape, operand.getElementType());
 }
 
 LogicalResult mlir::fk::verifyReshape(EmitErrorFn emitError,
@@ -237,12 +283,17 @@ LogicalResult mlir::fk::verifyReshape(EmitErrorFn emitError,
     return emitError() << "reshape cannot change the dtype: "
                        << from.getElementType() << " vs "
                        << to.getElementType();
-  // reshape C2
-  if (from.getNumElements() != to.getNumElements())
-    return emitError() << "cannot reshape " << ShapeText{from.getShape()}
-                       << " (" << from.getNumElements() << " elements) to "
-                       << ShapeText{to.getShape()} << " ("
-                       << to.getNumElements() << " elements)";
+  // reshape C2: symbolic counts are equal as monomials (B*S*768 is
+  // B*S*12*64), so they agree for every binding.
+  SmallVector<Dim> fromDims = getDims(from), toDims = getDims(to);
+  std::optional<Dim> fromCount = elementCount(fromDims),
+                     toCount = elementCount(toDims);
+  if (!fromCount || !toCount || *fromCount != *toCount)
+    return emitError() << "cannot reshape " << DimsText{fromDims} << " ("
+                       << (fromCount ? fromCount->str() : "too many")
+                       << " elements) to " << DimsText{toDims} << " ("
+                       << (toCount ? toCount->str() : "too many")
+                       << " elements)";
   return success();
 }
 
@@ -256,11 +307,11 @@ LogicalResult mlir::fk::verifyNormParameter(EmitErrorFn emitError,
     return emitError() << "parameter '" << name << "' has dtype "
                        << parameter.getElementType() << " but the operand has "
                        << operand.getElementType();
-  int64_t length = operand.getDimSize(axis);
-  if (parameter.getRank() != 1 || parameter.getDimSize(0) != length)
+  Dim length = getDim(operand, axis);
+  if (parameter.getRank() != 1 || getDim(parameter, 0) != length)
     return emitError() << "parameter '" << name << "' must have shape [" << length
                        << "] (the normalized axis), got "
-                       << ShapeText{parameter.getShape()};
+                       << DimsText{getDims(parameter)};
   return success();
 }
 
@@ -279,13 +330,14 @@ mlir::fk::inferGatherType(EmitErrorFn emitError, RankedTensorType table,
   if (failed(verifyAxis(emitError, "axis", axis, table.getRank())))
     return failure();
   // gather C3
-  if (table.getDimSize(axis) == 0 && indices.getNumElements() != 0)
+  SmallVector<Dim> tableDims = getDims(table);
+  if (tableDims[axis] == Dim(0) &&
+      elementCount(getDims(indices)) != std::optional<Dim>(Dim(0)))
     return emitError() << "gathers from the empty axis " << axis
-                       << " of a table of shape "
-                       << ShapeText{table.getShape()};
-  SmallVector<int64_t> shape(table.getShape().take_front(axis));
-  llvm::append_range(shape, indices.getShape());
-  llvm::append_range(shape, table.getShape().drop_front(axis + 1));
+                       << " of a table of shape " << DimsText{tableDims};
+  SmallVector<Dim> shape(ArrayRef(tableDims).take_front(axis));
+  llvm::append_range(shape, getDims(indices));
+  llvm::append_range(shape, ArrayRef(tableDims).drop_front(axis + 1));
   return makeTensorType(emitError, shape, table.getElementType());
 }
 
@@ -297,14 +349,16 @@ mlir::fk::inferArgReduceType(EmitErrorFn emitError, RankedTensorType operand,
     return failure();
   // argmax C3: an index of the axis, and the axis's length as the "none"
   // sentinel of the decomposition, must be i32 values.
-  int64_t size = operand.getDimSize(axis);
-  if (size == 0 || size > std::numeric_limits<int32_t>::max())
-    return emitError() << "axis " << axis << " has " << size
-                       << " elements; expected 1 to 2147483647";
-  SmallVector<int64_t> shape(operand.getShape());
+  // A symbolic axis is checked once bound.
+  SmallVector<Dim> shape = getDims(operand);
+  if (shape[axis].isStatic()) {
+    int64_t size = shape[axis].getCoefficient();
+    if (size == 0 || size > std::numeric_limits<int32_t>::max())
+      return emitError() << "axis " << axis << " has " << size
+                         << " elements; expected 1 to 2147483647";
+  }
   shape.erase(shape.begin() + axis);
-  return RankedTensorType::get(shape,
-                               IntegerType::get(operand.getContext(), 32));
+  return getTensorType(shape, IntegerType::get(operand.getContext(), 32));
 }
 
 FailureOr<RankedTensorType> mlir::fk::inferAttentionType(
@@ -319,8 +373,7 @@ FailureOr<RankedTensorType> mlir::fk::inferAttentionType(
   if (key.getElementType() != dtype || value.getElementType() != dtype ||
       (mask && mask->getElementType() != dtype))
     return emitError() << "query, key, value and mask must share one dtype";
-  ArrayRef<int64_t> q = query.getShape(), k = key.getShape(),
-                    v = value.getShape();
+  SmallVector<Dim> q = getDims(query), k = getDims(key), v = getDims(value);
   // attention C3
   if (q.back() != k.back())
     return emitError() << "query and key head dimensions differ: " << q.back()
@@ -330,19 +383,19 @@ FailureOr<RankedTensorType> mlir::fk::inferAttentionType(
     return emitError() << "key and value sequence lengths differ: "
                        << k[k.size() - 2] << " vs " << v[v.size() - 2];
   // attention C5
-  FailureOr<SmallVector<int64_t>> batch =
-      inferBroadcastShape(emitError, q.drop_back(2), k.drop_back(2));
+  FailureOr<SmallVector<Dim>> batch = inferBroadcastShape(
+      emitError, ArrayRef(q).drop_back(2), ArrayRef(k).drop_back(2));
   if (failed(batch))
     return failure();
-  batch = inferBroadcastShape(emitError, *batch, v.drop_back(2));
+  batch = inferBroadcastShape(emitError, *batch, ArrayRef(v).drop_back(2));
   if (failed(batch))
     return failure();
   // attention C6
   if (mask) {
-    SmallVector<int64_t> scores(*batch);
+    SmallVector<Dim> scores(*batch);
     scores.push_back(q[q.size() - 2]);
     scores.push_back(k[k.size() - 2]);
-    if (failed(verifyBroadcastTo(emitError, mask->getShape(), scores)))
+    if (failed(verifyBroadcastTo(emitError, getDims(*mask), scores)))
       return failure();
   }
   // attention C7
@@ -377,8 +430,18 @@ LogicalResult mlir::fk::verifySlice(EmitErrorFn emitError,
       result.getRank() != rank)
     return emitError() << "result " << result
                        << " must have the operand's dtype and rank";
+  SmallVector<Dim> operandDims = getDims(operand), resultDims = getDims(result);
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t dim = operand.getDimSize(d), size = result.getDimSize(d);
+    // symbolic S2: a symbolic dimension is sliced whole or not at all.
+    if (!operandDims[d].isStatic() || !resultDims[d].isStatic()) {
+      if (operandDims[d] != resultDims[d] || start[d] != 0 || step[d] != 1)
+        return emitSymbolicUnsupported(emitError, "slicing", d,
+                                       operandDims[d])
+               << " (a symbolic dimension is taken whole)";
+      continue;
+    }
+    int64_t dim = operandDims[d].getCoefficient(),
+            size = resultDims[d].getCoefficient();
     // The last element read, start + step * (size - 1), is in bounds.
     bool inBounds = start[d] >= 0 && start[d] <= dim &&
                     (size == 0 || (size - 1 <= (dim - 1 - start[d]) / step[d] &&
@@ -402,8 +465,8 @@ mlir::fk::inferConcatType(EmitErrorFn emitError,
   // concat C2
   if (failed(verifyAxis(emitError, "axis", axis, first.getRank())))
     return failure();
-  SmallVector<int64_t> shape(first.getShape());
-  shape[axis] = 0;
+  SmallVector<Dim> firstDims = getDims(first), shape = firstDims;
+  int64_t joined = 0;
   for (RankedTensorType type : operands) {
     // concat C3
     if (type.getElementType() != first.getElementType())
@@ -413,16 +476,22 @@ mlir::fk::inferConcatType(EmitErrorFn emitError,
     if (type.getRank() != first.getRank())
       return emitError() << "operand ranks differ: " << first.getRank()
                          << " vs " << type.getRank();
+    SmallVector<Dim> dims = getDims(type);
     // concat C4
     for (int64_t d = 0; d < type.getRank(); ++d)
-      if (d != axis && type.getDimSize(d) != first.getDimSize(d))
-        return emitError() << "operand shapes " << ShapeText{first.getShape()}
-                           << " and " << ShapeText{type.getShape()}
+      if (d != axis && dims[d] != firstDims[d])
+        return emitError() << "operand shapes " << DimsText{firstDims}
+                           << " and " << DimsText{dims}
                            << " differ in dimension " << d
                            << ", not the joined axis " << axis;
-    if (llvm::AddOverflow(shape[axis], type.getDimSize(axis), shape[axis]))
+    // symbolic S2
+    if (!dims[axis].isStatic())
+      return emitSymbolicUnsupported(emitError, "joining", axis,
+                                     dims[axis]);
+    if (llvm::AddOverflow(joined, dims[axis].getCoefficient(), joined))
       return emitError() << "the joined axis overflows a 64-bit size";
   }
+  shape[axis] = Dim(joined);
   return makeTensorType(emitError, shape, first.getElementType());
 }
 
@@ -439,18 +508,24 @@ FailureOr<RankedTensorType> mlir::fk::inferPadType(EmitErrorFn emitError,
                        << " must have one entry per dimension of the operand "
                           "(rank "
                        << rank << ")";
-  SmallVector<int64_t> shape;
+  SmallVector<Dim> shape = getDims(operand);
   for (int64_t d = 0; d < rank; ++d) {
     // pad C2
     if (low[d] < 0 || high[d] < 0)
       return emitError() << "low " << ShapeText{low} << " and high "
                          << ShapeText{high} << " must be non-negative";
+    // symbolic S2
+    if (!shape[d].isStatic()) {
+      if (low[d] != 0 || high[d] != 0)
+        return emitSymbolicUnsupported(emitError, "padding", d, shape[d]);
+      continue;
+    }
     int64_t size;
-    if (llvm::AddOverflow(operand.getDimSize(d), low[d], size) ||
+    if (llvm::AddOverflow(shape[d].getCoefficient(), low[d], size) ||
         llvm::AddOverflow(size, high[d], size))
       return emitError() << "padded dimension " << d
                          << " overflows a 64-bit size";
-    shape.push_back(size);
+    shape[d] = Dim(size);
   }
   return makeTensorType(emitError, shape, operand.getElementType());
 }
@@ -485,20 +560,31 @@ LogicalResult mlir::fk::verifyWindow(EmitErrorFn emitError,
   if (window.getElementType() != full.getElementType())
     return emitError() << windowName << " dtype " << window.getElementType()
                        << " differs from " << full.getElementType();
+  SmallVector<Dim> windowDims = getDims(window), fullDims = getDims(full);
   if (window.getRank() != rank)
-    return emitError() << windowName << " shape "
-                       << ShapeText{window.getShape()} << " has rank "
-                       << window.getRank() << ", not " << rank;
+    return emitError() << windowName << " shape " << DimsText{windowDims}
+                       << " has rank " << window.getRank() << ", not "
+                       << rank;
+  // symbolic S2: a window spans a symbolic dimension whole, from 0.
   for (int64_t d = 0; d < rank; ++d)
-    if (window.getDimSize(d) > full.getDimSize(d))
-      return emitError() << windowName << " shape "
-                         << ShapeText{window.getShape()} << " exceeds "
-                         << ShapeText{full.getShape()} << " in dimension "
-                         << d;
+    if ((!fullDims[d].isStatic() || !windowDims[d].isStatic()) &&
+        (fullDims[d] != windowDims[d] ||
+         (staticStart[d] != ShapedType::kDynamic && staticStart[d] != 0)))
+      return emitSymbolicUnsupported(emitError, "window", d, fullDims[d])
+             << " (a symbolic dimension is taken whole)";
+  for (int64_t d = 0; d < rank; ++d)
+    if (windowDims[d].getCoefficient() > fullDims[d].getCoefficient() &&
+        fullDims[d].isStatic())
+      return emitError() << windowName << " shape " << DimsText{windowDims}
+                         << " exceeds " << DimsText{fullDims}
+                         << " in dimension " << d;
   // dynamic_slice C4, update_slice C4
   for (int64_t d = 0; d < rank; ++d) {
+    if (!fullDims[d].isStatic())
+      continue;
     int64_t start = staticStart[d];
-    int64_t limit = full.getDimSize(d) - window.getDimSize(d);
+    int64_t limit =
+        fullDims[d].getCoefficient() - windowDims[d].getCoefficient();
     if (start != ShapedType::kDynamic && (start < 0 || start > limit))
       return emitError() << "static start " << start << " of dimension " << d
                          << " is outside [0, " << limit << "]";

@@ -11,6 +11,7 @@
 #ifndef FK_IR_FKTYPEINFERENCE_H
 #define FK_IR_FKTYPEINFERENCE_H
 
+#include "fk/IR/FkSymbolicShape.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -40,21 +41,30 @@ std::optional<int64_t> elementCount(ArrayRef<int64_t> shape);
 /// no more (runtime/lib/Manifest.h, kMaxRank).
 inline constexpr int64_t kMaxTensorRank = 16;
 
-/// A tensor type of `shape`, or failure if a dimension is negative, the
+/// A tensor type of `dims`, or failure if a dimension is negative, the
 /// rank is over kMaxTensorRank, or the element count or the size in bytes
-/// overflows int64: every type fkc accepts is one the runtime loads.
+/// overflows int64: every type fkc accepts is one the runtime loads. Of a
+/// symbolic shape only the static part is checked here; binding checks
+/// the sizes the symbols take.
+FailureOr<RankedTensorType> makeTensorType(EmitErrorFn emitError,
+                                           ArrayRef<Dim> dims,
+                                           Type elementType);
 FailureOr<RankedTensorType> makeTensorType(EmitErrorFn emitError,
                                            ArrayRef<int64_t> shape,
                                            Type elementType);
 
-/// The numpy broadcast of two shapes.
+/// The numpy broadcast of two shapes; a symbolic dimension matches only
+/// itself or a static 1 (symbolic S1).
+FailureOr<SmallVector<Dim>> inferBroadcastShape(EmitErrorFn emitError,
+                                                ArrayRef<Dim> lhs,
+                                                ArrayRef<Dim> rhs);
 FailureOr<SmallVector<int64_t>> inferBroadcastShape(EmitErrorFn emitError,
                                                     ArrayRef<int64_t> lhs,
                                                     ArrayRef<int64_t> rhs);
 
 /// Checks that `from` broadcasts to exactly `to` (broadcast C1, C2).
-LogicalResult verifyBroadcastTo(EmitErrorFn emitError, ArrayRef<int64_t> from,
-                                ArrayRef<int64_t> to);
+LogicalResult verifyBroadcastTo(EmitErrorFn emitError, ArrayRef<Dim> from,
+                                ArrayRef<Dim> to);
 
 /// Checks `0 <= axis < rank` (softmax C1, layernorm C1, iota C1, reduce C2).
 LogicalResult verifyAxis(EmitErrorFn emitError, StringRef what, int64_t axis,

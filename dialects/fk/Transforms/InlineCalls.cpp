@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fk/IR/FkInlinedLocation.h"
 #include "fk/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -19,23 +20,6 @@ namespace mlir::fk {
 
 using namespace mlir;
 using namespace mlir::fk;
-
-/// The location of an op of a callee inlined at `call`: the callee's own
-/// under a call site of the call, named `call/name` after the call's
-/// statement when both are named.
-static Location getInlinedLocation(Location loc, Location callLoc) {
-  auto name = dyn_cast<NameLoc>(loc);
-  Location site = CallSiteLoc::get(name ? name.getChildLoc() : loc, callLoc);
-  if (!name)
-    return site;
-  auto callName = dyn_cast<NameLoc>(callLoc);
-  if (!callName)
-    return NameLoc::get(name.getName(), site);
-  return NameLoc::get(
-      StringAttr::get(loc.getContext(), callName.getName().getValue() + "/" +
-                                            name.getName().getValue()),
-      site);
-}
 
 namespace {
 class CallInliner {

@@ -5,6 +5,32 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FkBindDims : Pass<"fk-bind-dims", "ModuleOp"> {
+  let summary = "Gives every symbolic dimension its size";
+  let description = [{
+    A graph whose parameter types name dimensions (`x: f16[B, S, 768]`) is
+    symbolic at the `graph` stage: its tensor types carry the symbols in
+    their encoding (`tensor<?x?x768xf16, ["B", "S"]>`, see
+    dialects/fk/IR/FkSymbolicShape.h). This pass, the first of the
+    `canonical` stage, replaces every symbol by its size in `sizes`
+    (`fk-bind-dims{sizes=S=128,B=1}`, what `fkc --bind S=128,B=1` passes):
+    in function signatures, block arguments, op results and the types
+    attributes hold. The result is the static graph the rest of the
+    compiler works on, one artifact per binding; the bounds of the graph
+    (`where S <= 4096`, the `fk.dim_bounds` attribute) are checked and
+    dropped, and the module is verified again, so that a size the static
+    rules reject (an `argmax` over an axis bound to 0) is reported.
+
+    Errors: a size for a symbol no graph has; a graph with a symbol that
+    has no size (naming the graph and the symbols); a size above the
+    graph's bound; a type whose size overflows 64 bits.
+  }];
+  let options = [
+    ListOption<"sizes", "sizes", "std::string",
+               "the symbols' sizes, NAME=INT each">,
+  ];
+}
+
 def FkInlineCalls : Pass<"fk-inline-calls", "ModuleOp"> {
   let summary = "Replaces every call of a graph by the callee's body";
   let description = [{
