@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Format.h"
+#include "ReplaceFile.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -105,30 +106,11 @@ bool fkrt::bundle::write(const std::string &path, const Bundle &bundle,
     error = path + ": " + error;
     return false;
   }
-  const std::string partial = path + ".partial";
-  std::FILE *file = std::fopen(partial.c_str(), "wb");
-  if (!file) {
-    error = partial + ": cannot create: " + std::strerror(errno);
-    return false;
-  }
-  FileSink sink(file);
-  bool written = encode(sink, bundle);
-  int writeErrno = errno;
-  // fclose flushes: its failure is a write failure too.
-  if (std::fclose(file) != 0 && written) {
-    written = false;
-    writeErrno = errno;
-  }
-  if (!written) {
-    std::remove(partial.c_str());
-    error = partial + ": write error: " + std::strerror(writeErrno);
-    return false;
-  }
-  if (std::rename(partial.c_str(), path.c_str()) != 0) {
-    error = path + ": cannot rename " + partial +
-            " into place: " + std::strerror(errno);
-    std::remove(partial.c_str());
-    return false;
-  }
-  return true;
+  return replaceFile(
+      path,
+      [&](std::FILE *file) {
+        FileSink sink(file);
+        return encode(sink, bundle);
+      },
+      error);
 }

@@ -10,6 +10,7 @@
 #include "../DtypeTable.h"
 #include "../Json.h"
 #include "Format.h"
+#include "ReplaceFile.h"
 #include "Source.h"
 #include "fkrt/safetensors.hpp"
 
@@ -408,32 +409,12 @@ bool fkrt::safetensors::write(const std::string &path, const File &file,
     error = path + ": " + error;
     return false;
   }
-  const std::string partial = path + ".partial";
-  std::FILE *out = std::fopen(partial.c_str(), "wb");
-  if (!out) {
-    error = partial + ": cannot create: " + std::strerror(errno);
-    return false;
-  }
-  bool written = std::fwrite(bytes.data(), 1, bytes.size(), out) ==
-                 bytes.size();
-  int writeErrno = errno;
-  // fclose flushes: its failure is a write failure too.
-  if (std::fclose(out) != 0 && written) {
-    written = false;
-    writeErrno = errno;
-  }
-  if (!written) {
-    std::remove(partial.c_str());
-    error = partial + ": write error: " + std::strerror(writeErrno);
-    return false;
-  }
-  if (std::rename(partial.c_str(), path.c_str()) != 0) {
-    error = path + ": cannot rename " + partial +
-            " into place: " + std::strerror(errno);
-    std::remove(partial.c_str());
-    return false;
-  }
-  return true;
+  return fkrt::bundle::replaceFile(
+      path,
+      [&](std::FILE *out) {
+        return std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
+      },
+      error);
 }
 
 bool fkrt::safetensors::readAll(const std::vector<std::string> &paths,
