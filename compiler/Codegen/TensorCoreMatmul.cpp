@@ -356,24 +356,30 @@ Value TensorCoreKernel::multiplyTile(Value aStage, Value bStage,
 Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
                                            Value accumulator) {
   // One wgmma group per K tile, as nvgpu.warpgroup.mma issues for the
-  // N-major layout: a fence, one wgmma per 16-element K step with
-  // descriptors that many bytes into the swizzled rows (32 per step), a
-  // commit, and a wait for all but this group. Written in NVVM ops on the
-  // accumulator's LLVM form (the casts cancel after the NVGPU lowering):
-  // the nvgpu op advances B's descriptor for the N-major layout only. The
-  // tile is 64 rows (checked by fk-tile), one wgmma's M.
-  constexpr int64_t kStep = 16;
+  // N-major layout: a fence, per 16-element K step one wgmma per 64 rows of
+  // the tile with descriptors that many bytes into the swizzled rows (32
+  // per step; A's second 64 rows 64 swizzled rows further), a commit, and a
+  // wait for all but this group. Written in NVVM ops on the accumulator's
+  // LLVM form, one fragment per 64 rows (the casts cancel after the NVGPU
+  // lowering): the nvgpu op advances B's descriptor for the N-major layout
+  // only.
+  constexpr int64_t kStep = 16, kWgmmaRows = 64;
   int64_t stepBytes = kStep * shape.elementBytes();
+  int64_t halfBytes = kWgmmaRows * tiling.tileK * shape.elementBytes();
+  int64_t halves = tiling.tileM / kWgmmaRows;
   auto i64 = b.getI64Type();
   auto fragment = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(tiling.tileN / 2, b.getF32Type()));
-  auto packedType = LLVM::LLVMStructType::getLiteral(ctx, {fragment});
+  auto packedType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(halves, fragment));
   auto cast = [&](Value value, Type type) {
     return UnrealizedConversionCastOp::create(b, loc, type, value).getResult(0);
   };
   Value packed = cast(accumulator, packedType);
-  Value d = LLVM::ExtractValueOp::create(b, loc, packed, 0);
-  MemRefType aTile = sharedTile({tiling.tileM, kStep}, shape.elementType);
+  SmallVector<Value> d;
+  for (int64_t half = 0; half < halves; ++half)
+    d.push_back(LLVM::ExtractValueOp::create(b, loc, packed, half));
+  MemRefType aTile = sharedTile({kWgmmaRows, kStep}, shape.elementType);
   MemRefType bTile = sharedTile({tiling.tileN, kStep}, shape.elementType);
   auto wgmmaType = [&](Type t) {
     return NVVM::WGMMATypesAttr::get(
@@ -386,21 +392,26 @@ Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t step = 0; step < tiling.tileK / kStep; ++step) {
     Value offset = index(step * stepBytes);
-    Value aDescriptor =
-        cast(descriptor(add(aStage, offset), aTile, lhsDescriptorMap), i64);
     Value bDescriptor =
         cast(descriptor(add(bStage, offset), bTile, rhsDescriptorMap), i64);
-    d = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, fragment, d, aDescriptor, bDescriptor,
-        NVVM::MMAShapeAttr::get(ctx, 64, tiling.tileN, kStep),
-        wgmmaType(shape.elementType), wgmmaType(shape.elementType),
-        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
-        rowMajor, columnMajor, /*satfinite=*/NVVM::MMAIntOverflowAttr());
+    for (int64_t half = 0; half < halves; ++half) {
+      Value aOffset = add(aStage, index(half * halfBytes + step * stepBytes));
+      Value aDescriptor =
+          cast(descriptor(aOffset, aTile, lhsDescriptorMap), i64);
+      d[half] = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, fragment, d[half], aDescriptor, bDescriptor,
+          NVVM::MMAShapeAttr::get(ctx, kWgmmaRows, tiling.tileN, kStep),
+          wgmmaType(shape.elementType), wgmmaType(shape.elementType),
+          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one,
+          one, rowMajor, columnMajor, /*satfinite=*/NVVM::MMAIntOverflowAttr());
+    }
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(1));
-  packed = LLVM::InsertValueOp::create(b, loc, packed, d, ArrayRef<int64_t>{0});
+  for (int64_t half = 0; half < halves; ++half)
+    packed = LLVM::InsertValueOp::create(b, loc, packed, d[half],
+                                         ArrayRef<int64_t>{half});
   return cast(packed, accumulator.getType());
 }
 

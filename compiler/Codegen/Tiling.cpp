@@ -48,17 +48,11 @@ static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
   return "";
 }
 
-/// Whether the tensor-core kernel reads `matmul`'s right operand K-major
-/// (given as transpose(w)), which it does 64 rows at a time.
-static bool readsRhsKMajor(MatmulOp matmul) {
-  return getTensorCoreRhsInput(matmul) != matmul.getRhs();
-}
-
 /// The tensor-core tile of `matmul`: `requested` (--matmul-tile) or
-/// 128 x 128 x 64; 64 rows where the kernel reads B K-major, and 64 x 64
-/// where the output has at most 64 rows (decode-shaped: a 128-row tile
-/// would compute half zeros, and narrower tiles spread the read of B over
-/// twice the blocks; measured in bench/results/gpt2-inference/).
+/// 128 x 128 x 64; 64 x 64 where the product has at most 64 rows
+/// (decode-shaped: a 128-row tile would compute half zeros, and narrower
+/// tiles spread the read of B over twice the blocks; measured in
+/// bench/results/gpt2-inference/).
 static SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul,
                                                  ArrayRef<int64_t> requested) {
   SmallVector<int64_t> tile = {128, 128, 64};
@@ -66,8 +60,6 @@ static SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul,
     tile = {64, 64, 64};
   if (!requested.empty())
     tile.assign(requested.begin(), requested.end());
-  if (readsRhsKMajor(matmul))
-    tile[0] = 64;
   return tile;
 }
 
@@ -221,8 +213,6 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     std::string why = whyNotTensorCoreMatmul(fusion, target);
     if (why.empty())
       why = checkTensorCoreTile(tile);
-    if (why.empty() && tile[0] != 64 && readsRhsKMajor(fusion.getMatmul()))
-      why = "a right operand read K-major (transpose(w)) takes 64-row tiles";
     if (why.empty() && threads != 128)
       why = "a tensor-core kernel is one warpgroup, 128 threads";
     if (!why.empty())
