@@ -7,29 +7,19 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BundleTestSupport.h"
 #include "fkrt/bundle.hpp"
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 
 namespace {
 
-int passed = 0, failed = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (cond) {                                                                \
-      ++passed;                                                                \
-    } else {                                                                   \
-      ++failed;                                                                \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);              \
-    }                                                                          \
-  } while (0)
+using namespace fkrt_bundle_test;
 
 using namespace fkrt::bundle;
 
@@ -62,15 +52,6 @@ struct Bytes {
     return b;
   }
 };
-
-Tensor tensor(const std::string &name, fkrt_dtype dtype,
-              std::vector<int64_t> shape, uint8_t fill = 0) {
-  Tensor t{name, dtype, std::move(shape), {}};
-  t.data.assign(t.elementCount() * dtypeSize(dtype), fill);
-  for (size_t i = 0; i < t.data.size(); ++i)
-    t.data[i] = dtype == FKRT_I1 ? i % 2 : static_cast<uint8_t>(fill + i);
-  return t;
-}
 
 /// Two graphs with every dtype, a scalar and an empty tensor.
 Bundle sample() {
@@ -134,18 +115,6 @@ void expectInvalid(const Bundle &bundle, const std::string &message) {
                 message.c_str(), error.c_str());
 }
 
-std::string tempDir() {
-  char path[] = "/tmp/fkrt-bundle-tests-XXXXXX";
-  return mkdtemp(path) ? path : "/tmp";
-}
-
-std::string slurp(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void testEncoding() {
   // One graph, one i1 input and one f32 scalar output, byte for byte.
   Bundle b;
@@ -177,9 +146,9 @@ void testRoundTrip() {
   CHECK(back.graphs[1].inputs[2].elementCount() == 1);
 
   // Through a file; the writer leaves no temporary file behind.
-  std::string dir = tempDir(), path = dir + "/b.fkt";
+  std::string dir = tempDir("fkrt-bundle-tests"), path = dir + "/b.fkt";
   CHECK(write(path, b, error));
-  CHECK(slurp(path) == bytes);
+  CHECK(readFile(path) == bytes);
   CHECK(access((path + ".partial").c_str(), F_OK) != 0);
   CHECK(read(path, back, error));
   CHECK(same(b, back));
@@ -210,7 +179,7 @@ void testRoundTrip() {
   CHECK(!write(path, invalid, error));
   CHECK(error.find(path + ": graphs[0] ('mlp').inputs[0] ('x'): holds 11 "
                           "bytes, f16[2, 3] takes 12") == 0);
-  CHECK(slurp(path) == bytes); // the old file is left alone
+  CHECK(readFile(path) == bytes); // the old file is left alone
   std::remove(path.c_str());
   std::remove(bad.c_str());
   rmdir(dir.c_str());
@@ -387,6 +356,5 @@ int main() {
   testWriterErrors();
   testTruncation();
   testCorruption();
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return finish();
 }

@@ -8,41 +8,22 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BundleTestSupport.h"
 #include "fkrt/safetensors.hpp"
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 
 namespace {
 
-int passed = 0, failed = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (cond) {                                                                \
-      ++passed;                                                                \
-    } else {                                                                   \
-      ++failed;                                                                \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);              \
-    }                                                                          \
-  } while (0)
+using namespace fkrt_bundle_test;
 
 using namespace fkrt::safetensors;
 using fkrt::bundle::Tensor;
-
-Tensor tensor(const std::string &name, fkrt_dtype dtype,
-              std::vector<int64_t> shape, uint8_t fill = 0) {
-  Tensor t{name, dtype, std::move(shape), {}};
-  t.data.resize(t.elementCount() * fkrt::bundle::dtypeSize(dtype));
-  for (size_t i = 0; i < t.data.size(); ++i)
-    t.data[i] = dtype == FKRT_I1 ? i % 2 : static_cast<uint8_t>(fill + i);
-  return t;
-}
 
 /// Every dtype, a scalar, an empty tensor and metadata.
 File sample() {
@@ -97,18 +78,6 @@ void expectInvalid(const File &file, const std::string &message) {
                 message.c_str(), error.c_str());
 }
 
-std::string tempDir() {
-  char path[] = "/tmp/fkrt-safetensors-tests-XXXXXX";
-  return mkdtemp(path) ? path : "/tmp";
-}
-
-std::string slurp(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void testLayout() {
   File f;
   f.tensors = {{"b", FKRT_I1, {3}, {1, 0, 1}},
@@ -155,9 +124,9 @@ void testRoundTrip() {
   CHECK(back.find("e") && back.find("e")->data.empty());
   CHECK(back.find("nope") == nullptr);
 
-  std::string dir = tempDir(), path = dir + "/f.safetensors";
+  std::string dir = tempDir("fkrt-safetensors-tests"), path = dir + "/f.safetensors";
   CHECK(write(path, f, error));
-  CHECK(slurp(path) == bytes);
+  CHECK(readFile(path) == bytes);
   CHECK(access((path + ".partial").c_str(), F_OK) != 0);
   CHECK(read(path, back, error));
   CHECK(same(f, back));
@@ -472,6 +441,5 @@ int main() {
   testCorruption();
   testDtypes();
   testBinding();
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return finish();
 }
