@@ -60,13 +60,8 @@ def make_weights(torch, device, seed):
          "lnf_g": normal([D], 0.02, 1.0), "lnf_b": normal([D], 0.02)}
     for i in range(LAYERS):
         for name, shape in LAYER_PARAMS:
-            if name.startswith("ln"):
-                w[f"l{i}_{name}"] = normal(shape, 0.02,
-                                           1.0 if name.endswith("_g") else 0.0)
-            elif len(shape) == 1:
-                w[f"l{i}_{name}"] = normal(shape, 0.02)
-            else:
-                w[f"l{i}_{name}"] = normal(shape, 0.02)
+            gain = name.startswith("ln") and name.endswith("_g")
+            w[f"l{i}_{name}"] = normal(shape, 0.02, 1.0 if gain else 0.0)
     return w
 
 
@@ -315,14 +310,20 @@ def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
             del compiled, out
 
 
+def median_of(results, config, graph, peer):
+    """The median time recorded for `peer` on `graph` of `config`, or None."""
+    for r in results:
+        if (r.get("config"), r.get("graph"), r.get("peer")) == (config, graph, peer) \
+                and "median_s" in r:
+            return r["median_s"]
+    return None
+
+
 def peer_ratio(results, config, graph, peer):
-    fkc = [r for r in results if r.get("config") == config and r.get("graph") == graph
-           and r.get("peer") == "fkc" and "median_s" in r]
-    other = [r for r in results if r.get("config") == config and r.get("graph") == graph
-             and r.get("peer") == peer and "median_s" in r]
-    if not fkc or not other:
+    fkc, other = (median_of(results, config, graph, p) for p in ("fkc", peer))
+    if fkc is None or other is None:
         return None
-    return other[0]["median_s"] / fkc[0]["median_s"]
+    return other / fkc
 
 
 def write_report(out, results, device, commit):
@@ -346,11 +347,8 @@ def write_report(out, results, device, commit):
     for config in configs:
         for graph in ("prefill", "decode"):
             def t(peer):
-                for r in results:
-                    if (r.get("config"), r.get("graph"), r.get("peer")) == (config, graph, peer) \
-                            and "median_s" in r:
-                        return "%.4f" % (r["median_s"] * 1e3)
-                return "-"
+                x = median_of(results, config, graph, peer)
+                return "-" if x is None else "%.4f" % (x * 1e3)
 
             def ratio(peer):
                 x = peer_ratio(results, config, graph, peer)
