@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Codegen/FlashAttention.h"
+#include "Codegen/AttentionShape.h"
 #include "Codegen/KernelEmission.h"
 #include "Codegen/TileEpilogue.h"
 
@@ -44,45 +45,6 @@ using namespace mlir;
 using namespace mlir::fk;
 
 namespace {
-/// The shapes of an attention whose operands are fusion inputs.
-struct AttentionShape {
-  int64_t queries, keys, headDim;
-  /// Batch dims of the result and of each operand.
-  SmallVector<int64_t> batch, queryBatch, keyBatch, valueBatch;
-  /// The additive mask's shape, which broadcasts to [batch..., Nq, Nk]
-  /// (see `masked`).
-  SmallVector<int64_t> maskShape;
-  bool masked = false;
-  Type elementType;
-  double scale;
-  bool causal;
-
-  explicit AttentionShape(AttentionOp attention) {
-    auto shape = [](Value v) {
-      return cast<RankedTensorType>(v.getType()).getShape();
-    };
-    ArrayRef<int64_t> q = shape(attention.getQuery()),
-                      k = shape(attention.getKey()),
-                      v = shape(attention.getValue()),
-                      result = shape(attention.getResult());
-    queries = q[q.size() - 2];
-    keys = k[k.size() - 2];
-    headDim = q.back();
-    batch.assign(result.begin(), result.end() - 2);
-    queryBatch.assign(q.begin(), q.end() - 2);
-    keyBatch.assign(k.begin(), k.end() - 2);
-    valueBatch.assign(v.begin(), v.end() - 2);
-    elementType = tensorType(attention.getQuery()).getElementType();
-    scale = attention.getScale().convertToDouble();
-    causal = attention.getCausal();
-    if (Value mask = attention.getMask()) {
-      masked = true;
-      llvm::append_range(maskShape, shape(mask));
-    }
-  }
-  int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
-};
-
 /// Columns of 16-bit elements in one 128-byte swizzled row.
 constexpr int64_t kBoxColumns = 64;
 } // namespace
@@ -405,23 +367,13 @@ SmallVector<Value> FlashKernel::addMaskInput(ArrayRef<Value> s, Value block) {
   // stored.
   Value maskBuffer = k.buffers.lookup(attention.getMask());
   auto maskType = cast<MemRefType>(maskBuffer.getType());
-  ArrayRef<int64_t> dims = shape.maskShape;
-  // Row-major strides of the mask, aligned with [batch..., Nq, Nk].
-  SmallVector<int64_t> strides(dims.size(), 0);
-  for (int64_t d = dims.size() - 1, stride = 1; d >= 0; --d) {
-    strides[d] = dims[d] == 1 ? 0 : stride;
-    stride *= dims[d];
-  }
-  int64_t pad = batchCoords.size() + 2 - dims.size();
-  auto strideOf = [&](int64_t fullDim) -> int64_t {
-    return fullDim < pad ? 0 : strides[fullDim - pad];
-  };
+  SmallVector<int64_t> strides = shape.getMaskStrides();
   Value batchOffset = index(0);
   for (auto [d, coord] : llvm::enumerate(batchCoords))
-    if (int64_t stride = strideOf(d))
+    if (int64_t stride = strides[d])
       batchOffset = add(batchOffset, mul(coord, index(stride)));
-  int64_t rowStride = strideOf(batchCoords.size()),
-          keyStride = strideOf(batchCoords.size() + 1);
+  int64_t rowStride = strides[batchCoords.size()],
+          keyStride = strides[batchCoords.size() + 1];
   SmallVector<Value> rowOffsets;
   for (Value row : {row0, row1})
     rowOffsets.push_back(add(
@@ -496,23 +448,11 @@ Value FlashKernel::quadReduce(Value v, bool max) {
   return v;
 }
 
-Value FlashKernel::exp2(Value x) {
-  // The SFU's ex2 (2^-inf = 0); libdevice's exp2f adds range handling the
-  // online softmax does not need.
-  return inlineAsm(b.getF32Type(), "ex2.approx.ftz.f32 $0, $1;", "=f,f", x,
-                   /*sideEffects=*/false);
-}
+Value FlashKernel::exp2(Value x) { return emitFastExp2(b, loc, x); }
 
 Value FlashKernel::inlineAsm(Type type, StringRef text, StringRef constraints,
                              ValueRange operands, bool sideEffects) {
-  return LLVM::InlineAsmOp::create(
-             b, loc, type, operands, b.getStringAttr(text),
-             b.getStringAttr(constraints),
-             /*has_side_effects=*/sideEffects ? b.getUnitAttr() : UnitAttr(),
-             /*is_align_stack=*/UnitAttr(), LLVM::TailCallKindAttr(),
-             /*asm_dialect=*/LLVM::AsmDialectAttr(),
-             /*operand_attrs=*/ArrayAttr())
-      .getResult(0);
+  return emitInlinePtx(b, loc, type, text, constraints, operands, sideEffects);
 }
 
 LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {

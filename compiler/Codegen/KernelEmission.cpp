@@ -4,6 +4,7 @@
 #include "fk/IR/FkGatherSemantics.h"
 #include "fk/IR/FkScalarSemantics.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -420,4 +421,22 @@ ElementStep ElementEmitter::emitUpdateSlice(UpdateSliceOp update,
                       .getResult());
             });
       });
+}
+
+Value mlir::fk::emitInlinePtx(OpBuilder &b, Location loc, Type type,
+                              StringRef text, StringRef constraints,
+                              ValueRange operands, bool sideEffects) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, type, operands, b.getStringAttr(text),
+             b.getStringAttr(constraints),
+             /*has_side_effects=*/sideEffects ? b.getUnitAttr() : UnitAttr(),
+             /*is_align_stack=*/UnitAttr(), LLVM::TailCallKindAttr(),
+             /*asm_dialect=*/LLVM::AsmDialectAttr(),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
+Value mlir::fk::emitFastExp2(OpBuilder &b, Location loc, Value x) {
+  return emitInlinePtx(b, loc, b.getF32Type(), "ex2.approx.ftz.f32 $0, $1;",
+                       "=f,f", x, /*sideEffects=*/false);
 }

@@ -372,6 +372,15 @@ private:
 public:
   FlatAddressing addressing;
 };
+/// One inline PTX statement with one result (a struct for several).
+Value emitInlinePtx(OpBuilder &b, Location loc, Type type, StringRef text,
+                    StringRef constraints, ValueRange operands,
+                    bool sideEffects);
+
+/// 2^x in f32 by the SFU's ex2 (2^-inf = 0); libdevice's exp2f adds range
+/// handling that the attention kernels' online softmax does not need.
+Value emitFastExp2(OpBuilder &b, Location loc, Value x);
+
 //===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//

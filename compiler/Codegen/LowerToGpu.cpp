@@ -1,5 +1,6 @@
 //===- LowerToGpu.cpp - graphs of fusions to kernels and launches ---------===//
 
+#include "Codegen/DecodeAttention.h"
 #include "Codegen/FlashAttention.h"
 #include "Codegen/KernelBuilder.h"
 #include "Codegen/Passes.h"
@@ -80,6 +81,18 @@ public:
 private:
   func::FuncOp createHostFunction();
   LogicalResult lowerFusion(FusionOp fusion, int64_t index);
+  /// The decode-attention kernel of `fusion`, and its combining kernel when
+  /// the keys are split among blocks; `arguments` are the fusion's input
+  /// and result buffers.
+  LogicalResult lowerDecodeAttention(FusionOp fusion, TilingAttr tiling,
+                                     ArrayRef<Value> arguments,
+                                     const std::string &name);
+  /// An empty kernel named `name` taking `arguments`.
+  gpu::GPUFuncOp createKernel(Location loc, const std::string &name,
+                              ValueRange arguments);
+  /// Launches `kernel` as `shape` says on `arguments`.
+  void launch(Location loc, gpu::GPUFuncOp kernel, const LaunchShape &shape,
+              ValueRange arguments);
 
   func::FuncOp graph, host;
   gpu::GPUModuleOp kernels;
@@ -177,10 +190,70 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     arguments.insert(arguments.begin(), maps.begin(), maps.end());
   }
 
+  std::string name = (graph.getName() + "_k" + Twine(index)).str();
+  if (tiling.getStrategy() == KernelStrategy::Decode)
+    return lowerDecodeAttention(fusion, tiling, arguments, name);
+  gpu::GPUFuncOp kernel = createKernel(loc, name, arguments);
+  FailureOr<LaunchShape> shape =
+      tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore, kernel,
+                                               kernels)
+      : flash    ? buildFlashAttentionKernel(fusion, *flash, target, kernel,
+                                             kernels)
+                 : buildFusionKernel(fusion, tiling, kernel, kernels);
+  if (failed(shape))
+    return failure();
+  launch(loc, kernel, *shape, arguments);
+  return success();
+}
+
+LogicalResult GraphLowering::lowerDecodeAttention(FusionOp fusion,
+                                                  TilingAttr tiling,
+                                                  ArrayRef<Value> arguments,
+                                                  const std::string &name) {
+  Location loc = fusion.getLoc();
+  DecodeAttentionTiling decode = DecodeAttentionTiling::get(tiling);
+  if (decode.splits == 1) {
+    gpu::GPUFuncOp kernel = createKernel(loc, name, arguments);
+    FailureOr<LaunchShape> shape =
+        buildDecodeAttentionKernel(fusion, decode, kernel, kernels);
+    if (failed(shape))
+      return failure();
+    launch(loc, kernel, *shape, arguments);
+    return success();
+  }
+  // The splits' partial results pass through two workspace buffers.
+  auto [statsType, partialType] =
+      getDecodeAttentionPartialTypes(fusion.getAttention(), decode);
+  SmallVector<Value> partials = {memref::AllocOp::create(b, loc, statsType),
+                                 memref::AllocOp::create(b, loc, partialType)};
+  SmallVector<Value> splitArguments(partials);
+  llvm::append_range(splitArguments,
+                     arguments.drop_back(fusion.getNumResults()));
+  gpu::GPUFuncOp splitKernel = createKernel(loc, name, splitArguments);
+  FailureOr<LaunchShape> splitShape =
+      buildDecodeAttentionKernel(fusion, decode, splitKernel, kernels);
+  if (failed(splitShape))
+    return failure();
+  launch(loc, splitKernel, *splitShape, splitArguments);
+
+  SmallVector<Value> combineArguments(partials);
+  llvm::append_range(combineArguments, arguments);
+  gpu::GPUFuncOp combineKernel =
+      createKernel(loc, name + "_combine", combineArguments);
+  FailureOr<LaunchShape> combineShape = buildDecodeAttentionCombineKernel(
+      fusion, decode, combineKernel, kernels);
+  if (failed(combineShape))
+    return failure();
+  launch(loc, combineKernel, *combineShape, combineArguments);
+  return success();
+}
+
+gpu::GPUFuncOp GraphLowering::createKernel(Location loc,
+                                           const std::string &name,
+                                           ValueRange arguments) {
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
   auto kernel = gpu::GPUFuncOp::create(
-      kb, loc, (graph.getName() + "_k" + Twine(index)).str(),
-      kb.getFunctionType(ValueRange(arguments).getTypes(), {}));
+      kb, loc, name, kb.getFunctionType(arguments.getTypes(), {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
   // Every buffer is 16-byte aligned: graph tensors by the runtime's contract,
   // workspace buffers by the artifact's 256-byte offsets. Knowing it lets
@@ -200,27 +273,22 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     kernel.setArgAttr(i, "llvm.align", kb.getI64IntegerAttr(align));
   }
   SymbolTable(kernels).insert(kernel);
-  FailureOr<LaunchShape> shape =
-      tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore, kernel,
-                                               kernels)
-      : flash    ? buildFlashAttentionKernel(fusion, *flash, target, kernel,
-                                             kernels)
-                 : buildFusionKernel(fusion, tiling, kernel, kernels);
-  if (failed(shape))
-    return failure();
+  return kernel;
+}
 
+void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
+                           const LaunchShape &shape, ValueRange arguments) {
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  gpu::KernelDim3 grid{constant(shape->grid[0]), constant(shape->grid[1]),
-                       constant(shape->grid[2])};
-  gpu::KernelDim3 block{constant(shape->block[0]), constant(shape->block[1]),
-                        constant(shape->block[2])};
+  gpu::KernelDim3 grid{constant(shape.grid[0]), constant(shape.grid[1]),
+                       constant(shape.grid[2])};
+  gpu::KernelDim3 block{constant(shape.block[0]), constant(shape.block[1]),
+                        constant(shape.block[2])};
   Value shared;
-  if (shape->sharedBytes != 0)
-    shared = arith::ConstantIntOp::create(b, loc, shape->sharedBytes, 32);
+  if (shape.sharedBytes != 0)
+    shared = arith::ConstantIntOp::create(b, loc, shape.sharedBytes, 32);
   gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, shared, arguments);
-  return success();
 }
 
 LogicalResult GraphLowering::run() {

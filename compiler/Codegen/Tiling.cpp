@@ -1,6 +1,7 @@
 //===- Tiling.cpp - fk-tile: each fusion's kernel and its tiles -----------===//
 
 #include "Codegen/Tiling.h"
+#include "Codegen/DecodeAttention.h"
 #include "Codegen/FlashAttention.h"
 #include "Codegen/KernelEmission.h"
 #include "Codegen/Passes.h"
@@ -117,6 +118,10 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
                            128);
   }
   case FusionKind::Attention: {
+    // Few query rows (decode): the decode kernel splits the keys among
+    // warps and blocks instead of computing 64-row blocks of padding.
+    if (usesDecodeAttention(fusion.getAttention()))
+      return chooseDecodeAttentionTiling(fusion.getAttention(), target);
     // Two warpgroups share each K/V block. Key blocks of 128 where two
     // blocks still fit on an SM (head dim 64), else 64 (measured:
     // docs/attention.md); 64 also with a mask input, whose values are live
@@ -130,10 +135,10 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
             elementBytes, target) ||
         fusion.getAttention().getMask())
       keys = 64;
-    // Few query rows (decode: one per sequence) fill one warpgroup's 64,
-    // and the kernel reads K and V once per block: blocks of 64 rows and
-    // 64 keys are smaller, more fit on an SM, and reading the cache is
-    // faster (measured on an H100: docs/attention.md, "Decode").
+    // Few query rows fill one warpgroup's 64, and the kernel reads K and V
+    // once per block: blocks of 64 rows and 64 keys are smaller, more fit
+    // on an SM, and reading the keys is faster (measured on an H100:
+    // docs/attention.md, "Decode").
     int64_t queries = queryType.getShape()[queryType.getRank() - 2];
     if (queries <= kFlashRowsPerWarpgroup)
       rows = kFlashRowsPerWarpgroup, keys = 64;
@@ -189,7 +194,8 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
   case KernelStrategy::Elements:
   case KernelStrategy::Rows:
     if (fusion.getKind() == FusionKind::Attention)
-      return error() << "an attention fusion runs on the flash kernel only";
+      return error() << "an attention fusion runs on the flash or decode "
+                        "kernel only";
     break;
   default:
     break;
@@ -225,6 +231,15 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     std::string why = whyNotFlashAttention(fusion.getAttention(), target);
     if (why.empty())
       why = checkFlashTile(fusion.getAttention(), tile, threads);
+    if (!why.empty())
+      return error() << why;
+    break;
+  }
+  case KernelStrategy::Decode: {
+    if (fusion.getKind() != FusionKind::Attention)
+      return error() << "only attention fusions run the decode kernel";
+    std::string why =
+        checkDecodeAttentionTiling(fusion.getAttention(), tiling);
     if (!why.empty())
       return error() << why;
     break;
@@ -309,10 +324,10 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
     }
     WalkResult walk = getOperation().walk([&](FusionOp fusion) {
       if (AttentionOp attention = fusion.getAttention()) {
-        std::string why = whyNotFlashAttention(attention, *target);
+        std::string why = whyNoAttentionKernel(attention, *target);
         if (!why.empty()) {
-          fusion.emitError() << "fk-tile: the flash-attention kernel cannot "
-                                "compute this attention: "
+          fusion.emitError() << "fk-tile: no attention kernel can compute "
+                                "this attention: "
                              << why
                              << "; fk-decompose decomposes such attentions";
           return WalkResult::interrupt();
@@ -326,7 +341,19 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
-      if (explain && fusion.getKind() == FusionKind::Attention) {
+      if (explain && tiling.getStrategy() == KernelStrategy::Decode) {
+        DecodeAttentionTiling decode = DecodeAttentionTiling::get(tiling);
+        InFlightDiagnostic remark = fusion.emitRemark();
+        remark << "attention with few query rows on the decode kernel: "
+                  "blocks of "
+               << decode.rows << " query rows, their " << decode.threads / 32
+               << " warps splitting the keys";
+        if (decode.splits > 1)
+          remark << ", the keys also split among " << decode.splits
+                 << " blocks whose partial results a second kernel combines";
+        remark << "; online softmax in f32 registers, keys that the mask "
+                  "hides from every row are not read";
+      } else if (explain && fusion.getKind() == FusionKind::Attention) {
         ArrayRef<int64_t> tile = tiling.getTile();
         fusion.emitRemark()
             << "attention in online-softmax form on the flash kernel: blocks "

@@ -82,7 +82,8 @@ def Fk_KernelStrategy : I32EnumAttr<"KernelStrategy",
       I32EnumAttrCase<"Elements", 0, "elements">,
       I32EnumAttrCase<"Rows", 1, "rows">,
       I32EnumAttrCase<"TensorCore", 2, "tensor_core">,
-      I32EnumAttrCase<"Flash", 3, "flash">]> {
+      I32EnumAttrCase<"Flash", 3, "flash">,
+      I32EnumAttrCase<"Decode", 4, "decode">]> {
   let cppNamespace = "::mlir::fk";
   let genSpecializedAttr = 0;
 }
@@ -102,7 +103,11 @@ def Fk_TilingAttr : AttrDef<Fk_Dialect, "Tiling"> {
     (one block per output tile of `tile = [M, N, K-step]`, wgmma) or `flash`
     (attention: one block per `tile = [query rows, key block, head dim]`
     of one batch, a warpgroup per 64 query rows, looping over key blocks
-    with an online softmax). `threads` is the block size.
+    with an online softmax) or `decode` (attention with few query rows:
+    one block per `tile[0]` query rows of one batch and per one of
+    `tile[1]` interleaved key splits, warps walking the keys with an online
+    softmax in f32 registers; with more than one split a second kernel
+    combines the splits' partial results). `threads` is the block size.
 
     ```mlir
     fk.fusion matmul (...) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>}

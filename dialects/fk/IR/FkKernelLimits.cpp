@@ -24,19 +24,18 @@ bool mlir::fk::swapsLastTwoDims(TransposeOp transpose) {
   return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
 }
 
-std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
-                                           TargetAttr target) {
-  std::string why = whyNoWarpgroupKernels(target);
-  if (!why.empty())
-    return why;
-  auto type = [](Value v) { return cast<RankedTensorType>(v.getType()); };
-  RankedTensorType query = type(attention.getQuery()),
-                   key = type(attention.getKey()),
-                   value = type(attention.getValue()),
-                   result = type(attention.getResult());
+static RankedTensorType typeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// What both attention kernels need: one element type, operands read from
+/// device memory, some queries and keys, indices and grid y in range.
+static std::string whyNotAttentionKernel(AttentionOp attention) {
+  RankedTensorType query = typeOf(attention.getQuery()),
+                   key = typeOf(attention.getKey()),
+                   value = typeOf(attention.getValue()),
+                   result = typeOf(attention.getResult());
   Type element = query.getElementType();
-  if (!element.isF16() && !element.isBF16())
-    return "the operands are not f16 or bf16 (wgmma reads 16-bit tiles)";
   if (key.getElementType() != element || value.getElementType() != element ||
       result.getElementType() != element)
     return "query, key, value and result differ in element type";
@@ -44,20 +43,69 @@ std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
     if (operand.getDefiningOp<ConstantOp>())
       return "an operand is a constant (the kernel reads its operands from "
              "device memory)";
+  int64_t queries = query.getShape()[query.getRank() - 2];
+  int64_t keys = key.getShape()[key.getRank() - 2];
+  if (queries == 0 || keys == 0)
+    return "it has no queries or no keys";
+  // The kernels compare key and query indices in 32 bits.
+  if (queries >= (int64_t(1) << 31) || keys >= (int64_t(1) << 31))
+    return "2^31 or more queries or keys";
+  if (ShapedType::getNumElements(result.getShape().drop_back(2)) > 65535)
+    return "more than 65535 batches (the grid's y)";
+  return "";
+}
+
+std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
+                                           TargetAttr target) {
+  std::string why = whyNoWarpgroupKernels(target);
+  if (!why.empty())
+    return why;
+  RankedTensorType query = typeOf(attention.getQuery()),
+                   key = typeOf(attention.getKey()),
+                   value = typeOf(attention.getValue());
+  Type element = query.getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return "the operands are not f16 or bf16 (wgmma reads 16-bit tiles)";
+  why = whyNotAttentionKernel(attention);
+  if (!why.empty())
+    return why;
   int64_t headDim = query.getShape().back();
   if (headDim != 64 && headDim != 128)
     return "the head dim is " + std::to_string(headDim) +
            ", not 64 or 128 (one or two 128-byte swizzled rows)";
   if (key.getShape().back() != headDim || value.getShape().back() != headDim)
     return "the value head dim differs from the query's";
-  int64_t queries = query.getShape()[query.getRank() - 2];
-  int64_t keys = key.getShape()[key.getRank() - 2];
-  if (queries == 0 || keys == 0)
-    return "it has no queries or no keys";
-  // The kernel compares key and query indices in 32 bits.
-  if (queries >= (int64_t(1) << 31) || keys >= (int64_t(1) << 31))
-    return "2^31 or more queries or keys";
-  if (ShapedType::getNumElements(result.getShape().drop_back(2)) > 65535)
-    return "more than 65535 batches (the grid's y)";
   return "";
+}
+
+std::string mlir::fk::whyNotDecodeAttention(AttentionOp attention) {
+  RankedTensorType query = typeOf(attention.getQuery()),
+                   value = typeOf(attention.getValue());
+  Type element = query.getElementType();
+  if (!element.isF16() && !element.isBF16() && !element.isF32())
+    return "the operands are not f16, bf16 or f32";
+  std::string why = whyNotAttentionKernel(attention);
+  if (!why.empty())
+    return why;
+  int64_t queries = query.getShape()[query.getRank() - 2];
+  if (queries > kDecodeMaxQueries)
+    return std::to_string(queries) + " query rows, more than the " +
+           std::to_string(kDecodeMaxQueries) + " of the decode kernel";
+  if (query.getShape().back() > kDecodeMaxHeadDim ||
+      value.getShape().back() > kDecodeMaxHeadDim)
+    return "a head dim over " + std::to_string(kDecodeMaxHeadDim);
+  return "";
+}
+
+bool mlir::fk::usesDecodeAttention(AttentionOp attention) {
+  return whyNotDecodeAttention(attention).empty();
+}
+
+std::string mlir::fk::whyNoAttentionKernel(AttentionOp attention,
+                                           TargetAttr target) {
+  std::string flash = whyNotFlashAttention(attention, target);
+  if (flash.empty() || usesDecodeAttention(attention))
+    return "";
+  return flash + "; and not the decode kernel: " +
+         whyNotDecodeAttention(attention);
 }

@@ -2,7 +2,8 @@
 //
 // The limits of the kernels that passes consult before code generation:
 // fk-decompose keeps an attention whole only where the flash-attention
-// kernel (compiler/Codegen/FlashAttention.cpp) computes it; fk-tile, the
+// kernel (compiler/Codegen/FlashAttention.cpp) or the decode-attention
+// kernel (compiler/Codegen/DecodeAttention.cpp) computes it; fk-tile, the
 // checks of hand-written tilings and the kernel read the same limits. Where
 // the answer depends on the GPU, the functions take the module's target.
 //
@@ -33,6 +34,30 @@ bool swapsLastTwoDims(TransposeOp transpose);
 /// Why the flash kernel cannot compute `attention` on `target`, or "" if it
 /// can.
 std::string whyNotFlashAttention(AttentionOp attention, TargetAttr target);
+
+/// The most query rows (per batch) an attention may have to run on the
+/// decode-attention kernel, which reads every key once per block of at
+/// most kDecodeRowsPerBlock rows.
+inline constexpr int64_t kDecodeMaxQueries = 16;
+/// The query rows one block of the decode kernel owns: each thread holds
+/// its slice of every row's query and output in registers.
+inline constexpr int64_t kDecodeRowsPerBlock = 4;
+/// The largest head dim of the decode kernel (a warp spans a key row).
+inline constexpr int64_t kDecodeMaxHeadDim = 256;
+
+/// Why the decode-attention kernel (any target: few query rows, keys split
+/// among warps and blocks) cannot compute `attention`, or "" if it can.
+std::string whyNotDecodeAttention(AttentionOp attention);
+
+/// Whether `attention` runs on the decode-attention kernel: it has at most
+/// kDecodeMaxQueries query rows and the kernel can compute it. fk-tile
+/// prefers it to the flash kernel, whose blocks of 64 query rows would
+/// compute mostly padding.
+bool usesDecodeAttention(AttentionOp attention);
+
+/// Why neither attention kernel computes `attention` on `target` (it is
+/// then decomposed into matmuls and a softmax), or "" if one does.
+std::string whyNoAttentionKernel(AttentionOp attention, TargetAttr target);
 
 } // namespace mlir::fk
 

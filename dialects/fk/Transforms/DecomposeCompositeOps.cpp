@@ -253,7 +253,7 @@ struct DecomposeCompositeOpsPass
         FailureOr<TargetAttr> target = getTarget(op, "fk-decompose");
         if (failed(target))
           return WalkResult::interrupt();
-        std::string why = whyNotFlashAttention(attention, *target);
+        std::string why = whyNoAttentionKernel(attention, *target);
         if (why.empty())
           return WalkResult::advance();
         if (explain)

@@ -71,12 +71,13 @@ def FkDecomposeCompositeOps : Pass<"fk-decompose", "func::FuncOp"> {
     Reduced values are reshaped to keep the reduced axes (as size 1) and
     broadcast back.
 
-    An attention that the flash-attention kernel computes on the module's
-    target (`fk.target`, which the pass needs when the function holds an
-    attention) stays whole: see `whyNotFlashAttention` in
-    dialects/fk/IR/FkKernelLimits.h (a target with wgmma and TMA, f16/bf16,
-    head dim 64 or 128). `explain` remarks on each attention decomposed,
-    and why.
+    An attention that an attention kernel computes on the module's target
+    (`fk.target`, which the pass needs when the function holds an
+    attention) stays whole: see `whyNoAttentionKernel` in
+    dialects/fk/IR/FkKernelLimits.h (the flash kernel: a target with wgmma
+    and TMA, f16/bf16, head dim 64 or 128; the decode kernel: any target,
+    at most 16 query rows, f16/bf16/f32, head dims up to 256). `explain`
+    remarks on each attention decomposed, and why.
   }];
   let options = [
     Option<"explain", "explain", "bool", /*default=*/"false",

@@ -1,0 +1,74 @@
+//===- AttentionShape.h - the shapes an attention kernel reads ---*- C++ -*-===//
+//
+// What the attention kernels (FlashAttention.cpp, DecodeAttention.cpp) read
+// of an `fk.attention` whose operands are fusion inputs: sizes, batch dims
+// of the result and of each operand (which broadcast), the additive mask's
+// shape, element type, scale and causality.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_CODEGEN_ATTENTIONSHAPE_H
+#define FKC_CODEGEN_ATTENTIONSHAPE_H
+
+#include "fk/IR/FkOps.h"
+
+namespace mlir::fk {
+
+struct AttentionShape {
+  int64_t queries, keys, headDim, valueHeadDim;
+  /// Batch dims of the result and of each operand.
+  SmallVector<int64_t> batch, queryBatch, keyBatch, valueBatch;
+  /// The additive mask's shape, which broadcasts to [batch..., Nq, Nk]
+  /// (see `masked`).
+  SmallVector<int64_t> maskShape;
+  bool masked = false;
+  Type elementType;
+  double scale;
+  bool causal;
+
+  explicit AttentionShape(AttentionOp attention) {
+    auto shape = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getShape();
+    };
+    ArrayRef<int64_t> q = shape(attention.getQuery()),
+                      k = shape(attention.getKey()),
+                      v = shape(attention.getValue()),
+                      result = shape(attention.getResult());
+    queries = q[q.size() - 2];
+    keys = k[k.size() - 2];
+    headDim = q.back();
+    valueHeadDim = v.back();
+    batch.assign(result.begin(), result.end() - 2);
+    queryBatch.assign(q.begin(), q.end() - 2);
+    keyBatch.assign(k.begin(), k.end() - 2);
+    valueBatch.assign(v.begin(), v.end() - 2);
+    elementType =
+        cast<RankedTensorType>(attention.getQuery().getType()).getElementType();
+    scale = attention.getScale().convertToDouble();
+    causal = attention.getCausal();
+    if (Value mask = attention.getMask()) {
+      masked = true;
+      llvm::append_range(maskShape, shape(mask));
+    }
+  }
+  int64_t elementBytes() const {
+    return elementType.getIntOrFloatBitWidth() / 8;
+  }
+  int64_t batchCount() const { return ShapedType::getNumElements(batch); }
+
+  /// The mask's row-major element strides aligned with [batch..., Nq, Nk]:
+  /// 0 along the dims it broadcasts (those it lacks or has as 1).
+  SmallVector<int64_t> getMaskStrides() const {
+    SmallVector<int64_t> strides(batch.size() + 2, 0);
+    int64_t pad = strides.size() - maskShape.size();
+    for (int64_t d = maskShape.size() - 1, stride = 1; d >= 0; --d) {
+      strides[pad + d] = maskShape[d] == 1 ? 0 : stride;
+      stride *= maskShape[d];
+    }
+    return strides;
+  }
+};
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_ATTENTIONSHAPE_H

@@ -1,0 +1,641 @@
+//===- DecodeAttention.cpp - attention with few query rows ----------------===//
+//
+// See DecodeAttention.h for the kernel's plan. Scores live in log2 units:
+// the query is scaled by scale * log2(e) once, the mask by log2(e), so each
+// probability is one ex2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Codegen/DecodeAttention.h"
+#include "Codegen/AttentionShape.h"
+#include "Codegen/KernelEmission.h"
+#include "Codegen/SharedMemory.h"
+#include "Codegen/TileEpilogue.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fk;
+
+/// Threads of a decode block: four warps, so that blocks of several
+/// attentions' heads share the SMs; the key splits supply the parallelism.
+static constexpr int64_t kDecodeThreads = 128;
+
+DecodeAttentionLayout DecodeAttentionLayout::get(AttentionOp attention) {
+  AttentionShape shape(attention);
+  DecodeAttentionLayout layout;
+  layout.width = 16 / shape.elementBytes();
+  while (layout.width > 1 && (shape.headDim % layout.width != 0 ||
+                              shape.valueHeadDim % layout.width != 0))
+    layout.width /= 2;
+  int64_t accesses =
+      llvm::divideCeil(std::max(shape.headDim, shape.valueHeadDim), layout.width);
+  layout.lanesPerKey =
+      std::min<int64_t>(32, llvm::PowerOf2Ceil(std::max<int64_t>(1, accesses)));
+  int64_t laneSpan = layout.width * layout.lanesPerKey;
+  layout.keyChunks = llvm::divideCeil(shape.headDim, laneSpan);
+  layout.valueChunks = llvm::divideCeil(shape.valueHeadDim, laneSpan);
+  // Four keys in flight per slot; two where a lane's share of a row takes
+  // more than one access (f32 rows of 256), to bound its registers.
+  layout.keysInFlight = layout.keyChunks + layout.valueChunks > 2 ? 2 : 4;
+  return layout;
+}
+
+TilingAttr mlir::fk::chooseDecodeAttentionTiling(AttentionOp attention,
+                                                 TargetAttr target) {
+  AttentionShape shape(attention);
+  DecodeAttentionLayout layout = DecodeAttentionLayout::get(attention);
+  int64_t rows = std::min(shape.queries, kDecodeRowsPerBlock);
+  int64_t blocks =
+      llvm::divideCeil(shape.queries, rows) * shape.batchCount();
+  int64_t round = layout.getSlots(kDecodeThreads) * layout.keysInFlight;
+  int64_t splits = 1;
+  if (blocks < target.getSmCount())
+    splits = std::clamp<int64_t>(
+        std::min<int64_t>(llvm::divideCeil(2 * target.getSmCount(), blocks),
+                          shape.keys / (2 * round)),
+        1, 65535);
+  return TilingAttr::get(attention.getContext(), KernelStrategy::Decode,
+                         {rows, splits}, kDecodeThreads);
+}
+
+std::string mlir::fk::checkDecodeAttentionTiling(AttentionOp attention,
+                                                 TilingAttr tiling) {
+  std::string why = whyNotDecodeAttention(attention);
+  if (!why.empty())
+    return why;
+  ArrayRef<int64_t> tile = tiling.getTile();
+  if (tile.size() != 2)
+    return "expects two tile sizes: query rows per block, key splits";
+  if (tile[0] > kDecodeRowsPerBlock)
+    return "a block takes at most " + std::to_string(kDecodeRowsPerBlock) +
+           " query rows";
+  if (tile[1] > 65535)
+    return "at most 65535 key splits (the grid's z)";
+  return "";
+}
+
+std::pair<MemRefType, MemRefType>
+mlir::fk::getDecodeAttentionPartialTypes(AttentionOp attention,
+                                         const DecodeAttentionTiling &tiling) {
+  AttentionShape shape(attention);
+  Type f32 = Float32Type::get(attention.getContext());
+  int64_t batch = shape.batchCount();
+  return {MemRefType::get({batch, shape.queries, tiling.splits, 2}, f32),
+          MemRefType::get(
+              {batch, shape.queries, tiling.splits, shape.valueHeadDim}, f32)};
+}
+
+namespace {
+/// Builds either kernel; see the file comment of DecodeAttention.h.
+class DecodeKernel {
+public:
+  DecodeKernel(FusionOp fusion, const DecodeAttentionTiling &tiling,
+               gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels,
+               unsigned firstBuffer)
+      : k(fusion, kernel, kernels, firstBuffer), tiling(tiling),
+        attention(fusion.getAttention()), shape(attention),
+        layout(DecodeAttentionLayout::get(attention)), b(k.b), loc(k.loc),
+        kernel(kernel) {
+    if (firstBuffer == 2) {
+      Block &entry = kernel.getBody().front();
+      stats = entry.getArgument(0);
+      partial = entry.getArgument(1);
+    }
+  }
+
+  FailureOr<LaunchShape> buildSplitKernel();
+  FailureOr<LaunchShape> buildCombineKernel();
+
+private:
+  Value index(int64_t v) { return k.idx.constant(v); }
+  Value add(Value x, Value y) { return k.idx.add(x, y); }
+  Value mul(Value x, Value y) { return k.idx.mul(x, y); }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value minusInf() { return f32(-std::numeric_limits<double>::infinity()); }
+  Value lessThan(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value maxF(Value x, Value y) {
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  }
+  Value fma(Value x, Value y, Value z) {
+    return math::FmaOp::create(b, loc, x, y, z);
+  }
+  /// The block's coordinates, common to both kernels.
+  void setUpBlock();
+  /// `memref` as one dimension.
+  Value flatten(Value memref);
+  /// `width` adjacent elements of `flat` from `start`, loaded together.
+  SmallVector<Value> loadRun(Value flat, Value start, Type elementType);
+  /// The max and the weights 2^(m - M) of partial results `maxes` (each -inf
+  /// when it saw no key: weight 0).
+  std::pair<Value, SmallVector<Value>> combineWeights(ArrayRef<Value> maxes);
+  /// Stores O / L of element (row, column) of the output tile, or NaN for
+  /// a row that saw no key (L = 0), as the unfused softmax gives.
+  void storeOutput(Value tile, Value row, Value column, Value o, Value l);
+  /// Runs the fusion's epilogue on the f32 tile [rows, Dv] in shared memory.
+  LogicalResult epilogue(Value tile);
+  Value addSharedBuffer(ArrayRef<int64_t> dims) {
+    return kernel.addWorkgroupAttribution(
+        getSharedMemRefType(b.getContext(), dims, b.getF32Type()), loc);
+  }
+
+  KernelContext k;
+  const DecodeAttentionTiling &tiling;
+  AttentionOp attention;
+  AttentionShape shape;
+  DecodeAttentionLayout layout;
+  OpBuilder &b;
+  Location loc;
+  gpu::GPUFuncOp kernel;
+  /// The partial results' buffers (several splits only).
+  Value stats, partial;
+
+  Value thread, firstRow, batch;
+  SmallVector<Value> batchCoords;
+};
+} // namespace
+
+void DecodeKernel::setUpBlock() {
+  kernel.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(tiling.threads), 1, 1}));
+  thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  firstRow = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+                 index(tiling.rows));
+  batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  batchCoords = k.idx.delinearize(batch, shape.batch);
+}
+
+Value DecodeKernel::flatten(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() < 2)
+    return memref;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all[0].push_back(d);
+  return memref::CollapseShapeOp::create(b, loc, memref, all);
+}
+
+SmallVector<Value> DecodeKernel::loadRun(Value flat, Value start,
+                                         Type elementType) {
+  int64_t width = layout.width;
+  // A view of the run, read at constant offsets with the run's alignment on
+  // the first: LLVM merges the loads into one vector load (as
+  // FlatAddressing arranges for the other kernels).
+  Value view = memref::SubViewOp::create(
+      b, loc, flat, ArrayRef<OpFoldResult>{start},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(width)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  int64_t bytes = width * elementType.getIntOrFloatBitWidth() / 8;
+  SmallVector<Value> values;
+  for (int64_t e = 0; e < width; ++e)
+    values.push_back(memref::LoadOp::create(
+        b, loc, view, ValueRange{index(e)}, /*nontemporal=*/false,
+        e == 0 ? llvm::MaybeAlign(std::min<int64_t>(16, bytes))
+               : llvm::MaybeAlign()));
+  return values;
+}
+
+std::pair<Value, SmallVector<Value>>
+DecodeKernel::combineWeights(ArrayRef<Value> maxes) {
+  Value most = minusInf();
+  for (Value m : maxes)
+    most = maxF(most, m);
+  SmallVector<Value> weights;
+  for (Value m : maxes) {
+    // 2^(m - M), and 0 for a part that saw no key (m = -inf; also when
+    // every part saw none, where m - M would be NaN).
+    Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                                       minusInf());
+    Value weight = emitFastExp2(b, loc, arith::SubFOp::create(b, loc, m, most));
+    weights.push_back(arith::SelectOp::create(b, loc, none, f32(0), weight));
+  }
+  return {most, weights};
+}
+
+void DecodeKernel::storeOutput(Value tile, Value row, Value column, Value o,
+                               Value l) {
+  // o / l: with l = 0 (every key hidden) 0 / 0 = NaN, as softmax gives.
+  memref::StoreOp::create(b, loc, arith::DivFOp::create(b, loc, o, l), tile,
+                          ValueRange{row, column});
+}
+
+LogicalResult DecodeKernel::epilogue(Value tile) {
+  gpu::BarrierOp::create(b, loc);
+  ResultTile result;
+  result.anchor = attention;
+  result.tile = tile;
+  result.rows = tiling.rows;
+  result.columns = shape.valueHeadDim;
+  result.firstRow = firstRow;
+  result.firstColumn = index(0);
+  result.batchCoords = batchCoords;
+  result.threads = tiling.threads;
+  return emitTileEpilogue(k, result);
+}
+
+FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
+  setUpBlock();
+  int64_t rows = tiling.rows, splits = tiling.splits;
+  int64_t lanes = layout.lanesPerKey, width = layout.width;
+  int64_t slots = layout.getSlots(tiling.threads);
+  int64_t inFlight = layout.keysInFlight;
+  int64_t rounds = llvm::divideCeil(shape.keys, inFlight * splits * slots);
+  int64_t d = shape.headDim, dv = shape.valueHeadDim;
+  double log2e = 1.0 / std::log(2.0);
+
+  Value split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
+  Value slot = arith::DivUIOp::create(b, loc, thread, index(lanes));
+  Value laneInKey = arith::RemUIOp::create(b, loc, lane, index(lanes));
+  Value queryBatch = k.idx.broadcastLinear(batchCoords, shape.queryBatch);
+  Value keyBatch = k.idx.broadcastLinear(batchCoords, shape.keyBatch);
+  Value valueBatch = k.idx.broadcastLinear(batchCoords, shape.valueBatch);
+  Value queries = flatten(k.buffers.lookup(attention.getQuery()));
+  Value keys = flatten(k.buffers.lookup(attention.getKey()));
+  Value values = flatten(k.buffers.lookup(attention.getValue()));
+  Type element = shape.elementType;
+
+  // The lane's element offset in a row per access: lanes past the head
+  // dim (when it is not a multiple of the slot's span) read the row's
+  // first elements instead, with a zero query, and store nothing.
+  auto laneColumn = [&](int64_t chunk) {
+    return add(mul(laneInKey, index(width)), index(chunk * lanes * width));
+  };
+  auto inRow = [&](int64_t chunk, int64_t dim) -> Value {
+    return lessThan(laneColumn(chunk), index(dim));
+  };
+  auto clampedColumn = [&](int64_t chunk, int64_t dim) -> Value {
+    if (dim % (lanes * width) == 0)
+      return laneColumn(chunk);
+    return arith::SelectOp::create(b, loc, inRow(chunk, dim),
+                                   laneColumn(chunk), index(0));
+  };
+  SmallVector<Value> keyColumns, valueColumns;
+  for (int64_t c = 0; c < layout.keyChunks; ++c)
+    keyColumns.push_back(clampedColumn(c, d));
+  for (int64_t c = 0; c < layout.valueChunks; ++c)
+    valueColumns.push_back(clampedColumn(c, dv));
+
+  // The block's query rows (clamped: rows past the queries compute the last
+  // one again and are never stored), scaled into log2 units.
+  SmallVector<Value> rowIndex;
+  SmallVector<SmallVector<Value>> q(rows);
+  Value queryFactor = f32(shape.scale * log2e);
+  for (int64_t r = 0; r < rows; ++r) {
+    Value row = arith::MinUIOp::create(b, loc, add(firstRow, index(r)),
+                                       index(shape.queries - 1));
+    rowIndex.push_back(row);
+    Value rowStart = mul(add(mul(queryBatch, index(shape.queries)), row),
+                         index(d));
+    for (int64_t c = 0; c < layout.keyChunks; ++c) {
+      SmallVector<Value> run =
+          loadRun(queries, add(rowStart, keyColumns[c]), element);
+      Value keep = d % (lanes * width) == 0 ? Value() : inRow(c, d);
+      for (Value raw : run) {
+        Value v = arith::MulFOp::create(
+            b, loc, extendToComputeType(b, loc, raw, element), queryFactor);
+        if (keep)
+          v = arith::SelectOp::create(b, loc, keep, v, f32(0));
+        q[r].push_back(v);
+      }
+    }
+  }
+
+  // The mask input, read per (row, key) as one dimension.
+  Value maskFlat;
+  Type maskElement;
+  Value maskBatchOffset;
+  int64_t maskRowStride = 0, maskKeyStride = 0;
+  if (shape.masked) {
+    Value maskBuffer = k.buffers.lookup(attention.getMask());
+    maskElement = cast<MemRefType>(maskBuffer.getType()).getElementType();
+    maskFlat = flatten(maskBuffer);
+    SmallVector<int64_t> strides = shape.getMaskStrides();
+    maskBatchOffset = index(0);
+    for (auto [dim, coord] : llvm::enumerate(batchCoords))
+      if (strides[dim])
+        maskBatchOffset = add(maskBatchOffset, mul(coord, index(strides[dim])));
+    maskRowStride = strides[batchCoords.size()];
+    maskKeyStride = strides[batchCoords.size() + 1];
+  }
+  // The last key any row of the block sees under the causal limit: row i
+  // sees keys j <= i + Nk - Nq.
+  Value lastVisibleKey;
+  if (shape.causal)
+    lastVisibleKey = arith::AddIOp::create(
+        b, loc, rowIndex.back(), index(shape.keys - shape.queries));
+
+  // Carried per row: max, sum, then the output accumulator.
+  int64_t outputs = layout.valueChunks * width;
+  SmallVector<Value> init;
+  for (int64_t r = 0; r < rows; ++r) {
+    init.push_back(minusInf());
+    init.push_back(f32(0));
+    init.append(outputs, f32(0));
+  }
+  int64_t perRow = 2 + outputs;
+  auto loop = scf::ForOp::create(b, loc, index(0), index(rounds), index(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value roundIndex = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    // Per key in flight: its scores per row, and its value row.
+    SmallVector<SmallVector<Value>> scores(inFlight), valueRows(inFlight);
+    for (int64_t u = 0; u < inFlight; ++u) {
+      Value keyIndex = add(
+          mul(add(mul(add(mul(roundIndex, index(inFlight)), index(u)),
+                      index(splits)),
+                  split),
+              index(slots)),
+          slot);
+      Value inKeys = lessThan(keyIndex, index(shape.keys));
+      Value key = arith::MinUIOp::create(b, loc, keyIndex,
+                                         index(shape.keys - 1));
+      // The mask per row (log2 units), and whether any row sees the key.
+      SmallVector<Value> maskValues;
+      Value seen = inKeys;
+      if (shape.masked) {
+        Value anyRow;
+        for (int64_t r = 0; r < rows; ++r) {
+          Value offset = add(add(maskBatchOffset,
+                                 mul(rowIndex[r], index(maskRowStride))),
+                             mul(key, index(maskKeyStride)));
+          Value raw =
+              cast<MemRefType>(maskFlat.getType()).getRank() == 0
+                  ? memref::LoadOp::create(b, loc, maskFlat, ValueRange{})
+                  : memref::LoadOp::create(b, loc, maskFlat, offset);
+          Value m = extendToComputeType(b, loc, raw, maskElement);
+          maskValues.push_back(arith::MulFOp::create(b, loc, m, f32(log2e)));
+          // NaN counts as seen, so that it reaches the result.
+          Value visible = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::UNE, m, minusInf());
+          anyRow = anyRow ? arith::OrIOp::create(b, loc, anyRow, visible)
+                          : visible;
+        }
+        seen = arith::AndIOp::create(b, loc, seen, anyRow);
+      }
+      if (shape.causal)
+        seen = arith::AndIOp::create(
+            b, loc, seen,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, key,
+                                  lastVisibleKey));
+      // The key and value rows, read only where some row sees the key.
+      Value keyStart = mul(add(mul(keyBatch, index(shape.keys)), key), index(d));
+      Value valueStart =
+          mul(add(mul(valueBatch, index(shape.keys)), key), index(dv));
+      SmallVector<Type> loadedTypes(
+          (layout.keyChunks + layout.valueChunks) * width, element);
+      auto ifSeen = scf::IfOp::create(b, loc, loadedTypes, seen, true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(&ifSeen.getThenRegion().front());
+        SmallVector<Value> loaded;
+        for (Value column : keyColumns)
+          llvm::append_range(loaded,
+                             loadRun(keys, add(keyStart, column), element));
+        for (Value column : valueColumns)
+          llvm::append_range(loaded,
+                             loadRun(values, add(valueStart, column), element));
+        scf::YieldOp::create(b, loc, loaded);
+        b.setInsertionPointToStart(&ifSeen.getElseRegion().front());
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+        scf::YieldOp::create(b, loc,
+                             SmallVector<Value>(loadedTypes.size(), zero));
+      }
+      int64_t keyValues = layout.keyChunks * width;
+      SmallVector<Value> keyRow;
+      for (auto [i, raw] : llvm::enumerate(ifSeen.getResults())) {
+        Value v = extendToComputeType(b, loc, raw, element);
+        if (static_cast<int64_t>(i) >= keyValues)
+          valueRows[u].push_back(v);
+        else
+          keyRow.push_back(v);
+      }
+      // The scores: partial dot products, summed over the slot's lanes.
+      for (int64_t r = 0; r < rows; ++r) {
+        Value dot = f32(0);
+        for (auto [qv, kv] : llvm::zip(q[r], keyRow))
+          dot = fma(qv, kv, dot);
+        for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
+          dot = arith::AddFOp::create(
+              b, loc, dot,
+              gpu::ShuffleOp::create(
+                  b, loc, dot,
+                  arith::ConstantOp::create(b, loc,
+                                            b.getI32IntegerAttr(offset)),
+                  arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32)),
+                  gpu::ShuffleMode::XOR)
+                  .getShuffleResult());
+        if (shape.masked)
+          dot = arith::AddFOp::create(b, loc, dot, maskValues[r]);
+        Value visible = seen;
+        if (shape.causal)
+          visible = arith::AndIOp::create(
+              b, loc, visible,
+              arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::sle, key,
+                  arith::AddIOp::create(b, loc, rowIndex[r],
+                                        index(shape.keys - shape.queries))));
+        scores[u].push_back(
+            arith::SelectOp::create(b, loc, visible, dot, minusInf()));
+      }
+    }
+
+    // The online softmax per row over the keys in flight.
+    SmallVector<Value> next;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value oldMax = carried[r * perRow], oldSum = carried[r * perRow + 1];
+      Value newMax = oldMax;
+      for (int64_t u = 0; u < inFlight; ++u)
+        newMax = maxF(newMax, scores[u][r]);
+      // A row that has seen nothing keeps max -inf; subtracting 0 instead
+      // keeps its weights 0 rather than NaN (-inf - -inf).
+      Value usable = arith::SelectOp::create(
+          b, loc,
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
+                                minusInf()),
+          f32(0), newMax);
+      Value alpha =
+          emitFastExp2(b, loc, arith::SubFOp::create(b, loc, oldMax, usable));
+      SmallVector<Value> p;
+      Value sum = arith::MulFOp::create(b, loc, oldSum, alpha);
+      for (int64_t u = 0; u < inFlight; ++u) {
+        p.push_back(emitFastExp2(
+            b, loc, arith::SubFOp::create(b, loc, scores[u][r], usable)));
+        sum = arith::AddFOp::create(b, loc, sum, p.back());
+      }
+      next.push_back(newMax);
+      next.push_back(sum);
+      for (int64_t i = 0; i < outputs; ++i) {
+        Value o = arith::MulFOp::create(b, loc, carried[r * perRow + 2 + i],
+                                        alpha);
+        for (int64_t u = 0; u < inFlight; ++u)
+          o = fma(p[u], valueRows[u][i], o);
+        next.push_back(o);
+      }
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  ValueRange results = loop.getResults();
+
+  // The slots' parts meet in shared memory.
+  Value slotStats = addSharedBuffer({slots, rows, 2});
+  Value slotOutputs = addSharedBuffer({slots, rows, dv});
+  Value isFirstLane =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, laneInKey,
+                            index(0));
+  for (int64_t r = 0; r < rows; ++r) {
+    auto ifFirst = scf::IfOp::create(b, loc, isFirstLane, false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      for (int64_t s = 0; s < 2; ++s)
+        memref::StoreOp::create(b, loc, results[r * perRow + s], slotStats,
+                                ValueRange{slot, index(r), index(s)});
+    }
+    for (int64_t c = 0; c < layout.valueChunks; ++c) {
+      Value column = laneColumn(c);
+      auto store = [&]() {
+        for (int64_t e = 0; e < width; ++e)
+          memref::StoreOp::create(
+              b, loc, results[r * perRow + 2 + c * width + e], slotOutputs,
+              ValueRange{slot, index(r), add(column, index(e))});
+      };
+      if (dv % (lanes * width) == 0) {
+        store();
+        continue;
+      }
+      auto ifInRow = scf::IfOp::create(b, loc, inRow(c, dv), false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&ifInRow.getThenRegion().front());
+      store();
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  // Thread t combines elements t, t + threads, ... of the block's output.
+  Value tile = splits == 1 ? addSharedBuffer({rows, dv}) : Value();
+  auto each = scf::ForOp::create(b, loc, thread, index(rows * dv),
+                                 index(tiling.threads));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(each.getBody());
+    Value element = each.getInductionVar();
+    Value r = arith::DivUIOp::create(b, loc, element, index(dv));
+    Value column = arith::RemUIOp::create(b, loc, element, index(dv));
+    SmallVector<Value> maxes, sums, outs;
+    for (int64_t s = 0; s < slots; ++s) {
+      maxes.push_back(memref::LoadOp::create(
+          b, loc, slotStats, ValueRange{index(s), r, index(0)}));
+      sums.push_back(memref::LoadOp::create(
+          b, loc, slotStats, ValueRange{index(s), r, index(1)}));
+      outs.push_back(memref::LoadOp::create(
+          b, loc, slotOutputs, ValueRange{index(s), r, column}));
+    }
+    auto [most, weights] = combineWeights(maxes);
+    Value l = f32(0), o = f32(0);
+    for (int64_t s = 0; s < slots; ++s) {
+      l = fma(sums[s], weights[s], l);
+      o = fma(outs[s], weights[s], o);
+    }
+    if (splits == 1) {
+      storeOutput(tile, r, column, o, l);
+    } else {
+      Value row = add(firstRow, r);
+      auto ifRow = scf::IfOp::create(b, loc, lessThan(row, index(shape.queries)),
+                                     false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&ifRow.getThenRegion().front());
+      memref::StoreOp::create(b, loc, o, partial,
+                              ValueRange{batch, row, split, column});
+      auto ifFirstColumn = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, column,
+                                index(0)),
+          false);
+      b.setInsertionPointToStart(&ifFirstColumn.getThenRegion().front());
+      memref::StoreOp::create(b, loc, most, stats,
+                              ValueRange{batch, row, split, index(0)});
+      memref::StoreOp::create(b, loc, l, stats,
+                              ValueRange{batch, row, split, index(1)});
+    }
+  }
+  if (splits == 1 && failed(epilogue(tile)))
+    return failure();
+  gpu::ReturnOp::create(b, loc);
+
+  LaunchShape launch;
+  launch.grid = {static_cast<int64_t>(llvm::divideCeil(shape.queries, rows)),
+                 shape.batchCount(), splits};
+  launch.block = {tiling.threads, 1, 1};
+  return launch;
+}
+
+FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
+  setUpBlock();
+  int64_t rows = tiling.rows, dv = shape.valueHeadDim;
+  Value tile = addSharedBuffer({rows, dv});
+  auto each = scf::ForOp::create(b, loc, thread, index(rows * dv),
+                                 index(tiling.threads));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(each.getBody());
+    Value element = each.getInductionVar();
+    Value r = arith::DivUIOp::create(b, loc, element, index(dv));
+    Value column = arith::RemUIOp::create(b, loc, element, index(dv));
+    // Rows past the queries combine the last row again; never stored.
+    Value row = arith::MinUIOp::create(b, loc, add(firstRow, r),
+                                       index(shape.queries - 1));
+    SmallVector<Value> maxes, sums, outs;
+    for (int64_t s = 0; s < tiling.splits; ++s) {
+      maxes.push_back(memref::LoadOp::create(
+          b, loc, stats, ValueRange{batch, row, index(s), index(0)}));
+      sums.push_back(memref::LoadOp::create(
+          b, loc, stats, ValueRange{batch, row, index(s), index(1)}));
+      outs.push_back(memref::LoadOp::create(
+          b, loc, partial, ValueRange{batch, row, index(s), column}));
+    }
+    auto [most, weights] = combineWeights(maxes);
+    (void)most;
+    Value l = f32(0), o = f32(0);
+    for (int64_t s = 0; s < tiling.splits; ++s) {
+      l = fma(sums[s], weights[s], l);
+      o = fma(outs[s], weights[s], o);
+    }
+    storeOutput(tile, r, column, o, l);
+  }
+  if (failed(epilogue(tile)))
+    return failure();
+  gpu::ReturnOp::create(b, loc);
+
+  LaunchShape launch;
+  launch.grid = {static_cast<int64_t>(llvm::divideCeil(shape.queries, rows)),
+                 shape.batchCount(), 1};
+  launch.block = {tiling.threads, 1, 1};
+  return launch;
+}
+
+FailureOr<LaunchShape>
+mlir::fk::buildDecodeAttentionKernel(FusionOp fusion,
+                                     const DecodeAttentionTiling &tiling,
+                                     gpu::GPUFuncOp kernel,
+                                     gpu::GPUModuleOp kernels) {
+  return DecodeKernel(fusion, tiling, kernel, kernels,
+                      /*firstBuffer=*/tiling.splits > 1 ? 2 : 0)
+      .buildSplitKernel();
+}
+
+FailureOr<LaunchShape> mlir::fk::buildDecodeAttentionCombineKernel(
+    FusionOp fusion, const DecodeAttentionTiling &tiling,
+    gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels) {
+  return DecodeKernel(fusion, tiling, kernel, kernels, /*firstBuffer=*/2)
+      .buildCombineKernel();
+}
