@@ -31,10 +31,18 @@ fi
 ninja -C "$build" -j"$(nproc)"
 
 # The importer (python/fkc) in .venv, with torch, transformers, safetensors and
-# pytest for its tests; installed again only when python/pyproject.toml changes.
+# pytest for its tests, and the build backend of the runtime's pip package
+# (scikit-build-core, runtime/pyproject.toml's build-system.requires), which
+# test/runtime/pip-install.test builds the package with, offline; installed
+# again only when either pyproject.toml changes.
 [ -x .venv/bin/python ] || python3 -m venv .venv
-if [ ! -f .venv/.fkc-installed ] || [ python/pyproject.toml -nt .venv/.fkc-installed ]; then
-  .venv/bin/pip install -q --disable-pip-version-check torch transformers safetensors pytest
+if [ ! -f .venv/.fkc-installed ] || [ python/pyproject.toml -nt .venv/.fkc-installed ] \
+    || [ runtime/pyproject.toml -nt .venv/.fkc-installed ]; then
+  runtime_build_requires=$(.venv/bin/python -c 'import tomllib
+print(*tomllib.load(open("runtime/pyproject.toml", "rb"))["build-system"]["requires"])')
+  # shellcheck disable=SC2086 # one word per requirement
+  .venv/bin/pip install -q --disable-pip-version-check torch transformers safetensors pytest \
+    $runtime_build_requires
   .venv/bin/pip install -q --disable-pip-version-check -e ./python
   touch .venv/.fkc-installed
 fi

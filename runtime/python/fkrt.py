@@ -12,9 +12,10 @@ manifest declares. The run is enqueued on torch's current stream unless a
 stream is given, so it is ordered with torch's own work; it returns without
 waiting for the kernels.
 
-The library is found through $FKRT_LIBRARY, then next to this file, then in
-<prefix>/lib when this file is installed as <prefix>/share/fkrt/python/fkrt.py,
-then on the loader's search path.
+The library is found through $FKRT_LIBRARY, then next to this file (where
+`pip install ./runtime` puts it, this file being the package's __init__.py),
+then in <prefix>/lib when this file is installed as
+<prefix>/share/fkrt/python/fkrt.py, then on the loader's search path.
 """
 
 import ctypes
