@@ -119,8 +119,11 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
   }
   case FusionKind::Attention: {
     // Few query rows (decode): the decode kernel splits the keys among
-    // warps and blocks instead of computing 64-row blocks of padding.
-    if (usesDecodeAttention(fusion.getAttention()))
+    // warps and blocks instead of computing 64-row blocks of padding;
+    // unless a flash tile is asked for (and the flash kernel can take it).
+    bool flashAsked = !attentionTile.empty() &&
+                      whyNotFlashAttention(fusion.getAttention(), target).empty();
+    if (usesDecodeAttention(fusion.getAttention()) && !flashAsked)
       return chooseDecodeAttentionTiling(fusion.getAttention(), target);
     // Two warpgroups share each K/V block. Key blocks of 128 where two
     // blocks still fit on an SM (head dim 64), else 64 (measured:

@@ -91,7 +91,9 @@ int main(int argc, char **argv) {
   app.add_option("--attention-tile", options.pipeline.attentionTile,
                  "Flash-attention tile: query rows (64 or 128), key block "
                  "(64 or 128) (default: 128 rows, keys 128 at head dim 64 "
-                 "without a mask input, else 64)")
+                 "without a mask input, else 64); also puts attentions of "
+                 "few query rows on the flash kernel instead of the decode "
+                 "kernel")
       ->delimiter(',')
       ->expected(2);
   app.add_option("--stages", options.pipeline.stages,
