@@ -44,6 +44,13 @@ DecodeAttentionLayout DecodeAttentionLayout::get(AttentionOp attention) {
   return layout;
 }
 
+bool mlir::fk::prefersDecodeAttention(AttentionOp attention,
+                                      TargetAttr target) {
+  AttentionShape shape(attention);
+  // The flash kernel's blocks for few queries: one per batch.
+  return shape.masked || shape.batchCount() < target.getSmCount();
+}
+
 TilingAttr mlir::fk::chooseDecodeAttentionTiling(AttentionOp attention,
                                                  TargetAttr target) {
   AttentionShape shape(attention);
@@ -52,12 +59,17 @@ TilingAttr mlir::fk::chooseDecodeAttentionTiling(AttentionOp attention,
   int64_t blocks =
       llvm::divideCeil(shape.queries, rows) * shape.batchCount();
   int64_t round = layout.getSlots(kDecodeThreads) * layout.keysInFlight;
-  int64_t splits = 1;
-  if (blocks < target.getSmCount())
-    splits = std::clamp<int64_t>(
-        std::min<int64_t>(llvm::divideCeil(2 * target.getSmCount(), blocks),
-                          shape.keys / (2 * round)),
-        1, 65535);
+  // Memory parallelism needs several blocks resident per SM (a block has
+  // 4 keys in flight per slot, and about five fit), and the last wave of
+  // blocks leaves SMs idle: split the keys until there are kBlocksPerSm
+  // blocks per SM (about three waves), keeping two rounds of keys per slot.
+  // Measured on an H100: docs/attention.md, "Decode".
+  constexpr int64_t kBlocksPerSm = 16;
+  int64_t splits = std::clamp<int64_t>(
+      std::min<int64_t>(
+          llvm::divideCeil(kBlocksPerSm * target.getSmCount(), blocks),
+          shape.keys / (2 * round)),
+      1, 65535);
   return TilingAttr::get(attention.getContext(), KernelStrategy::Decode,
                          {rows, splits}, kDecodeThreads);
 }
@@ -347,53 +359,60 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
     b.setInsertionPointToStart(loop.getBody());
     Value roundIndex = loop.getInductionVar();
     ValueRange carried = loop.getRegionIterArgs();
-    // Per key in flight: its scores per row, and its value row.
-    SmallVector<SmallVector<Value>> scores(inFlight), valueRows(inFlight);
-    for (int64_t u = 0; u < inFlight; ++u) {
+    // Per key in flight: its index, mask per row (log2 units), whether any
+    // row sees it, its key and value rows, its scores per row. Every key's
+    // loads are issued before any is used, so that they are in flight
+    // together: first the masks, then the rows the masks leave visible.
+    struct KeyInFlight {
+      Value key, seen;
+      SmallVector<Value> maskValues, keyRow, valueRow, scores;
+    };
+    std::vector<KeyInFlight> flight(inFlight);
+    for (auto [u, f] : llvm::enumerate(flight)) {
       Value keyIndex = add(
-          mul(add(mul(add(mul(roundIndex, index(inFlight)), index(u)),
+          mul(add(mul(add(mul(roundIndex, index(inFlight)),
+                          index(static_cast<int64_t>(u))),
                       index(splits)),
                   split),
               index(slots)),
           slot);
-      Value inKeys = lessThan(keyIndex, index(shape.keys));
-      Value key = arith::MinUIOp::create(b, loc, keyIndex,
-                                         index(shape.keys - 1));
-      // The mask per row (log2 units), and whether any row sees the key.
-      SmallVector<Value> maskValues;
-      Value seen = inKeys;
-      if (shape.masked) {
-        Value anyRow;
-        for (int64_t r = 0; r < rows; ++r) {
-          Value offset = add(add(maskBatchOffset,
-                                 mul(rowIndex[r], index(maskRowStride))),
-                             mul(key, index(maskKeyStride)));
-          Value raw =
-              cast<MemRefType>(maskFlat.getType()).getRank() == 0
-                  ? memref::LoadOp::create(b, loc, maskFlat, ValueRange{})
-                  : memref::LoadOp::create(b, loc, maskFlat, offset);
-          Value m = extendToComputeType(b, loc, raw, maskElement);
-          maskValues.push_back(arith::MulFOp::create(b, loc, m, f32(log2e)));
-          // NaN counts as seen, so that it reaches the result.
-          Value visible = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::UNE, m, minusInf());
-          anyRow = anyRow ? arith::OrIOp::create(b, loc, anyRow, visible)
-                          : visible;
-        }
-        seen = arith::AndIOp::create(b, loc, seen, anyRow);
+      f.seen = lessThan(keyIndex, index(shape.keys));
+      f.key = arith::MinUIOp::create(b, loc, keyIndex, index(shape.keys - 1));
+      if (!shape.masked)
+        continue;
+      Value anyRow;
+      for (int64_t r = 0; r < rows; ++r) {
+        Value offset = add(add(maskBatchOffset,
+                               mul(rowIndex[r], index(maskRowStride))),
+                           mul(f.key, index(maskKeyStride)));
+        Value raw =
+            cast<MemRefType>(maskFlat.getType()).getRank() == 0
+                ? memref::LoadOp::create(b, loc, maskFlat, ValueRange{})
+                : memref::LoadOp::create(b, loc, maskFlat, offset);
+        Value m = extendToComputeType(b, loc, raw, maskElement);
+        f.maskValues.push_back(arith::MulFOp::create(b, loc, m, f32(log2e)));
+        // NaN counts as seen, so that it reaches the result.
+        Value visible = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::UNE, m, minusInf());
+        anyRow = anyRow ? arith::OrIOp::create(b, loc, anyRow, visible)
+                        : visible;
       }
+      f.seen = arith::AndIOp::create(b, loc, f.seen, anyRow);
+    }
+    for (KeyInFlight &f : flight) {
       if (shape.causal)
-        seen = arith::AndIOp::create(
-            b, loc, seen,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, key,
+        f.seen = arith::AndIOp::create(
+            b, loc, f.seen,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, f.key,
                                   lastVisibleKey));
       // The key and value rows, read only where some row sees the key.
-      Value keyStart = mul(add(mul(keyBatch, index(shape.keys)), key), index(d));
+      Value keyStart =
+          mul(add(mul(keyBatch, index(shape.keys)), f.key), index(d));
       Value valueStart =
-          mul(add(mul(valueBatch, index(shape.keys)), key), index(dv));
+          mul(add(mul(valueBatch, index(shape.keys)), f.key), index(dv));
       SmallVector<Type> loadedTypes(
           (layout.keyChunks + layout.valueChunks) * width, element);
-      auto ifSeen = scf::IfOp::create(b, loc, loadedTypes, seen, true);
+      auto ifSeen = scf::IfOp::create(b, loc, loadedTypes, f.seen, true);
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(&ifSeen.getThenRegion().front());
@@ -411,18 +430,19 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
                              SmallVector<Value>(loadedTypes.size(), zero));
       }
       int64_t keyValues = layout.keyChunks * width;
-      SmallVector<Value> keyRow;
-      for (auto [i, raw] : llvm::enumerate(ifSeen.getResults())) {
-        Value v = extendToComputeType(b, loc, raw, element);
-        if (static_cast<int64_t>(i) >= keyValues)
-          valueRows[u].push_back(v);
-        else
-          keyRow.push_back(v);
-      }
+      for (auto [i, raw] : llvm::enumerate(ifSeen.getResults()))
+        (static_cast<int64_t>(i) < keyValues ? f.keyRow : f.valueRow)
+            .push_back(raw);
+    }
+    for (KeyInFlight &f : flight) {
+      for (Value &v : f.keyRow)
+        v = extendToComputeType(b, loc, v, element);
+      for (Value &v : f.valueRow)
+        v = extendToComputeType(b, loc, v, element);
       // The scores: partial dot products, summed over the slot's lanes.
       for (int64_t r = 0; r < rows; ++r) {
         Value dot = f32(0);
-        for (auto [qv, kv] : llvm::zip(q[r], keyRow))
+        for (auto [qv, kv] : llvm::zip(q[r], f.keyRow))
           dot = fma(qv, kv, dot);
         for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
           dot = arith::AddFOp::create(
@@ -435,16 +455,16 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
                   gpu::ShuffleMode::XOR)
                   .getShuffleResult());
         if (shape.masked)
-          dot = arith::AddFOp::create(b, loc, dot, maskValues[r]);
-        Value visible = seen;
+          dot = arith::AddFOp::create(b, loc, dot, f.maskValues[r]);
+        Value visible = f.seen;
         if (shape.causal)
           visible = arith::AndIOp::create(
               b, loc, visible,
               arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::sle, key,
+                  b, loc, arith::CmpIPredicate::sle, f.key,
                   arith::AddIOp::create(b, loc, rowIndex[r],
                                         index(shape.keys - shape.queries))));
-        scores[u].push_back(
+        f.scores.push_back(
             arith::SelectOp::create(b, loc, visible, dot, minusInf()));
       }
     }
@@ -455,7 +475,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
       Value oldMax = carried[r * perRow], oldSum = carried[r * perRow + 1];
       Value newMax = oldMax;
       for (int64_t u = 0; u < inFlight; ++u)
-        newMax = maxF(newMax, scores[u][r]);
+        newMax = maxF(newMax, flight[u].scores[r]);
       // A row that has seen nothing keeps max -inf; subtracting 0 instead
       // keeps its weights 0 rather than NaN (-inf - -inf).
       Value usable = arith::SelectOp::create(
@@ -469,7 +489,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
       Value sum = arith::MulFOp::create(b, loc, oldSum, alpha);
       for (int64_t u = 0; u < inFlight; ++u) {
         p.push_back(emitFastExp2(
-            b, loc, arith::SubFOp::create(b, loc, scores[u][r], usable)));
+            b, loc, arith::SubFOp::create(b, loc, flight[u].scores[r], usable)));
         sum = arith::AddFOp::create(b, loc, sum, p.back());
       }
       next.push_back(newMax);
@@ -478,7 +498,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
         Value o = arith::MulFOp::create(b, loc, carried[r * perRow + 2 + i],
                                         alpha);
         for (int64_t u = 0; u < inFlight; ++u)
-          o = fma(p[u], valueRows[u][i], o);
+          o = fma(p[u], flight[u].valueRow[i], o);
         next.push_back(o);
       }
     }

@@ -69,10 +69,18 @@ struct DecodeAttentionTiling {
   }
 };
 
+/// Whether the decode kernel beats the flash kernel on `attention` (which
+/// both compute): where a mask input may hide keys (the decode kernel does
+/// not read them: a decode step over a cache reads only its filled
+/// positions), or where the flash kernel would have fewer blocks than the
+/// SMs (the decode kernel splits the keys). Else the flash kernel's TMA ring
+/// reads K and V faster (measured on an H100: docs/attention.md, "Decode").
+bool prefersDecodeAttention(AttentionOp attention, TargetAttr target);
+
 /// fk-tile's choice for `attention` (usesDecodeAttention) on `target`: all
 /// its query rows up to kDecodeRowsPerBlock per block, and enough key splits
-/// that the blocks fill twice the SMs, each split keeping at least two
-/// rounds of keys per slot.
+/// for sixteen blocks per SM, each split keeping at least two rounds of keys
+/// per slot.
 TilingAttr chooseDecodeAttentionTiling(AttentionOp attention,
                                        TargetAttr target);
 

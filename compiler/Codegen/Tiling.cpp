@@ -118,12 +118,14 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
                            128);
   }
   case FusionKind::Attention: {
-    // Few query rows (decode): the decode kernel splits the keys among
-    // warps and blocks instead of computing 64-row blocks of padding;
-    // unless a flash tile is asked for (and the flash kernel can take it).
-    bool flashAsked = !attentionTile.empty() &&
-                      whyNotFlashAttention(fusion.getAttention(), target).empty();
-    if (usesDecodeAttention(fusion.getAttention()) && !flashAsked)
+    // Few query rows (decode): the decode kernel, where the flash kernel
+    // cannot compute the attention or is the slower (see
+    // prefersDecodeAttention), unless a flash tile is asked for.
+    AttentionOp attention = fusion.getAttention();
+    bool flash = whyNotFlashAttention(attention, target).empty();
+    if (usesDecodeAttention(attention) &&
+        (!flash ||
+         (attentionTile.empty() && prefersDecodeAttention(attention, target))))
       return chooseDecodeAttentionTiling(fusion.getAttention(), target);
     // Two warpgroups share each K/V block. Key blocks of 128 where two
     // blocks still fit on an SM (head dim 64), else 64 (measured:
