@@ -3,6 +3,7 @@ import torch
 
 from .dtypes import Unsupported, fk_dtype, format_list, format_number
 from .names import NameTable
+from .sizes import format_shape, is_static, size_expression
 from .values import Tensor
 
 
@@ -39,8 +40,9 @@ class NodeContext:
     named after the node (`view_3`, or `view_3_flat` for a helper statement), each
     with the node's module path and source line as a comment."""
 
-    def __init__(self, text, node, name, comment):
+    def __init__(self, text, node, name, comment, sizes):
         self.text, self.node, self.name, self.comment = text, node, name, comment
+        self.sizes = sizes
         val = node.meta.get("val")
         self.out = val if isinstance(val, torch.Tensor) else None
 
@@ -51,7 +53,7 @@ class NodeContext:
 
     @property
     def out_shape(self):
-        return tuple(int(d) for d in self.out.shape)
+        return self.sizes.shape(self.out.shape)
 
     def emit(self, expr, dtype, shape, suffix=None):
         """Writes `NAME = expr` and returns the tensor; the node's own result takes
@@ -59,7 +61,7 @@ class NodeContext:
         fk_dtype(dtype)
         name = self.name if suffix is None else self.text.names.reserve(f"{self.name}_{suffix}")
         self.text.define(Statement([name], expr, self.comment, self.node),
-                         [f"{fk_dtype(dtype)}{list(shape)}"])
+                         [f"{fk_dtype(dtype)}{format_shape(shape)}"])
         return Tensor(name, dtype, shape)
 
     def result(self, expr, dtype=None, shape=None):
@@ -74,6 +76,9 @@ class NodeContext:
             if dtype is not None and value.dtype != dtype:
                 return f"cast({value.name}, to={fk_dtype(dtype)})"
             return value.name
+        if not isinstance(value, (bool, int, float)) and not is_static(value):
+            size = self.size_value(value)
+            return size.name if dtype in (None, torch.int64) else f"cast({size.name}, to={fk_dtype(dtype)})"
         if isinstance(value, (bool, int, float)):
             if dtype is not None and not dtype.is_floating_point and isinstance(value, float):
                 if not value.is_integer():
@@ -81,6 +86,14 @@ class NodeContext:
                 value = int(value)
             return format_number(value)
         raise Unsupported(f"an operand of kind {type(value).__name__}")
+
+    def size_value(self, size):
+        """A symbolic size (`S`, `S - 1`) as an i64 scalar of the graph. The
+        language reads no size as a number, so each symbol is counted:
+        `sum(full(1, shape=[S], dtype=i64))`."""
+        def count(symbol):
+            return f"sum(full(1, shape=[{symbol}], dtype=i64))"
+        return self.emit(size_expression(size, count), torch.int64, (), "size")
 
     def cast(self, value, dtype, suffix="cast"):
         """`value` as a tensor of `dtype` (a statement only where a cast is needed)."""
@@ -112,12 +125,3 @@ def normalize_dim(dim, rank):
         raise Unsupported(f"dimension {dim} out of range for rank {rank}")
     return dim % rank if rank else 0
 
-
-def static_shape(shape):
-    """A shape whose entries are all plain integers (no symbolic sizes)."""
-    out = []
-    for d in shape:
-        if not isinstance(d, int) and not (hasattr(d, "node") and d.node.is_constant()):
-            raise Unsupported(f"the symbolic size {d} (sizes are static in the language)")
-        out.append(int(d))
-    return tuple(out)

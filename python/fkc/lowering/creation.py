@@ -1,7 +1,7 @@
 """Tensors made from nothing: arange, full, zeros, ones and their *_like forms."""
 import torch
 
-from ..dtypes import Unsupported, fk_dtype
+from ..dtypes import Unsupported, fk_dtype, format_list
 from .registry import lowers
 
 aten = torch.ops.aten
@@ -23,7 +23,7 @@ def arange(ctx, *args, **kwargs):
         raise Unsupported("an integer arange with fractional bounds")
 
     def positions(dtype):
-        expr = f"iota(shape=[{n}], dtype={fk_dtype(dtype)})"
+        expr = f"iota(shape={format_list([n])}, dtype={fk_dtype(dtype)})"
         if step != 1:
             expr += f" * {ctx.ref(step, dtype)}"
         return expr + (f" + {ctx.ref(start, dtype)}" if start != 0 else "")

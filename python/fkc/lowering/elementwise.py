@@ -10,9 +10,10 @@ aten = torch.ops.aten
 
 
 def _meta(value):
-    """A stand-in for torch.result_type: tensors as meta tensors, numbers as they are."""
+    """A stand-in for torch.result_type: tensors as meta tensors of their rank
+    (promotion looks at ranks, not sizes), numbers as they are."""
     if isinstance(value, Tensor):
-        return torch.empty(value.shape, dtype=value.dtype, device="meta")
+        return torch.empty((1,) * value.rank, dtype=value.dtype, device="meta")
     return value
 
 

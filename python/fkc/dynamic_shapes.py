@@ -1,0 +1,168 @@
+"""`dynamic_shapes=`: the user's names for symbolic sizes, given to torch.export
+as its Dims, and torch's symbols (s0, s1) read back under those names."""
+import inspect
+import re
+
+import sympy
+import torch
+import torch.utils._pytree as pytree
+
+from .dtypes import Unsupported
+from .errors import FkcError
+from .names import KEYWORDS, LANGUAGE_OPS
+from .sizes import as_dim
+
+
+def _symbol(name):
+    return sympy.Symbol(name, integer=True, positive=True)
+
+
+class UserDims:
+    """The user's `dynamic_shapes`, as torch.export takes them (a dict by
+    argument name whose axes are torch.export.Dims), and the name of each
+    symbolic axis of each tensor input, in the order of the exported inputs."""
+
+    def __init__(self, model, args, kwargs, dynamic_shapes):
+        self._dims = {}  # name -> torch.export.Dim: one Dim per name, so equal names are equal
+        passed = _passed_arguments(model, args, kwargs)
+        specs = _specs_by_name(dynamic_shapes, passed)
+        self.torch_spec = {}
+        self.axis_names = []  # per tensor input: {axis: name}
+        for name, value in passed:
+            spec = specs.get(name)
+            self.torch_spec[name] = self._convert(spec, value, name)
+        for name, value in passed:
+            spec = specs.get(name)
+            for leaf, leaf_spec in _leaves_with_specs(value, spec, name):
+                if isinstance(leaf, torch.Tensor):
+                    self.axis_names.append(self._axis_names(leaf_spec, leaf, name))
+
+    def _dim(self, d):
+        """A name's Dim (created once per name), or the user's own Dim, registered
+        under its name so that a string of that name means the same size."""
+        root = d if isinstance(d, str) else getattr(d, "root", d)
+        if isinstance(root, torch.export.Dim):
+            name = root.__name__
+        elif isinstance(root, str):
+            name = root
+        else:
+            return d  # torch.export.Dim.AUTO and such: torch names the size
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name in KEYWORDS \
+                or name in LANGUAGE_OPS:
+            raise FkcError(f"dynamic_shapes: the size name {name!r} is not a name of the "
+                           f"language (an identifier, not a keyword or an op)")
+        self._dims.setdefault(name, torch.export.Dim(name) if isinstance(root, str) else root)
+        return self._dims[name] if isinstance(d, str) else d
+
+    def _axes(self, spec, tensor, where):
+        """{axis: str or Dim} of one tensor's spec ({1: "S"} or [None, "S"])."""
+        if spec is None:
+            return {}
+        if isinstance(spec, dict):
+            axes = dict(spec)
+        elif isinstance(spec, (list, tuple)):
+            axes = dict(enumerate(spec))
+        else:
+            raise FkcError(f"dynamic_shapes[{where!r}]: expected a dict {{axis: name}} or a list "
+                           f"per axis, got {type(spec).__name__}")
+        for axis in axes:
+            if not isinstance(axis, int) or not -tensor.dim() <= axis < tensor.dim():
+                raise FkcError(f"dynamic_shapes[{where!r}]: axis {axis!r} is not an axis of a "
+                               f"tensor of rank {tensor.dim()}")
+        return {axis % tensor.dim(): d for axis, d in axes.items() if d is not None}
+
+    def _convert(self, spec, value, where):
+        if isinstance(value, torch.Tensor):
+            return {axis: self._dim(d) for axis, d in self._axes(spec, value, where).items()} \
+                or None
+        return spec  # nested inputs: torch's own spelling
+
+    def _axis_names(self, spec, tensor, where):
+        """{axis: name} of the axes a name or a (root) Dim makes symbolic."""
+        names = {}
+        for axis, d in self._axes(spec, tensor, where).items():
+            if isinstance(d, str):
+                names[axis] = d
+            elif isinstance(d, torch.export.Dim) and not hasattr(d, "root"):
+                names[axis] = d.__name__
+        return names
+
+
+def _passed_arguments(model, args, kwargs):
+    """[(argument name, value)] of the call, positional arguments first."""
+    try:
+        parameters = list(inspect.signature(model.forward).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+    passed = [(names[i] if i < len(names) else f"args_{i}", a) for i, a in enumerate(args)]
+    return passed + list((kwargs or {}).items())
+
+
+def _specs_by_name(dynamic_shapes, passed):
+    if isinstance(dynamic_shapes, dict):
+        known = {name for name, _ in passed}
+        unknown = [k for k in dynamic_shapes if k not in known]
+        if unknown:
+            raise FkcError(f"dynamic_shapes names {unknown}, which the call does not pass "
+                           f"(its arguments: {[name for name, _ in passed]})")
+        return dict(dynamic_shapes)
+    if isinstance(dynamic_shapes, (list, tuple)):
+        if len(dynamic_shapes) > len(passed):
+            raise FkcError(f"dynamic_shapes has {len(dynamic_shapes)} entries for "
+                           f"{len(passed)} arguments")
+        return {name: spec for (name, _), spec in zip(passed, dynamic_shapes)}
+    raise FkcError(f"dynamic_shapes must be a dict by argument name or a tuple by position, "
+                   f"got {type(dynamic_shapes).__name__}")
+
+
+def _leaves_with_specs(value, spec, where):
+    """(tensor, spec) for each tensor of an argument: the argument's own spec for
+    a tensor; none named for nested arguments (torch names their sizes)."""
+    if isinstance(value, torch.Tensor):
+        return [(value, spec)]
+    return [(leaf, None) for leaf in pytree.tree_leaves(value)]
+
+
+class TorchSizes:
+    """torch's sizes (ints, SymInts over s0, s1, ...) as dimensions of the
+    language over the user's names, and the names' bounds."""
+
+    def __init__(self, program, user_dims, input_nodes):
+        self.names = {}  # torch symbol -> sympy symbol of the user's name
+        for node, axis_names in zip(input_nodes, user_dims.axis_names if user_dims else []):
+            shape = node.meta["val"].shape
+            for axis, name in axis_names.items():
+                expr = shape[axis].node.expr if isinstance(shape[axis], torch.SymInt) else None
+                if expr is not None and expr.is_Symbol:
+                    self.names.setdefault(expr, _symbol(name))
+        # Sizes no name was given for (torch.export.Dim.AUTO): torch's own name.
+        for node in input_nodes:
+            for d in node.meta["val"].shape:
+                if isinstance(d, torch.SymInt):
+                    for s in d.node.expr.free_symbols:
+                        self.names.setdefault(s, _symbol(str(s)))
+        self.bounds = {}
+        for symbol, name in self.names.items():
+            upper = program.range_constraints.get(symbol)
+            upper = getattr(upper, "upper", None)
+            if upper is not None and upper.is_Integer:
+                self.bounds[str(name)] = int(upper)
+
+    def dim(self, size):
+        """A size of torch's (int or SymInt) as an int or sympy expression over the names."""
+        if isinstance(size, torch.SymInt):
+            expr = size.node.expr
+            unknown = expr.free_symbols - set(self.names)
+            if unknown:
+                raise Unsupported(f"the size {expr} depends on the data, not on the sizes of "
+                                  f"the inputs")
+            return as_dim(expr.xreplace(self.names))
+        return as_dim(size)
+
+    def shape(self, shape):
+        return tuple(self.dim(d) for d in shape)
+
+    def symbols(self):
+        return [str(name) for name in self.names.values()]
