@@ -23,23 +23,32 @@ class UserDims:
     symbolic axis of each tensor input, in the order of the exported inputs."""
 
     def __init__(self, model, args, kwargs, dynamic_shapes):
-        self._dims = {}  # name -> torch.export.Dim: one Dim per name, so equal names are equal
         passed = _passed_arguments(model, args, kwargs)
         specs = _specs_by_name(dynamic_shapes, passed)
         self.torch_spec = {}
         self.axis_names = []  # per tensor input: {axis: name}
+        self._by_source = {}  # (argument, axis) -> name, for torch's messages
         for name, value in passed:
             spec = specs.get(name)
             self.torch_spec[name] = self._convert(spec, value, name)
+            if isinstance(value, torch.Tensor):
+                for axis, d in self._axis_names(spec, value, name).items():
+                    self._by_source[(name, axis)] = d
         for name, value in passed:
             spec = specs.get(name)
             for leaf, leaf_spec in _leaves_with_specs(value, spec, name):
                 if isinstance(leaf, torch.Tensor):
                     self.axis_names.append(self._axis_names(leaf_spec, leaf, name))
 
+    def rename(self, text):
+        """torch's `L['x'].size()[1]` as the name the user gave that size."""
+        def name(match):
+            key = (match.group(1), int(match.group(2)))
+            return self._by_source.get(key, f"{key[0]}.size({key[1]})")
+        return re.sub(r"L\['(\w+)'\]\.size\(\)\[(\d+)\]", name, text)
+
     def _dim(self, d):
-        """A name's Dim (created once per name), or the user's own Dim, registered
-        under its name so that a string of that name means the same size."""
+        """What torch.export takes for a name or Dim, the name checked."""
         root = d if isinstance(d, str) else getattr(d, "root", d)
         if isinstance(root, torch.export.Dim):
             name = root.__name__
@@ -51,8 +60,11 @@ class UserDims:
                 or name in LANGUAGE_OPS:
             raise FkcError(f"dynamic_shapes: the size name {name!r} is not a name of the "
                            f"language (an identifier, not a keyword or an op)")
-        self._dims.setdefault(name, torch.export.Dim(name) if isinstance(root, str) else root)
-        return self._dims[name] if isinstance(d, str) else d
+        if isinstance(root, str):
+            # A name alone lets torch bound the size as the model needs (a table of
+            # 32 positions: S <= 32); a Dim's range is the user's, checked by torch.
+            return torch.export.Dim.DYNAMIC
+        return d
 
     def _axes(self, spec, tensor, where):
         """{axis: str or Dim} of one tensor's spec ({1: "S"} or [None, "S"])."""

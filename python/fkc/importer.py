@@ -11,7 +11,7 @@ from .graph import Graph, GraphDef
 from .layers import factor_layers
 from .lowering import LOWERINGS
 from .names import LANGUAGE_OPS, legalize
-from .sizes import format_shape
+from .sizes import InexpressibleSize, format_shape
 from .source import module_path, source_location
 from .values import Joined, Tensor
 
@@ -57,18 +57,25 @@ def from_torch(model, args, kwargs=None, *, name=None, dynamic_shapes=None,
         program = export(model, args, kwargs, user_dims.torch_spec if user_dims else None)
     except Exception as e:  # torch's own message says what it could not capture
         raise FkcError(f"torch.export could not capture {model_name}: "
-                       f"{type(e).__name__}: {_first_lines(e)}") from e
+                       f"{_torch_message(e, user_dims)}") from e
     return _Importer(program, name or model_name, model_name, layers_as_graphs,
                      user_dims).run(args, kwargs)
 
 
-def _first_lines(error):
-    """torch's message, up to its suggestions (a size torch found constant
-    says so in the lines after the first)."""
-    lines = [line for line in str(error).strip().splitlines() if line.strip()]
-    if lines and lines[0].startswith("Constraints violated"):
-        return " ".join(line.strip() for line in lines[:3])
-    return lines[0] if lines else ""
+def _torch_message(error, user_dims):
+    """torch's first line; for sizes of dynamic_shapes that the model does not
+    allow (a size it makes constant, a range it bounds), each violation and
+    torch's suggested fix, in the user's names."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    if not lines or not lines[0].startswith("Constraints violated") or user_dims is None:
+        return f"{type(error).__name__}: {lines[0] if lines else ''}"
+    violations = [line[2:].split(". If you")[0] for line in lines if line.startswith("- ")]
+    fixes = lines[lines.index("Suggested fixes:") + 1:] if "Suggested fixes:" in lines else []
+    fixes = [f for f in fixes if "=" in f and not f.startswith("The error above")]
+    text = "dynamic_shapes asks for sizes the model does not allow: " + "; ".join(violations)
+    if fixes:
+        text += " (suggested: " + ", ".join(fixes) + ")"
+    return user_dims.rename(text)
 
 
 def _output_names(program):
@@ -192,7 +199,7 @@ class _Importer:
                   if node.name in example_inputs}
         main = GraphDef(self.graph_name, parameters, self.text.statements, results,
                         self.sizes.bounds)
-        graphs = factor_layers(main, self.text.types, self.layers_as_graphs)
+        graphs = factor_layers(main, self.text.types, self.layers_as_graphs, self.sizes.symbols())
         return Graph(graphs, self.model_name, tensors, state_dict_names, inputs)
 
     def _placeholder(self, node, name, parameters):
@@ -244,7 +251,8 @@ class _Importer:
             if downstream:
                 self._poison(node)
         except Unsupported as e:
-            if not (downstream and "has no counterpart" in str(e)):
+            inherited = "has no counterpart" in str(e) or isinstance(e, InexpressibleSize)
+            if not (downstream and inherited):
                 self.problem(node, op, str(e))
             self._poison(node)
         except Exception as e:  # a case the lowering did not foresee: reported, not raised

@@ -51,8 +51,9 @@ class _Layer:
         self.output_slots = [self.defined.index(o) for o in self.outputs]
 
 
-def factor_layers(main, types, enabled):
-    """[layer graphs..., main graph], the layers' statements in `main` replaced by calls."""
+def factor_layers(main, types, enabled, symbols=()):
+    """[layer graphs..., main graph], the layers' statements in `main` replaced by
+    calls; `symbols`, the names of symbolic dimensions, name no parameter."""
     graphs, tried = [], set()
     while enabled:
         groups = {}
@@ -66,13 +67,13 @@ def factor_layers(main, types, enabled):
         (prefix, cls), layers = min(groups.items(), key=lambda g: min(min(p) for p in g[1].values()))
         tried.add(prefix)
         taken = {g.name for g in graphs} | {main.name}
-        callee = _factor(main, prefix, cls, layers, types, taken)
+        callee = _factor(main, prefix, cls, layers, types, taken, symbols)
         if callee is not None:
             graphs.append(callee)
     return graphs + [main]
 
 
-def _factor(main, prefix, cls, layers, types, taken):
+def _factor(main, prefix, cls, layers, types, taken, symbols):
     if len(layers) < 2:
         return None
     parts = []
@@ -94,7 +95,7 @@ def _factor(main, prefix, cls, layers, types, taken):
         return None
 
     names = NameTable()
-    for d in first.defined:
+    for d in list(symbols) + first.defined:
         names.reserve(d)
     strip = legalize(f"{prefix}.{sorted(layers)[0]}") + "_"
     parameters = {}

@@ -13,6 +13,10 @@ import sympy
 from .dtypes import Unsupported
 
 
+class InexpressibleSize(Unsupported):
+    """A size that no type of the language can hold (`S + 1`)."""
+
+
 def as_dim(value):
     """An int, or a sympy expression that is not a constant."""
     if isinstance(value, sympy.Expr):
@@ -32,7 +36,7 @@ def format_dim(dim):
     if not (coefficient.is_Integer and coefficient > 0 and factors
             and all(f.is_Symbol or (f.is_Pow and f.base.is_Symbol and f.exp.is_Integer
                                     and f.exp > 0) for f in factors)):
-        raise Unsupported(f"the size {dim} (a symbolic dimension is a product of symbols and "
+        raise InexpressibleSize(f"the size {dim} (a symbolic dimension is a product of symbols and "
                           f"sizes, such as B*S, in the language)")
     names = []
     for f in sorted(factors, key=str):

@@ -117,8 +117,8 @@ def split_with_sizes(ctx, x, sizes, dim=0):
 def _static_axis(x, axis, what):
     n = x.shape[axis]
     if not is_static(n):
-        raise Unsupported(f"{what} along the symbolic dimension {format_dim(n)} (its pieces' "
-                          f"sizes are no product of symbols)")
+        raise Unsupported(f"{what} along the symbolic dimension {format_dim(n)} (symbolic S2: "
+                          f"a size such as S + 1 has no type in the language)")
     return n
 
 
