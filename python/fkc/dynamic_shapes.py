@@ -148,7 +148,10 @@ class TorchSizes:
             for axis, name in axis_names.items():
                 expr = shape[axis].node.expr if isinstance(shape[axis], torch.SymInt) else None
                 if expr is not None and expr.is_Symbol:
-                    self.names.setdefault(expr, _symbol(name))
+                    known = self.names.setdefault(expr, _symbol(name))
+                    if str(known) != name:
+                        raise FkcError(f"dynamic_shapes names one size {known} and {name}: the "
+                                       f"model makes them equal, so give them one name")
         # Sizes no name was given for (torch.export.Dim.AUTO): torch's own name.
         for node in input_nodes:
             for d in node.meta["val"].shape:
