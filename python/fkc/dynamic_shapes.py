@@ -166,14 +166,16 @@ class TorchSizes:
                 self.bounds[str(name)] = int(upper)
 
     def dim(self, size):
-        """A size of torch's (int or SymInt) as an int or sympy expression over the names."""
-        if isinstance(size, torch.SymInt):
+        """A size of torch's (int or SymInt; a SymFloat or SymBool of sizes) as an
+        int or sympy expression over the names."""
+        if isinstance(size, (torch.SymInt, torch.SymFloat, torch.SymBool)):
             expr = size.node.expr
             unknown = expr.free_symbols - set(self.names)
             if unknown:
                 raise Unsupported(f"the size {expr} depends on the data, not on the sizes of "
                                   f"the inputs")
-            return as_dim(expr.xreplace(self.names))
+            expr = expr.xreplace(self.names)
+            return as_dim(expr) if isinstance(size, torch.SymInt) else expr
         return as_dim(size)
 
     def shape(self, shape):

@@ -217,7 +217,9 @@ class _Importer:
 
     def _call(self, node, output_name):
         op = str(node.target)
-        if isinstance(node.meta.get("val"), torch.SymInt):  # a size computed from sizes
+        if isinstance(node.meta.get("val"), (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            # A size computed from sizes (or a float or condition of them, for
+            # torch's checks): a number of the lowerings that take it.
             try:
                 self.env[node] = self.sizes.dim(node.meta["val"])
             except Unsupported as e:

@@ -28,6 +28,11 @@ def is_static(dim):
     return isinstance(dim, int)
 
 
+def is_symbolic(value):
+    """A size that depends on the symbols (`S`, `S - 1`), as lowerings get them."""
+    return isinstance(value, sympy.Expr) and not value.is_number
+
+
 def format_dim(dim):
     """A dimension as the language writes it: `8`, `S`, `B*S`, `2*S`."""
     if is_static(dim):

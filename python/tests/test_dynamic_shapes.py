@@ -89,8 +89,9 @@ def test_model_matches_torch_at_each_size(name, tmp_path):
 
 class Positions(torch.nn.Module):
     """Sizes used as numbers and slices of symbolic axes: the last token,
-    the first, a table's first S rows, a shifted difference (a cat along S,
-    then sliced), a running sum and an index whose strides are S."""
+    the first, a table's first S rows, sizes in arithmetic, arange bounds, a
+    fill and a comparison, a shifted difference (a cat along S, then sliced),
+    a running sum and an index whose strides are S."""
 
     def __init__(self):
         super().__init__()
@@ -101,11 +102,13 @@ class Positions(torch.nn.Module):
         last, first = x[:, -1], x[:, :1]
         rows = self.table[:n]                                   # [S, 4] of a static table
         steps = torch.arange(n) * 2 + n                         # S as a number
+        counts = torch.arange(n, 2 * n) + torch.full((1,), n)   # bounds and a fill of sizes
+        above = (x * 4 > n).float()                             # a size compared
         prev = torch.cat([x[:, :1], x], dim=1)[:, :n]           # x shifted by one along S
         running = torch.cumsum(x, dim=1)
         reversed_ = n - 1 - torch.arange(n)                     # S - 1 as a number
         picked = x[torch.arange(x.shape[0])[:, None], reversed_[None, :]]
-        return (last, first, x + rows, steps, x - prev, running, picked)
+        return (last, first, x + rows, steps, counts, above, x - prev, running, picked)
 
 
 def test_sizes_as_numbers_and_slices_of_symbolic_axes(tmp_path):
