@@ -11,7 +11,7 @@ from torch.export import Dim
 import fkc
 from conftest import flat_outputs, relative_error, run_fkc
 from fkt import read_bundle
-from models import MODELS, VOCAB
+from models import MODELS, MORE_MODELS, VOCAB
 
 TOLERANCE = 1e-5  # rel. L2 error against PyTorch, f32
 
@@ -85,6 +85,24 @@ def test_model_matches_torch_at_each_size(name, tmp_path):
     run_fkc(os.path.join(str(tmp_path), "model.graph"), "--bind",
             ",".join(f"{s}={bound[s]}" for s in sorted(symbols)), "-o",
             os.path.join(str(tmp_path), "model.ptx"))
+
+
+def test_encoder_decoder_with_two_lengths(tmp_path):
+    """T5: the encoder's length S and the decoder's T, each its own symbol
+    (relative position buckets over S x S, T x T; cross-attention T x S)."""
+    model, (ids, _, decoder_ids) = MORE_MODELS["t5"]()
+    graph = fkc.from_torch(model, (ids, None, decoder_ids),
+                           dynamic_shapes={"input_ids": {1: "S"}, "decoder_input_ids": {1: "T"}})
+    assert "input_ids: i64[2, S]" in graph.text and "decoder_input_ids: i64[2, T]" in graph.text
+    for length, decoded in ((1, 1), (7, 3), (8, 5)):
+        torch.manual_seed(length)
+        inputs = {"input_ids": torch.randint(0, VOCAB, (2, length)),
+                  "decoder_input_ids": torch.randint(0, VOCAB, (2, decoded))}
+        results = run_bound(graph, str(tmp_path), {"S": length, "T": decoded}, inputs)
+        with torch.no_grad():
+            expected = flat_outputs(model(**inputs))
+        for result, want in zip(graph.outputs, expected):
+            assert relative_error(results[result], want) < TOLERANCE, (result, length, decoded)
 
 
 class Positions(torch.nn.Module):
