@@ -3,7 +3,7 @@ import torch
 
 from .dtypes import Unsupported, fk_dtype, format_list, format_number
 from .names import NameTable
-from .sizes import format_shape, is_static, size_expression
+from .sizes import format_shape, is_symbolic, size_expression
 from .values import Tensor
 
 
@@ -76,9 +76,9 @@ class NodeContext:
             if dtype is not None and value.dtype != dtype:
                 return f"cast({value.name}, to={fk_dtype(dtype)})"
             return value.name
-        if not isinstance(value, (bool, int, float)) and not is_static(value):
+        if is_symbolic(value):
             size = self.size_value(value)
-            return size.name if dtype in (None, torch.int64) else f"cast({size.name}, to={fk_dtype(dtype)})"
+            return self.ref(size, dtype)
         if isinstance(value, (bool, int, float)):
             if dtype is not None and not dtype.is_floating_point and isinstance(value, float):
                 if not value.is_integer():

@@ -31,14 +31,11 @@ class UserDims:
         for name, value in passed:
             spec = specs.get(name)
             self.torch_spec[name] = self._convert(spec, value, name)
-            if isinstance(value, torch.Tensor):
-                for axis, d in self._axis_names(spec, value, name).items():
-                    self._by_source[(name, axis)] = d
-        for name, value in passed:
-            spec = specs.get(name)
-            for leaf, leaf_spec in _leaves_with_specs(value, spec, name):
+            for leaf, leaf_spec in _leaves_with_specs(value, spec):
                 if isinstance(leaf, torch.Tensor):
-                    self.axis_names.append(self._axis_names(leaf_spec, leaf, name))
+                    axis_names = self._axis_names(leaf_spec, leaf, name)
+                    self.axis_names.append(axis_names)
+                    self._by_source.update({(name, a): n for a, n in axis_names.items()})
 
     def rename(self, text):
         """torch's `L['x'].size()[1]` as the name the user gave that size."""
@@ -129,7 +126,7 @@ def _specs_by_name(dynamic_shapes, passed):
                    f"got {type(dynamic_shapes).__name__}")
 
 
-def _leaves_with_specs(value, spec, where):
+def _leaves_with_specs(value, spec):
     """(tensor, spec) for each tensor of an argument: the argument's own spec for
     a tensor; none named for nested arguments (torch names their sizes)."""
     if isinstance(value, torch.Tensor):
