@@ -28,11 +28,26 @@ class GraphText:
         self.statements = []
         self.defined = set()
         self.types = {}
+        self.size_names = {}  # symbol -> the statement holding its size as a number
 
     def define(self, statement, types):
         self.statements.append(statement)
         self.defined.update(statement.targets)
         self.types.update(zip(statement.targets, types))
+
+    def size_name(self, symbol):
+        """The symbol's size as an i64 scalar (`size_S`), one statement at the top
+        of the graph for all its uses. The language reads no size as a number,
+        so it is counted: `sum(full(1, shape=[S], dtype=i64))`."""
+        symbol = str(symbol)
+        if symbol not in self.size_names:
+            name = self.names.reserve(f"size_{symbol}")
+            self.statements.insert(0, Statement(
+                [name], f"sum(full(1, shape=[{symbol}], dtype=i64))", f"the size {symbol}"))
+            self.defined.add(name)
+            self.types[name] = "i64[]"
+            self.size_names[symbol] = name
+        return self.size_names[symbol]
 
 
 class NodeContext:
@@ -88,12 +103,10 @@ class NodeContext:
         raise Unsupported(f"an operand of kind {type(value).__name__}")
 
     def size_value(self, size):
-        """A symbolic size (`S`, `S - 1`) as an i64 scalar of the graph. The
-        language reads no size as a number, so each symbol is counted:
-        `sum(full(1, shape=[S], dtype=i64))`."""
-        def count(symbol):
-            return f"sum(full(1, shape=[{symbol}], dtype=i64))"
-        return self.emit(size_expression(size, count), torch.int64, (), "size")
+        """A symbolic size (`S`, `S - 1`) as an i64 scalar of the graph."""
+        if size.is_Symbol:
+            return Tensor(self.text.size_name(size), torch.int64, ())
+        return self.emit(size_expression(size, self.text.size_name), torch.int64, (), "size")
 
     def cast(self, value, dtype, suffix="cast"):
         """`value` as a tensor of `dtype` (a statement only where a cast is needed)."""
