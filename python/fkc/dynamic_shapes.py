@@ -28,6 +28,7 @@ class UserDims:
         self.torch_spec = {}
         self.axis_names = []  # per tensor input: {axis: name}
         self._by_source = {}  # (argument, axis) -> name, for torch's messages
+        self._roots = {}  # a derived Dim's name (`2*T`) -> its root's (`T`)
         for name, value in passed:
             spec = specs.get(name)
             self.torch_spec[name] = self._convert(spec, value, name)
@@ -57,6 +58,8 @@ class UserDims:
                 or name in LANGUAGE_OPS:
             raise FkcError(f"dynamic_shapes: the size name {name!r} is not a name of the "
                            f"language (an identifier, not a keyword or an op)")
+        if root is not d and not isinstance(d, str):
+            self._roots[d.__name__] = name
         if isinstance(root, str):
             # A name alone lets torch bound the size as the model needs (a table of
             # 32 positions: S <= 32); a Dim's range is the user's, checked by torch.
@@ -87,14 +90,18 @@ class UserDims:
         return spec  # nested inputs: torch's own spelling
 
     def _axis_names(self, spec, tensor, where):
-        """{axis: name} of the axes a name or a (root) Dim makes symbolic."""
+        """{axis: name} of the axes a name or a Dim makes symbolic."""
         names = {}
         for axis, d in self._axes(spec, tensor, where).items():
             if isinstance(d, str):
                 names[axis] = d
-            elif isinstance(d, torch.export.Dim) and not hasattr(d, "root"):
+            elif isinstance(d, torch.export.Dim):
                 names[axis] = d.__name__
         return names
+
+    def root_name(self, name):
+        """The name of the Dim a derived Dim's name (`2*T`) is a function of."""
+        return self._roots.get(name)
 
 
 def _passed_arguments(model, args, kwargs):
@@ -144,6 +151,10 @@ class TorchSizes:
             shape = node.meta["val"].shape
             for axis, name in axis_names.items():
                 expr = shape[axis].node.expr if isinstance(shape[axis], torch.SymInt) else None
+                # The axis's size is the named symbol, or a derived Dim's function of it.
+                root = user_dims.root_name(name)
+                if expr is not None and root and len(expr.free_symbols) == 1:
+                    expr, name = next(iter(expr.free_symbols)), root
                 if expr is not None and expr.is_Symbol:
                     known = self.names.setdefault(expr, _symbol(name))
                     if str(known) != name:

@@ -166,6 +166,27 @@ def test_reference_draws_at_bound_sizes(tmp_path):
     assert relative_error(expected[graph.outputs[0]], want) < TOLERANCE
 
 
+class Pairs(torch.nn.Module):
+    def forward(self, x, y):
+        return x.reshape(2, -1, 2).sum(-1) + y
+
+
+def test_derived_dims_are_written_in_their_root(tmp_path):
+    half = Dim("T", max=32)
+    graph = fkc.from_torch(Pairs(), (torch.randn(2, 8), torch.randn(2, 4)),
+                           dynamic_shapes={"x": {1: 2 * half}, "y": {1: half}})
+    assert "x: f32[2, 2*T]" in graph.text and "where T <= 32" in graph.text
+    assert "reshape(x, shape=[2, T, 2])" in graph.text
+    for length in (1, 3):
+        x, y = torch.randn(2, 2 * length), torch.randn(2, length)
+        results = run_bound(graph, str(tmp_path), {"T": length}, {"x": x, "y": y})
+        assert relative_error(results[graph.outputs[0]], Pairs()(x, y)) < TOLERANCE
+    # Named apart, x's size is no product of y's: its half has no type.
+    with pytest.raises(fkc.UnsupportedModelError, match=r"the size \(U//2\)"):
+        fkc.from_torch(Pairs(), (torch.randn(2, 8), torch.randn(2, 4)),
+                       dynamic_shapes={"x": {1: "U"}, "y": {1: "S"}})
+
+
 class Pad(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.pad(x, (0, 0, 1, 0)) * 2
