@@ -51,6 +51,17 @@ class _Layer:
         self.output_slots = [self.defined.index(o) for o in self.outputs]
 
 
+def _symbols_given_by_calls(layer, types, symbols):
+    """Whether each symbol the layer uses is a whole dimension of one of its
+    inputs, as a call must give it (docs/language.md, symbolic F4): a layer
+    that sees S only inside `B*S` stays inline."""
+    texts = [types[a] for a in layer.inputs] + [s.expr for s in layer.statements] + \
+        [types[d] for d in layer.defined]
+    used = {w for t in texts for w in re.findall(r"[A-Za-z_]\w*", t)} & set(symbols)
+    whole = {d.strip() for a in layer.inputs for d in types[a].split("[", 1)[1][:-1].split(",")}
+    return used <= whole
+
+
 def factor_layers(main, types, enabled, symbols=()):
     """[layer graphs..., main graph], the layers' statements in `main` replaced by
     calls; `symbols`, the names of symbolic dimensions, name no parameter."""
@@ -92,6 +103,8 @@ def _factor(main, prefix, cls, layers, types, taken, symbols):
     if not first.outputs or any(
             p.canonical != first.canonical or p.output_slots != first.output_slots
             or [types[a] for a in p.inputs] != [types[a] for a in first.inputs] for p in parts):
+        return None
+    if not _symbols_given_by_calls(first, types, symbols):
         return None
 
     names = NameTable()

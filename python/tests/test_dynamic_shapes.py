@@ -187,6 +187,33 @@ def test_derived_dims_are_written_in_their_root(tmp_path):
                        dynamic_shapes={"x": {1: "U"}, "y": {1: "S"}})
 
 
+class Flat(torch.nn.Module):
+    """Layers that see the batch and sequence only as one axis of B*S rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)])
+
+    def forward(self, x):
+        h = x.reshape(-1, 4)
+        for layer in self.layers:
+            h = layer(h).relu() + h
+        return h
+
+
+def test_layers_that_see_symbols_only_in_products_stay_inline(tmp_path):
+    """A call gives a symbol only where a parameter's dimension is the symbol
+    alone (docs/language.md, symbolic F4): no graph of `h: f32[B*S, 4]`."""
+    module = Flat().eval()
+    graph = fkc.from_torch(module, (torch.randn(2, 6, 4),),
+                           dynamic_shapes={"x": {0: "B", 1: "S"}})
+    assert [g.name for g in graph.graphs] == ["Flat"] and "shape=[B*S, 4]" in graph.text
+    x = torch.randn(3, 5, 4)
+    results = run_bound(graph, str(tmp_path), {"B": 3, "S": 5}, {"x": x})
+    with torch.no_grad():
+        assert relative_error(results[graph.outputs[0]], module(x)) < TOLERANCE
+
+
 class Pad(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.pad(x, (0, 0, 1, 0)) * 2
