@@ -4,9 +4,8 @@
     g = fkc.from_torch(model, (ids,))
     g.save("gpt2.graph", weights="gpt2.safetensors", inputs="inputs.safetensors")
 """
-from .errors import FkcError, SymbolicShapesNotSupportedError, UnsupportedModelError
+from .errors import FkcError, UnsupportedModelError
 from .graph import Graph
 from .importer import from_torch
 
-__all__ = ["from_torch", "Graph", "FkcError", "UnsupportedModelError",
-           "SymbolicShapesNotSupportedError"]
+__all__ = ["from_torch", "Graph", "FkcError", "UnsupportedModelError"]

@@ -3,6 +3,7 @@ import torch
 
 from .dtypes import Unsupported, fk_dtype, format_list, format_number
 from .names import NameTable
+from .sizes import format_shape, is_symbolic, size_expression
 from .values import Tensor
 
 
@@ -27,11 +28,26 @@ class GraphText:
         self.statements = []
         self.defined = set()
         self.types = {}
+        self.size_names = {}  # symbol -> the statement holding its size as a number
 
     def define(self, statement, types):
         self.statements.append(statement)
         self.defined.update(statement.targets)
         self.types.update(zip(statement.targets, types))
+
+    def size_name(self, symbol):
+        """The symbol's size as an i64 scalar (`size_S`), one statement at the top
+        of the graph for all its uses. The language reads no size as a number,
+        so it is counted: `sum(full(1, shape=[S], dtype=i64))`."""
+        symbol = str(symbol)
+        if symbol not in self.size_names:
+            name = self.names.reserve(f"size_{symbol}")
+            self.statements.insert(0, Statement(
+                [name], f"sum(full(1, shape=[{symbol}], dtype=i64))", f"the size {symbol}"))
+            self.defined.add(name)
+            self.types[name] = "i64[]"
+            self.size_names[symbol] = name
+        return self.size_names[symbol]
 
 
 class NodeContext:
@@ -39,8 +55,9 @@ class NodeContext:
     named after the node (`view_3`, or `view_3_flat` for a helper statement), each
     with the node's module path and source line as a comment."""
 
-    def __init__(self, text, node, name, comment):
+    def __init__(self, text, node, name, comment, sizes):
         self.text, self.node, self.name, self.comment = text, node, name, comment
+        self.sizes = sizes
         val = node.meta.get("val")
         self.out = val if isinstance(val, torch.Tensor) else None
 
@@ -51,7 +68,7 @@ class NodeContext:
 
     @property
     def out_shape(self):
-        return tuple(int(d) for d in self.out.shape)
+        return self.sizes.shape(self.out.shape)
 
     def emit(self, expr, dtype, shape, suffix=None):
         """Writes `NAME = expr` and returns the tensor; the node's own result takes
@@ -59,7 +76,7 @@ class NodeContext:
         fk_dtype(dtype)
         name = self.name if suffix is None else self.text.names.reserve(f"{self.name}_{suffix}")
         self.text.define(Statement([name], expr, self.comment, self.node),
-                         [f"{fk_dtype(dtype)}{list(shape)}"])
+                         [f"{fk_dtype(dtype)}{format_shape(shape)}"])
         return Tensor(name, dtype, shape)
 
     def result(self, expr, dtype=None, shape=None):
@@ -74,6 +91,9 @@ class NodeContext:
             if dtype is not None and value.dtype != dtype:
                 return f"cast({value.name}, to={fk_dtype(dtype)})"
             return value.name
+        if is_symbolic(value):
+            size = self.size_value(value)
+            return self.ref(size, dtype)
         if isinstance(value, (bool, int, float)):
             if dtype is not None and not dtype.is_floating_point and isinstance(value, float):
                 if not value.is_integer():
@@ -81,6 +101,12 @@ class NodeContext:
                 value = int(value)
             return format_number(value)
         raise Unsupported(f"an operand of kind {type(value).__name__}")
+
+    def size_value(self, size):
+        """A symbolic size (`S`, `S - 1`) as an i64 scalar of the graph."""
+        if size.is_Symbol:
+            return Tensor(self.text.size_name(size), torch.int64, ())
+        return self.emit(size_expression(size, self.text.size_name), torch.int64, (), "size")
 
     def cast(self, value, dtype, suffix="cast"):
         """`value` as a tensor of `dtype` (a statement only where a cast is needed)."""
@@ -112,12 +138,3 @@ def normalize_dim(dim, rank):
         raise Unsupported(f"dimension {dim} out of range for rank {rank}")
     return dim % rank if rank else 0
 
-
-def static_shape(shape):
-    """A shape whose entries are all plain integers (no symbolic sizes)."""
-    out = []
-    for d in shape:
-        if not isinstance(d, int) and not (hasattr(d, "node") and d.node.is_constant()):
-            raise Unsupported(f"the symbolic size {d} (sizes are static in the language)")
-        out.append(int(d))
-    return tuple(out)

@@ -42,4 +42,6 @@ def format_number(value):
 
 
 def format_list(values):
-    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+    """A list attribute: numbers, or the dimensions of a shape (`[B*S, 64]`)."""
+    from .sizes import as_dim, format_dim  # sizes reports with Unsupported, defined here
+    return "[" + ", ".join(format_dim(as_dim(v)) for v in values) + "]"

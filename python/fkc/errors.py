@@ -20,10 +20,6 @@ class UnsupportedModelError(FkcError):
         super().__init__("\n".join(lines))
 
 
-class SymbolicShapesNotSupportedError(FkcError, NotImplementedError):
-    """Dynamic (symbolic) sizes were asked for; the language has static shapes only."""
-
-
 class Problem:
     """One unsupported node: what it is, why, where in the model and the source."""
 

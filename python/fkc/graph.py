@@ -7,16 +7,20 @@ METADATA_KEY = "fkc.state_dict_names"
 
 
 class GraphDef:
-    """One graph of the file: parameters [(name, type text)], statements, results."""
+    """One graph of the file: parameters [(name, type text)], statements, results,
+    and the bounds {symbol: largest size} of its symbolic dimensions."""
 
-    def __init__(self, name, parameters, statements, results):
+    def __init__(self, name, parameters, statements, results, bounds=None):
         self.name, self.parameters = name, list(parameters)
         self.statements, self.results = list(statements), list(results)
+        self.bounds = dict(bounds or {})
 
     def render(self):
         head = f"graph {self.name}("
         params = [f"{name}: {type_text}" for name, type_text in self.parameters]
-        lines = [head + (",\n" + " " * len(head)).join(params) + ") {"]
+        where = ", ".join(f"{symbol} <= {bound}" for symbol, bound in self.bounds.items())
+        lines = [head + (",\n" + " " * len(head)).join(params) + ")"
+                 + (f" where {where}" if where else "") + " {"]
         for s in self.statements:
             lines.append(f"  {s.text}" + (f"  # {s.comment}" if s.comment else ""))
         lines.append(f"  return {', '.join(self.results)}")

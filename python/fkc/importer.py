@@ -3,15 +3,17 @@ import torch
 import torch.utils._pytree as pytree
 from torch.export.graph_signature import InputKind, OutputKind, TensorArgument
 
-from .context import GraphText, NodeContext, Statement, static_shape
+from .context import GraphText, NodeContext, Statement
 from .dtypes import FK_DTYPES, Unsupported, fk_dtype
-from .errors import FkcError, Problem, SymbolicShapesNotSupportedError, UnsupportedModelError
+from .dynamic_shapes import TorchSizes, UserDims
+from .errors import FkcError, Problem, UnsupportedModelError
 from .graph import Graph, GraphDef
 from .layers import factor_layers
 from .lowering import LOWERINGS
 from .names import LANGUAGE_OPS, legalize
+from .sizes import InexpressibleSize, format_shape
 from .source import module_path, source_location
-from .values import Tensor
+from .values import Joined, Tensor
 
 # Kept whole by the decomposition to core ATen: each is one op of the language
 # (or a readable few), where its decomposition would spell it out.
@@ -22,9 +24,10 @@ PRESERVED_OPS = (
     torch.ops.aten.silu.default,
 )
 
-def export(model, args, kwargs=None):
+def export(model, args, kwargs=None, dynamic_shapes=None):
     """torch.export (non-strict) decomposed to core ATen, but for PRESERVED_OPS."""
-    program = torch.export.export(model, tuple(args), kwargs=kwargs or {}, strict=False)
+    program = torch.export.export(model, tuple(args), kwargs=kwargs or {},
+                                  dynamic_shapes=dynamic_shapes, strict=False)
     table = torch.export.default_decompositions()
     for op in PRESERVED_OPS:
         table.pop(op, None)
@@ -39,21 +42,40 @@ def from_torch(model, args, kwargs=None, *, name=None, dynamic_shapes=None,
     statements (a transformer's blocks) are written once, as a graph that the
     model's graph calls per layer (docs/language.md, section 9).
 
-    Shapes are those of the examples. Raises UnsupportedModelError naming every
-    operation the language cannot express, and SymbolicShapesNotSupportedError
-    for `dynamic_shapes`.
+    Shapes are those of the examples, but for the axes `dynamic_shapes` names
+    (torch.export's argument: `{"input_ids": {1: "S"}}`, with names or
+    torch.export.Dims, by argument name or position): those are symbolic
+    dimensions of the graph, under the names given, bounded by the Dims' `max`.
+    Raises UnsupportedModelError naming every operation the language cannot
+    express (at these sizes, or for every size of the symbolic ones).
     """
-    if dynamic_shapes is not None:
-        raise SymbolicShapesNotSupportedError(
-            "symbolic (dynamic) sizes are not supported yet: the language has static shapes, "
-            "so import one graph per size (call from_torch without dynamic_shapes)")
     model_name = type(model).__name__
+    user_dims = None
+    if dynamic_shapes is not None:
+        user_dims = UserDims(model, args, kwargs, dynamic_shapes)
     try:
-        program = export(model, args, kwargs)
+        program = export(model, args, kwargs, user_dims.torch_spec if user_dims else None)
     except Exception as e:  # torch's own message says what it could not capture
         raise FkcError(f"torch.export could not capture {model_name}: "
-                       f"{type(e).__name__}: {str(e).strip().splitlines()[0]}") from e
-    return _Importer(program, name or model_name, model_name, layers_as_graphs).run(args, kwargs)
+                       f"{_torch_message(e, user_dims)}") from e
+    return _Importer(program, name or model_name, model_name, layers_as_graphs,
+                     user_dims).run(args, kwargs)
+
+
+def _torch_message(error, user_dims):
+    """torch's first line; for sizes of dynamic_shapes that the model does not
+    allow (a size it makes constant, a range it bounds), each violation and
+    torch's suggested fix, in the user's names."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    if not lines or not lines[0].startswith("Constraints violated") or user_dims is None:
+        return f"{type(error).__name__}: {lines[0] if lines else ''}"
+    violations = [line[2:].split(". If you")[0] for line in lines if line.startswith("- ")]
+    fixes = lines[lines.index("Suggested fixes:") + 1:] if "Suggested fixes:" in lines else []
+    fixes = [f for f in fixes if "=" in f and not f.startswith("The error above")]
+    text = "dynamic_shapes asks for sizes the model does not allow: " + "; ".join(violations)
+    if fixes:
+        text += " (suggested: " + ", ".join(fixes) + ")"
+    return user_dims.rename(text)
 
 
 def _output_names(program):
@@ -70,8 +92,9 @@ def _output_names(program):
 
 
 class _Importer:
-    def __init__(self, program, graph_name, model_name, layers_as_graphs):
+    def __init__(self, program, graph_name, model_name, layers_as_graphs, user_dims):
         self.program, self.model_name = program, model_name
+        self.user_dims = user_dims
         self.layers_as_graphs = layers_as_graphs
         self.graph_name = legalize(graph_name)
         if self.graph_name in LANGUAGE_OPS:
@@ -92,6 +115,11 @@ class _Importer:
 
         # Names: the model's inputs, then the weights (after their state_dict keys),
         # then the outputs; the other statements take the exported nodes' names.
+        input_nodes = [n for n in placeholders if specs[n.name].kind == InputKind.USER_INPUT
+                       and isinstance(n.meta.get("val"), torch.Tensor)]
+        self.sizes = TorchSizes(program, self.user_dims, input_nodes)
+        for symbol in self.sizes.symbols():  # symbols and values share the graph's names
+            self.text.names.reserve(symbol)
         user_inputs, weights = [], []
         for node in placeholders:
             spec = specs[node.name]
@@ -139,6 +167,9 @@ class _Importer:
             if value in self.poisoned:
                 continue
             v = self.env.get(value) if isinstance(value, torch.fx.Node) else value
+            if isinstance(v, Joined):
+                self.problem(output_node, "output", v.why())
+                continue
             if not isinstance(v, Tensor):
                 self.problem(output_node, "output", f"the output {value!r} is not a tensor")
                 continue
@@ -166,15 +197,16 @@ class _Importer:
                 example_inputs[spec.arg.name] = next(tensor_examples)
         inputs = {name: example_inputs[node.name] for node, name in user_inputs
                   if node.name in example_inputs}
-        main = GraphDef(self.graph_name, parameters, self.text.statements, results)
-        graphs = factor_layers(main, self.text.types, self.layers_as_graphs)
+        main = GraphDef(self.graph_name, parameters, self.text.statements, results,
+                        self.sizes.bounds)
+        graphs = factor_layers(main, self.text.types, self.layers_as_graphs, self.sizes.symbols())
         return Graph(graphs, self.model_name, tensors, state_dict_names, inputs)
 
     def _placeholder(self, node, name, parameters):
         try:
             val = node.meta["val"]
-            shape = static_shape(val.shape)
-            type_text = f"{fk_dtype(val.dtype)}{list(shape)}"
+            shape = self.sizes.shape(val.shape)
+            type_text = f"{fk_dtype(val.dtype)}{format_shape(shape)}"
         except Unsupported as e:
             self.problem(node, f"input {node.name}", str(e))
             self._poison(node)
@@ -185,6 +217,15 @@ class _Importer:
 
     def _call(self, node, output_name):
         op = str(node.target)
+        if isinstance(node.meta.get("val"), (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            # A size computed from sizes (or a float or condition of them, for
+            # torch's checks): a number of the lowerings that take it.
+            try:
+                self.env[node] = self.sizes.dim(node.meta["val"])
+            except Unsupported as e:
+                self.problem(node, op, str(e))
+                self._poison(node)
+            return
         lowering = LOWERINGS.get(node.target)
         # A node downstream of a problem is still lowered, on stand-ins of its
         # inputs, so that every problem of the model is found in one run; only its
@@ -200,18 +241,20 @@ class _Importer:
                   if k not in ("device", "layout", "pin_memory", "memory_format", "non_blocking")}
         comment = ", ".join(w for w in (module_path(node), source_location(node)) if w)
         try:
+            joined = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, Joined)]
+            if joined and not getattr(lowering, "takes_joined", False):
+                raise Unsupported(joined[0].why())
             val = node.meta.get("val")
-            if isinstance(val, torch.Tensor):
-                static_shape(val.shape)
-                if not downstream:
-                    fk_dtype(val.dtype)
+            if isinstance(val, torch.Tensor) and not downstream:
+                fk_dtype(val.dtype)
             name = output_name or self.text.names.reserve(node.name)
-            ctx = NodeContext(self.text, node, name, comment)
+            ctx = NodeContext(self.text, node, name, comment, self.sizes)
             self.env[node] = lowering(ctx, *args, **kwargs)
             if downstream:
                 self._poison(node)
         except Unsupported as e:
-            if not (downstream and "has no counterpart" in str(e)):
+            inherited = "has no counterpart" in str(e) or isinstance(e, InexpressibleSize)
+            if not (downstream and inherited):
                 self.problem(node, op, str(e))
             self._poison(node)
         except Exception as e:  # a case the lowering did not foresee: reported, not raised

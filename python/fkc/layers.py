@@ -51,8 +51,20 @@ class _Layer:
         self.output_slots = [self.defined.index(o) for o in self.outputs]
 
 
-def factor_layers(main, types, enabled):
-    """[layer graphs..., main graph], the layers' statements in `main` replaced by calls."""
+def _symbols_given_by_calls(layer, types, symbols):
+    """Whether each symbol the layer uses is a whole dimension of one of its
+    inputs, as a call must give it (docs/language.md, symbolic F4): a layer
+    that sees S only inside `B*S` stays inline."""
+    texts = [types[a] for a in layer.inputs] + [s.expr for s in layer.statements] + \
+        [types[d] for d in layer.defined]
+    used = {w for t in texts for w in re.findall(r"[A-Za-z_]\w*", t)} & set(symbols)
+    whole = {d.strip() for a in layer.inputs for d in types[a].split("[", 1)[1][:-1].split(",")}
+    return used <= whole
+
+
+def factor_layers(main, types, enabled, symbols=()):
+    """[layer graphs..., main graph], the layers' statements in `main` replaced by
+    calls; `symbols`, the names of symbolic dimensions, name no parameter."""
     graphs, tried = [], set()
     while enabled:
         groups = {}
@@ -66,13 +78,13 @@ def factor_layers(main, types, enabled):
         (prefix, cls), layers = min(groups.items(), key=lambda g: min(min(p) for p in g[1].values()))
         tried.add(prefix)
         taken = {g.name for g in graphs} | {main.name}
-        callee = _factor(main, prefix, cls, layers, types, taken)
+        callee = _factor(main, prefix, cls, layers, types, taken, symbols)
         if callee is not None:
             graphs.append(callee)
     return graphs + [main]
 
 
-def _factor(main, prefix, cls, layers, types, taken):
+def _factor(main, prefix, cls, layers, types, taken, symbols):
     if len(layers) < 2:
         return None
     parts = []
@@ -92,9 +104,11 @@ def _factor(main, prefix, cls, layers, types, taken):
             p.canonical != first.canonical or p.output_slots != first.output_slots
             or [types[a] for a in p.inputs] != [types[a] for a in first.inputs] for p in parts):
         return None
+    if not _symbols_given_by_calls(first, types, symbols):
+        return None
 
     names = NameTable()
-    for d in first.defined:
+    for d in list(symbols) + first.defined:
         names.reserve(d)
     strip = legalize(f"{prefix}.{sorted(layers)[0]}") + "_"
     parameters = {}

@@ -35,14 +35,6 @@ def test_every_unsupported_op_is_named_with_its_module_and_line():
         "aten.remainder.Scalar", "aten.sort.default", "aten.convolution.default"]
 
 
-def test_symbolic_sizes_are_refused():
-    model = torch.nn.Linear(4, 4)
-    batch = torch.export.Dim("batch")
-    with pytest.raises(fkc.SymbolicShapesNotSupportedError, match="symbolic .* not supported"):
-        fkc.from_torch(model, (torch.randn(2, 4),), dynamic_shapes=({0: batch},))
-    assert issubclass(fkc.SymbolicShapesNotSupportedError, NotImplementedError)
-
-
 class Double(torch.nn.Module):
     def forward(self, x):
         return x.double() * 2

@@ -1,7 +1,8 @@
 """Tensors made from nothing: arange, full, zeros, ones and their *_like forms."""
 import torch
 
-from ..dtypes import Unsupported, fk_dtype
+from ..dtypes import Unsupported, fk_dtype, format_list
+from ..sizes import is_symbolic
 from .registry import lowers
 
 aten = torch.ops.aten
@@ -18,12 +19,12 @@ def arange(ctx, *args, **kwargs):
     else:
         start, end, step = bounds
     dt, (n,) = ctx.out_dtype, ctx.out_shape
-    exact = isinstance(start, int) and isinstance(step, int)
+    exact = all(isinstance(v, int) or is_symbolic(v) for v in (start, step))
     if not exact and not dt.is_floating_point:
         raise Unsupported("an integer arange with fractional bounds")
 
     def positions(dtype):
-        expr = f"iota(shape=[{n}], dtype={fk_dtype(dtype)})"
+        expr = f"iota(shape={format_list([n])}, dtype={fk_dtype(dtype)})"
         if step != 1:
             expr += f" * {ctx.ref(step, dtype)}"
         return expr + (f" + {ctx.ref(start, dtype)}" if start != 0 else "")
@@ -36,6 +37,9 @@ def arange(ctx, *args, **kwargs):
 
 
 def _fill(ctx, value):
+    if is_symbolic(value):  # a size, computed in the graph
+        return ctx.result(f"broadcast({ctx.ref(value, ctx.out_dtype)}, "
+                          f"shape={format_list(ctx.out_shape)})")
     return ctx.result(ctx.full(value, ctx.out_dtype, ctx.out_shape))
 
 

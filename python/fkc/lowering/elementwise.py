@@ -3,6 +3,7 @@ by `cast`, comparisons, logic on booleans, `where`, and unary functions."""
 import torch
 
 from ..dtypes import Unsupported, fk_dtype
+from ..sizes import is_symbolic
 from ..values import Tensor
 from .registry import lowers
 
@@ -10,9 +11,13 @@ aten = torch.ops.aten
 
 
 def _meta(value):
-    """A stand-in for torch.result_type: tensors as meta tensors, numbers as they are."""
+    """A stand-in for torch.result_type: tensors as meta tensors of their rank
+    (promotion looks at ranks, not sizes), numbers as they are, a symbolic size
+    as the integer it is."""
     if isinstance(value, Tensor):
-        return torch.empty(value.shape, dtype=value.dtype, device="meta")
+        return torch.empty((1,) * value.rank, dtype=value.dtype, device="meta")
+    if is_symbolic(value):
+        return 1
     return value
 
 

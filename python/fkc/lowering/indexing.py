@@ -1,12 +1,11 @@
 """Slicing, joining and indexing: slice, select, cat, split, pad, embedding-style
 and advanced indexing (`index`, `gather`, `index_select`), and cumsum."""
-import math
-
 import torch
 
 from ..context import normalize_dim
 from ..dtypes import Unsupported, fk_dtype, format_list, format_number
-from ..values import Deferred
+from ..sizes import broadcast_shapes, format_dim, is_static, numel
+from ..values import Deferred, Joined, Tensor
 from .registry import lowers
 
 aten = torch.ops.aten
@@ -17,21 +16,65 @@ def _slice_expr(x, axis, start, stop, step=1):
     return f"slice({x.name}, axis={axis}, start={start}, stop={stop}, step={step})"
 
 
+def _gathered(ctx, x, axis, start, step, length):
+    """x[start::step] along `axis`, `length` positions, as a gather at those
+    positions: `slice` takes a symbolic dimension only whole and its bounds are
+    numbers (symbolic S2), a gather's positions may be anything. Of a cat
+    (`Joined`), each part is gathered where the positions fall in it."""
+    n = x.shape[axis]
+    start = 0 if start is None else start
+    if is_static(start) and start < 0:
+        start = max(start + n, 0) if is_static(n) else start + n
+    expr = f"iota(shape={format_list([length])}, dtype=i64)"
+    if step != 1:
+        expr += f" * {step}"
+    if start != 0:
+        expr += f" + {ctx.ref(start, torch.int64)}"
+    positions = ctx.emit(expr, torch.int64, (length,), "positions")
+    parts = x.parts if isinstance(x, Joined) else [x]
+    offsets = [0]
+    for part in parts[:-1]:
+        if not is_static(part.shape[axis]):
+            raise Unsupported(x.why())
+        offsets.append(offsets[-1] + part.shape[axis])
+
+    def take(part, offset):
+        where = positions.name if offset == 0 else f"{positions.name} - {offset}"
+        return f"gather({ctx.ref(part, x.dtype)}, {where}, axis={axis})"
+    expr = take(parts[-1], offsets[-1])
+    if len(parts) > 1:
+        # The positions along `axis`, broadcast against the parts' other dimensions.
+        along = ctx.reshape(positions, (length,) + (1,) * (x.rank - 1 - axis), "along")
+        for part, offset, end in reversed(list(zip(parts, offsets, offsets[1:]))):
+            expr = f"select(lt({along.name}, {end}), {take(part, offset)}, {expr})"
+    return expr
+
+
+def _bound(value):
+    return value is None or isinstance(value, int)
+
+
 @lowers(aten.slice.Tensor)
 def slice_(ctx, x, dim=0, start=None, end=None, step=1):
     axis = normalize_dim(dim, x.rank)
     n = x.shape[axis]
+    if isinstance(x, Tensor) and x.shape == ctx.out_shape:
+        return x
+    if isinstance(x, Joined) or not (is_static(n) and _bound(start) and _bound(end)):
+        return ctx.result(_gathered(ctx, x, axis, start, step, ctx.out_shape[axis]))
     # Python's bounds clamped into [-n, n] mean the same and stay readable.
     start = 0 if start is None else max(-n, min(n, start))
     end = n if end is None else max(-n, min(n, end))
-    if x.shape == ctx.out_shape:
-        return x
     return ctx.result(_slice_expr(x, axis, start, end, step))
 
 
 @lowers(aten.select.int)
 def select(ctx, x, dim, index):
     axis = normalize_dim(dim, x.rank)
+    if isinstance(x, Joined) or not (is_static(x.shape[axis]) and isinstance(index, int)):
+        row = ctx.emit(_gathered(ctx, x, axis, index, 1, 1), x.dtype,
+                       x.shape[:axis] + (1,) + x.shape[axis + 1:], "row")
+        return ctx.result(f"reshape({row.name}, shape={format_list(ctx.out_shape)})")
     index %= max(x.shape[axis], 1)
     row = ctx.emit(_slice_expr(x, axis, index, index + 1), x.dtype,
                    x.shape[:axis] + (1,) + x.shape[axis + 1:], "row")
@@ -46,10 +89,14 @@ def cat(ctx, tensors, dim=0):
     axis = normalize_dim(dim, len(ctx.out_shape))
     if len(parts) == 1:
         return ctx.cast(parts[0], dt)
+    if any(not is_static(t.shape[axis]) for t in parts):
+        return Joined(parts, axis, dt, ctx.out_shape)
     return ctx.result(f"concat({', '.join(ctx.ref(t, dt) for t in parts)}, axis={axis})")
 
 
 def _pieces(x, axis, sizes):
+    if len(sizes) > 1:
+        _static_axis(x, axis, "split")
     def piece(begin, size):
         def write(ctx):
             if size == x.shape[axis]:
@@ -67,10 +114,18 @@ def split_with_sizes(ctx, x, sizes, dim=0):
     return _pieces(x, normalize_dim(dim, x.rank), list(sizes))
 
 
+def _static_axis(x, axis, what):
+    n = x.shape[axis]
+    if not is_static(n):
+        raise Unsupported(f"{what} along the symbolic dimension {format_dim(n)} (symbolic S2: "
+                          f"a size such as S + 1 has no type in the language)")
+    return n
+
+
 @lowers(aten.split.Tensor, aten.split_copy.Tensor)
 def split(ctx, x, size, dim=0):
     axis = normalize_dim(dim, x.rank)
-    n = x.shape[axis]
+    n = _static_axis(x, axis, "split")
     sizes = [min(size, n - b) for b in range(0, n, size)] if size else [n]
     return _pieces(x, axis, sizes or [0])
 
@@ -78,6 +133,7 @@ def split(ctx, x, size, dim=0):
 @lowers(aten.unbind.int)
 def unbind(ctx, x, dim=0):
     axis = normalize_dim(dim, x.rank)
+    _static_axis(x, axis, "unbind")
 
     def row(i):
         def write(c):
@@ -96,6 +152,9 @@ def constant_pad_nd(ctx, x, pad, value=0):
         low[x.rank - 1 - k], high[x.rank - 1 - k] = pad[2 * k], pad[2 * k + 1]
     if min(low + high) < 0:
         raise Unsupported("negative padding (cropping)")
+    for axis in range(x.rank):
+        if low[axis] or high[axis]:
+            _static_axis(x, axis, "pad")
     return ctx.result(f"pad({x.name}, low={format_list(low)}, high={format_list(high)}, "
                       f"value={format_number(value if x.dtype.is_floating_point else int(value))})")
 
@@ -110,10 +169,6 @@ def index_select(ctx, x, dim, index):
     return ctx.result(f"gather({x.name}, {index.name}, axis={normalize_dim(dim, x.rank)})")
 
 
-def _broadcast_shape(shapes):
-    return tuple(torch.broadcast_shapes(*[torch.Size(s) for s in shapes]))
-
-
 def _gather_linear(ctx, x, dims, coords, out_shape):
     """x[coords...] over the dimensions `dims` of x: the tensor x made
     [prod(dims sizes), other dims...] and gathered at the linear index
@@ -121,11 +176,11 @@ def _gather_linear(ctx, x, dims, coords, out_shape):
     already in [0, n)). The result is [index shape..., other dims...]."""
     others = [d for d in range(x.rank) if d not in dims]
     moved = ctx.transpose(x, list(dims) + others, "moved")
-    count = math.prod(x.shape[d] for d in dims)
+    count = numel([x.shape[d] for d in dims])
     table = ctx.reshape(moved, [count] + [x.shape[d] for d in others], "table")
     stride, terms = 1, []
     for d, coord in reversed(list(zip(dims, coords))):
-        terms.append(coord if stride == 1 else f"{coord} * {stride}")
+        terms.append(coord if stride == 1 else f"{coord} * {ctx.ref(stride, torch.int64)}")
         stride *= x.shape[d]
     index = ctx.emit(" + ".join(reversed(terms)), torch.int64, out_shape, "index")
     return f"gather({table.name}, {index.name})"
@@ -134,7 +189,7 @@ def _gather_linear(ctx, x, dims, coords, out_shape):
 def _wrapped(ctx, index, n, suffix):
     """An index tensor as i64 with ATen's negative indices counted from the end."""
     ref = ctx.ref(index, torch.int64)
-    wrapped = ctx.emit(f"select(lt({ref}, 0), {ref} + {n}, {ref})", torch.int64, index.shape,
+    wrapped = ctx.emit(f"select(lt({ref}, 0), {ref} + {ctx.ref(n, torch.int64)}, {ref})", torch.int64, index.shape,
                        suffix)
     return wrapped.name
 
@@ -148,7 +203,7 @@ def index(ctx, x, indices):
     if len(dims) == 1:
         d = dims[0]
         return ctx.result(f"gather({x.name}, {ctx.ref(indices[d])}, axis={d})")
-    index_shape = _broadcast_shape([indices[d].shape for d in dims])
+    index_shape = broadcast_shapes([indices[d].shape for d in dims])
     coords = [_wrapped(ctx, indices[d], x.shape[d], f"i{d}") for d in dims]
     others = [d for d in range(x.rank) if d not in dims]
     adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
@@ -190,7 +245,8 @@ def cumsum(ctx, x, dim, dtype=None):
     if rows.rank == 1:
         rows = ctx.reshape(rows, (1, n), "rows2d")
     fk = fk_dtype(dt)
-    tri = ctx.emit(f"cast(le(iota(shape=[{n}, {n}], dim=0), iota(shape=[{n}, {n}], dim=1)), to={fk})",
+    square = format_list([n, n])
+    tri = ctx.emit(f"cast(le(iota(shape={square}, dim=0), iota(shape={square}, dim=1)), to={fk})",
                    dt, (n, n), "triangle")
     summed = ctx.emit(f"{rows.name} @ {tri.name}", dt, rows.shape, "rows_sum")
     summed = ctx.reshape(summed, tuple(x.shape[d] for d in perm), "rows_shape")
@@ -198,3 +254,6 @@ def cumsum(ctx, x, dim, dtype=None):
     if inverse == list(range(x.rank)):
         return ctx.result(summed.name) if summed.name != ctx.name else summed
     return ctx.result(f"transpose({summed.name}, perm={format_list(inverse)})")
+
+
+slice_.takes_joined = select.takes_joined = True

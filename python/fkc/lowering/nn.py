@@ -6,6 +6,7 @@ import torch
 
 from ..context import normalize_dim
 from ..dtypes import Unsupported, format_list, format_number
+from ..sizes import is_static
 from ..values import Deferred
 from .registry import lowers
 
@@ -137,7 +138,8 @@ def scaled_dot_product_attention(ctx, q, k, v, attn_mask=None, dropout_p=0.0, is
         if nq == nk:
             causal = ", causal=true"
         else:
-            mask = ctx.emit(f"select(le(iota(shape=[{nq}, {nk}], dim=1), iota(shape=[{nq}, {nk}], "
+            square = format_list([nq, nk])
+            mask = ctx.emit(f"select(le(iota(shape={square}, dim=1), iota(shape={square}, "
                             f"dim=0)), {ctx.full(0, dt)}, -inf)", dt, (nq, nk), "causal")
     attrs = causal + (f", scale={format_number(float(scale))}" if scale is not None else "")
     hq, hkv = (q.shape[-3], k.shape[-3]) if q.rank >= 3 else (1, 1)
@@ -188,6 +190,8 @@ def convolution(ctx, x, weight, bias, stride, padding, dilation, transposed, out
         raise Unsupported("convolution with " + ", ".join(why) +
                           " (only stride == kernel, no padding, is imported)")
     b, _, h, w = x.shape
+    if not (is_static(h) and is_static(w)):
+        raise Unsupported(f"a patch convolution over an image of symbolic size {format_list([h, w])}")
     ho, wo = h // kh, w // kw
     if (h, w) != (ho * kh, wo * kw):  # the rows and columns no patch covers are dropped
         x = ctx.emit(f"slice({x.name}, start=[0, 0, 0, 0], stop={format_list([b, c, ho * kh, wo * kw])})",

@@ -3,6 +3,7 @@ import torch
 
 from ..context import normalize_dim
 from ..dtypes import Unsupported, format_list
+from ..sizes import numel
 from ..values import Deferred
 from .registry import lowers
 
@@ -47,7 +48,7 @@ def _arg(ctx, op, x, dim, keepdim):
     if x.dtype == torch.bool:
         x = ctx.cast(x, torch.int32)
     if dim is None:
-        x = ctx.reshape(x, [torch.Size(x.shape).numel()], "flat")
+        x = ctx.reshape(x, [numel(x.shape)], "flat")
         dim = 0
     axis = normalize_dim(dim, x.rank)
     if x.rank == 0:
@@ -71,7 +72,7 @@ def max_dim(ctx, x, dim, keepdim=False):
     """(values, indices): each written where a getitem takes it."""
     big = ctx.node.target == aten.max.dim
     values_meta, _ = ctx.node.meta["val"]
-    values_shape = tuple(int(d) for d in values_meta.shape)
+    values_shape = ctx.sizes.shape(values_meta.shape)
 
     def values(c):
         return _reduce(c, "max" if big else "min", x, [dim], keepdim, x.dtype)
