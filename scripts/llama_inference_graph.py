@@ -142,18 +142,23 @@ def linear(x, w):
     return f"{x} @ transpose({w}, perm=[1, 0])"
 
 
-def rotate(x, half):
+def rotate(x, half, axis):
     """x * cos + rotate_half(x) * sin, rotate_half(x) = concat(-x2, x1) of
-    the two halves of the head dimension."""
-    return (f"{x} * cos_t + concat(-slice({x}, axis=3, start={half}, "
-            f"stop={2 * half}), slice({x}, axis=3, start=0, stop={half}), "
-            f"axis=3) * sin_t")
+    the two halves of the head dimension (the last, `axis`)."""
+    return (f"{x} * cos_t + concat(-slice({x}, axis={axis}, start={half}, "
+            f"stop={2 * half}), slice({x}, axis={axis}, start=0, "
+            f"stop={half}), axis={axis}) * sin_t")
 
 
 def layer(s, name, tokens, decode):
     """One decoder layer over `tokens` new tokens: it writes their keys and
     values into the caches (at 0 for the prompt, at `pos` when decoding)
-    and attends to the cache."""
+    and attends to the cache.
+
+    The heads are grouped by their key/value head from the projections on
+    (head h is query head h % group of key/value head h // group, as
+    Hugging Face's repeat_kv pairs them), so that RoPE's kernels write Q, K
+    and V in the layout the attention reads and no copy is left between."""
     b, h, kvh, hd = s.batch, s.heads, s.kv_heads, s.head_dim
     group = h // kvh
     w = {key: legalize(key) for key, _ in LAYER_WEIGHTS}
@@ -163,48 +168,52 @@ def layer(s, name, tokens, decode):
     params += [f"cos_t: {s.typ([tokens, hd])}", f"sin_t: {s.typ([tokens, hd])}",
                f"k_cache: inout {s.cache()}", f"v_cache: inout {s.cache()}"]
     params += [f"{w[key]}: {s.typ(shape(s))}" for key, shape in LAYER_WEIGHTS]
-
-    def heads(proj, n):
-        return (f"transpose(reshape({linear('h', w[proj])}, "
-                f"shape=[{b}, {tokens}, {n}, {hd}]), perm=[0, 2, 1, 3])")
-
-    start = "[0, 0, pos, 0]" if decode else "[0, 0, 0, 0]"
-    body = [
-        f"h = rmsnorm(x, {w['input_layernorm.weight']}, eps={s.eps!r})",
-        f"q = {heads('self_attn.q_proj.weight', h)}",
-        f"k = {heads('self_attn.k_proj.weight', kvh)}",
-        f"v = {heads('self_attn.v_proj.weight', kvh)}",
-        f"q_rot = {rotate('q', hd // 2)}",
-        f"k_rot = {rotate('k', hd // 2)}",
-        f"keys = update_slice(k_cache, k_rot, start={start})",
-        f"values = update_slice(v_cache, v, start={start})",
-    ]
+    body = [f"h = rmsnorm(x, {w['input_layernorm.weight']}, eps={s.eps!r})"]
     scale = hd ** -0.5
     if decode:
         # The one query of each head is a row of its key/value head's group:
-        # [B, KVH, group, D] against the cache's [B, KVH, P, D]; every row
+        # Q [B, KVH, group, D] against the cache's [B, KVH, P, D]; every row
         # sees the cache's positions 0..pos.
+        def heads(proj, n):
+            return f"reshape({linear('h', w[proj])}, shape=[{b}, {kvh}, {n}, {hd}])"
         body += [
-            f"qg = reshape(q_rot, shape=[{b}, {kvh}, {group}, {hd}])",
-            f"scores = qg @ transpose(keys, perm=[0, 1, 3, 2]) * {scale!r}",
+            f"q = {heads('self_attn.q_proj.weight', group)}",
+            f"k = {heads('self_attn.k_proj.weight', 1)}",
+            f"v = {heads('self_attn.v_proj.weight', 1)}",
+            f"q_rot = {rotate('q', hd // 2, 3)}",
+            f"k_rot = {rotate('k', hd // 2, 3)}",
+            "keys = update_slice(k_cache, k_rot, start=[0, 0, pos, 0])",
+            "values = update_slice(v_cache, v, start=[0, 0, pos, 0])",
+            f"scores = q_rot @ transpose(keys, perm=[0, 1, 3, 2]) * {scale!r}",
             f"seen = le(iota(shape=[1, {s.positions}], dim=1), pos)",
             "a = softmax(select(seen, scores, -inf), axis=-1) @ values",
             f"merged = reshape(a, shape=[{b}, 1, {h * hd}])",
         ]
     else:
         # The prompt attends causally to its own keys and values (the caches
-        # hold nothing before them); the query heads are grouped by their
-        # key/value head, and K and V broadcast over each group.
+        # hold nothing before them): Q [B, KVH, group, T, D] against K and V
+        # [B, KVH, 1, T, D], broadcast over each group.
+        def heads(proj, n):
+            return (f"transpose(reshape({linear('h', w[proj])}, "
+                    f"shape=[{b}, {tokens}, {kvh}, {n}, {hd}]), "
+                    "perm=[0, 2, 3, 1, 4])")
+        cached = f"shape=[{b}, {kvh}, {tokens}, {hd}]"
         body += [
-            f"qg = reshape(q_rot, shape=[{b}, {kvh}, {group}, {tokens}, {hd}])",
-            f"kg = reshape(k_rot, shape=[{b}, {kvh}, 1, {tokens}, {hd}])",
-            f"vg = reshape(v, shape=[{b}, {kvh}, 1, {tokens}, {hd}])",
-            f"scores = qg @ transpose(kg, perm=[0, 1, 2, 4, 3]) * {scale!r}",
+            f"q = {heads('self_attn.q_proj.weight', group)}",
+            f"k = {heads('self_attn.k_proj.weight', 1)}",
+            f"v = {heads('self_attn.v_proj.weight', 1)}",
+            f"q_rot = {rotate('q', hd // 2, 4)}",
+            f"k_rot = {rotate('k', hd // 2, 4)}",
+            f"keys = update_slice(k_cache, reshape(k_rot, {cached}), "
+            "start=[0, 0, 0, 0])",
+            f"values = update_slice(v_cache, reshape(v, {cached}), "
+            "start=[0, 0, 0, 0])",
+            f"scores = q_rot @ transpose(k_rot, perm=[0, 1, 2, 4, 3]) * {scale!r}",
             f"causal = le(iota(shape=[{tokens}, {tokens}], dim=1), "
             f"iota(shape=[{tokens}, {tokens}], dim=0))",
-            "a = softmax(select(causal, scores, -inf), axis=-1) @ vg",
-            f"merged = reshape(transpose(reshape(a, shape=[{b}, {h}, {tokens}, "
-            f"{hd}]), perm=[0, 2, 1, 3]), shape=[{b}, {tokens}, {h * hd}])",
+            "a = softmax(select(causal, scores, -inf), axis=-1) @ v",
+            f"merged = reshape(transpose(a, perm=[0, 3, 1, 2, 4]), "
+            f"shape=[{b}, {tokens}, {h * hd}])",
         ]
     body += [
         f"x1 = x + {linear('merged', w['self_attn.o_proj.weight'])}",
