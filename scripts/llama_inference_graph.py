@@ -29,8 +29,9 @@ importer names its state_dict keys (python/fkc/names.py:
 `model_layers_0_self_attn_q_proj_weight`); a tied LM head is the token
 embedding, so `lm_head.weight` is then no parameter.
 `weights_from_state_dict` (below) gives the tensors of a model under those
-names. nn.Linear's [out, in] weights are read as `x @ transpose(w)`. The caches are [B, KVH, P, D] per
-layer (key/value heads only), in the model's dtype.
+names. nn.Linear's [out, in] weights are read as `x @ transpose(w)`. The
+caches are [B, KVH, P, D] per layer (key/value heads only), in the model's
+dtype.
 
 Architecture: RMSNorm; rotary position embeddings in Hugging Face's
 rotate-half form, cos and sin computed in the graph from the positions and
@@ -93,6 +94,14 @@ class Sizes:
 
     def check(self):
         """Why the sizes describe no model, or None."""
+        counts = dict(layers=self.layers, hidden=self.hidden,
+                      heads=self.heads, kv_heads=self.kv_heads,
+                      head_dim=self.head_dim, intermediate=self.intermediate,
+                      vocab=self.vocab, positions=self.positions,
+                      batch=self.batch)
+        for field, count in counts.items():
+            if count < 1:
+                return f"{field} must be at least 1, not {count}"
         if self.heads % self.kv_heads:
             return (f"{self.heads} attention heads cannot share "
                     f"{self.kv_heads} key/value heads evenly")
