@@ -377,7 +377,8 @@ def sizes(config=None, prompt=None, batch=1, dtype="f16", **options):
     return Sizes(fields["layers"], fields["hidden"], fields["heads"],
                  fields["kv_heads"], fields["head_dim"],
                  fields["intermediate"], fields["vocab"], fields["positions"],
-                 prompt or min(128, fields["positions"]), batch,
+                 min(128, fields["positions"]) if prompt is None else prompt,
+                 batch,
                  float(fields["eps"]), float(fields["theta"]),
                  bool(fields["tied"]), dtype)
 
