@@ -77,6 +77,7 @@ class StepSignature:
         self.ids = in_names.index("ids")
         self.pos = in_names.index("pos") if "pos" in in_names else None
         self.next = out_names.index("next")
+        self.logits = out_names.index("logits")
         # cache input index -> the output that is its new value
         self.cache_outputs = {o.aliases: j for j, o in enumerate(self.outputs)
                               if o.aliases is not None}
@@ -186,6 +187,7 @@ class GpuSteps:
         prompt = prompt.to(self.device)
         result = self.module.run(PREFILL, self._inputs(self.prefill, prompt),
                                  self._outputs(self.prefill))
+        self.prefill_logits = result[self.prefill.logits]  # for checks
         self.ids.copy_(result[self.prefill.next])
         out[:, 0:1].copy_(self.ids)
         for i in range(1, new_tokens):
