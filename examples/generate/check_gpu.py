@@ -16,20 +16,25 @@ torch.manual_seed(SEED), in f16 on cuda, writes its weights under the
 graphs' names (OUT/weights.safetensors), and for each artifact draws
 prompts of its batch and length, runs `model.generate(do_sample=False,
 max_new_tokens=64)` and generate.py's loop over the artifact (and the C++
-loop, `--cpp` gpt2-generate built from examples/generate), and prints
+loop, `--cpp` gpt2-generate built from examples/generate). It prints
 whether the tokens are equal (else the first position that differs and
-transformers' gap between its two best logits there), the prefill logits'
-relative L2 error, and the milliseconds per new token of each. Exits 1 on a
-mismatch or an error over 2e-2.
+transformers' gap between its two best logits there), how far below
+transformers' best logit any token fkc chose lies (transformers run once
+over fkc's whole sequence: 0 for a greedy choice), the prefill logits'
+relative L2 error, and the milliseconds per new token of each. Exits 1 if
+a chosen token lies more than TIE = 0.05 below the best (not a near tie)
+or the logits' error is over 2e-2.
 
 The weights are drawn with initializer_range 0.05, not GPT-2's 0.02: at
-0.02 the random model's final hidden state is nearly the last token's own
-embedding, so greedy decoding repeats one token (any bug that keeps the
-embedding passes); at 0.05 it generates 30 different tokens of 64 and the
-median gap between the two best logits is 0.2 of their spread, so a wrong
-kernel changes tokens. In f16, transformers' own f16 and f32 models agree
-on all 64 tokens of this model (on the CPU): a mismatch is either a bug or
-a near tie, which the printed gap tells apart.
+0.02 the random model's logits are nearly flat and greedy decoding repeats
+one token (2 or 3 distinct tokens in 64), which would hide bugs; at 0.05 it
+generates about 30 distinct tokens of 64 and the median gap between the two
+best logits is 0.2 of the logits' spread (1.4). Still, 64 greedy steps
+through 12 layers in f16 meet near ties: on the CPU, transformers' own f16
+and f32 models part after 28 tokens on the batch-1 prompt. So exact
+equality is reported, and correctness is judged per token against
+transformers' logits on fkc's own sequence, which a near tie does not
+disturb.
 """
 import argparse
 import json
@@ -52,6 +57,10 @@ import gpt2_inference_graph as gpt2_graph  # noqa: E402
 SEED, PROMPT, NEW_TOKENS, BATCHES = 0, 32, 64, (1, 4)
 INITIALIZER_RANGE = 0.05
 TOLERANCE = 2e-2
+# A token whose logit is within TIE of the best is a near tie in f16 (the
+# logits here are up to about 8, where f16's spacing is 2^-8 = 0.004, and
+# the two implementations round differently through 12 layers).
+TIE = 0.05
 
 transformers.logging.set_verbosity_error()
 
@@ -98,6 +107,17 @@ def first_mismatch(tokens, reference):
         return None
     position = int(differ[:, 1].min())
     return int(differ[differ[:, 1] == position][0, 0]), position
+
+
+def greedy_deficit(model, prompt, tokens):
+    """How far, at worst, a generated token's logit lies below the best
+    logit of transformers' model on the same sequence (prompt, then the
+    tokens): 0 for greedy choices, small for near ties."""
+    sequence = torch.cat([prompt, tokens[:, :-1]], dim=1).cuda()
+    with torch.no_grad():
+        logits = model(sequence).logits[:, PROMPT - 1:].float()
+    chosen = logits.gather(-1, tokens.cuda().unsqueeze(-1)).squeeze(-1)
+    return float((logits.max(-1).values - chosen).max())
 
 
 def check(out, cpp):
@@ -167,20 +187,22 @@ def check(out, cpp):
               f"ms per new token; prefill logits rel. L2 {error:.2e}")
         failures += error > TOLERANCE
         for name, got, seconds in results:
-            where = first_mismatch(got, expected)
             timing = "" if seconds is None else \
                 f", {1e3 * seconds / NEW_TOKENS:.3f} ms per new token"
+            where = first_mismatch(got, expected)
             if where is None:
-                print(f"b{batch} {name}: {NEW_TOKENS} of {NEW_TOKENS} tokens equal "
-                      f"to transformers' in all {batch} sequences{timing}")
-                continue
-            failures += 1
-            sequence, position = where
-            top2 = reference.scores[position][sequence].float().topk(2).values
-            print(f"b{batch} {name}: sequence {sequence} differs first at new token "
-                  f"{position} (fkc {int(got[sequence, position])}, transformers "
-                  f"{int(expected[sequence, position])}; transformers' top-2 logit "
-                  f"gap there {float(top2[0] - top2[1]):.4f}){timing}")
+                equal = f"{NEW_TOKENS} of {NEW_TOKENS} tokens equal to transformers'"
+            else:
+                sequence, position = where
+                top2 = reference.scores[position][sequence].float().topk(2).values
+                equal = (f"sequence {sequence} differs first at new token {position} "
+                         f"(fkc {int(got[sequence, position])}, transformers "
+                         f"{int(expected[sequence, position])}; transformers' top-2 "
+                         f"logit gap there {float(top2[0] - top2[1]):.4f})")
+            deficit = greedy_deficit(model, prompt, got)
+            failures += deficit > TIE
+            print(f"b{batch} {name}: {equal}; each token's logit within "
+                  f"{deficit:.4f} of transformers' best on fkc's sequence{timing}")
     print("generate: " + ("all equal" if not failures else f"{failures} failures"))
     return 1 if failures else 0
 
