@@ -26,15 +26,15 @@ a chosen token lies more than TIE = 0.05 below the best (not a near tie)
 or the logits' error is over 2e-2.
 
 The weights are drawn with initializer_range 0.05, not GPT-2's 0.02: at
-0.02 the random model's logits are nearly flat and greedy decoding repeats
-one token (2 or 3 distinct tokens in 64), which would hide bugs; at 0.05 it
-generates about 30 distinct tokens of 64 and the median gap between the two
-best logits is 0.2 of the logits' spread (1.4). Still, 64 greedy steps
-through 12 layers in f16 meet near ties: on the CPU, transformers' own f16
-and f32 models part after 28 tokens on the batch-1 prompt. So exact
-equality is reported, and correctness is judged per token against
-transformers' logits on fkc's own sequence, which a near tie does not
-disturb.
+0.02 greedy decoding of the random model settles on one token repeated (2
+or 3 distinct tokens in 64), which would hide bugs; at 0.05 it generates
+about 30 distinct tokens of 64 and the median gap between the two best
+logits is 0.2 of the logits' spread (1.4). Still, 64 greedy steps through
+12 layers in f16 meet near ties: on the CPU, transformers' own f16 and f32
+models part after 28 tokens on the batch-1 prompt and after 11 on one of
+batch 4's. So exact equality is reported, and correctness is judged per
+token against transformers' logits on fkc's own sequence, which a near tie
+does not disturb.
 """
 import argparse
 import json
