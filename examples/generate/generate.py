@@ -22,8 +22,9 @@ the prompt;
 other input is a weight, bound by name from the .safetensors file (fkrt
 bind_weights). The prompt fills positions 0..T-1; the i-th decode step
 feeds back the previous `next` at position T + i. scripts/gpt2_inference_graph.py
-writes GPT-2 in this convention; a Llama-style graph with the same
-parameters and results runs unchanged.
+writes GPT-2 in this convention; nothing in the loop is GPT-2's, so another
+decoder (a Llama) written with the same parameters and results runs too
+(only GPT-2's graphs are tested).
 
 On the GPU (fkrt), the tokens stay on the device: each step's `next` is
 copied into the decode graph's ids and into the output, and only the
@@ -105,6 +106,8 @@ class StepSignature:
 def signatures(module):
     """The prefill and decode signatures, checked against each other."""
     prefill, decode = StepSignature(module, PREFILL), StepSignature(module, DECODE)
+    if prefill.pos is not None:
+        raise ConventionError("graph 'prefill' takes no pos (the prompt starts at 0)")
     if decode.tokens != 1 or decode.pos is None:
         raise ConventionError("graph 'decode' takes ids: i64[B, 1] and pos: i32[]")
     if decode.inputs[decode.pos].type_text() != "i32[]":

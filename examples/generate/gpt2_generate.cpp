@@ -135,6 +135,8 @@ public:
             int device)
       : module_(loadAndBind(artifact, weights, device)), device_(device),
         prefill_(module_, "prefill"), decode_(module_, "decode") {
+    if (prefill_.pos >= 0)
+      throw UsageError("graph 'prefill' takes no pos (the prompt starts at 0)");
     if (decode_.tokens() != 1 || decode_.pos < 0 ||
         describe(decode_.inputs[size_t(decode_.pos)]) != "i32[]")
       throw UsageError("graph 'decode' takes ids: i64[B, 1] and pos: i32[]");

@@ -151,3 +151,21 @@ def test_prompt_of_another_shape_is_an_error(folder):
         generate.check_prompt(torch.zeros(1, PROMPT, dtype=torch.int64), steps.prefill, 4)
     with pytest.raises(generate.ConventionError, match="does not hold 33 positions"):
         generate.check_prompt(prompt(), steps.prefill, 26)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("graph prefill(ids: i64[1, 2]) {\n  logits = cast(ids, to=f32)\n"
+     "  next = slice(ids, axis=1, start=1)\n  return logits, next\n}\n",
+     "the artifact has no graph 'decode'"),
+    ("graph prefill(ids: i64[1, 2]) {\n  logits = cast(ids, to=f32)\n  return logits\n}\n",
+     "graph 'prefill' has no result 'next'"),
+    ("graph prefill(ids: i64[1, 2]) {\n  logits = cast(ids, to=f32)\n"
+     "  next = cast(slice(ids, axis=1, start=1), to=i32)\n  return logits, next\n}\n",
+     r"graph 'prefill': next is i32\[1, 1\], expected i64\[1, 1\]"),
+], ids=["no-decode", "no-next", "next-i32"])
+def test_artifacts_outside_the_convention_are_errors(tmp_path, text, message):
+    graph, artifact = tmp_path / "g.graph", tmp_path / "g.ptx"
+    graph.write_text(text)
+    run_fkc(graph, "-o", artifact)
+    with pytest.raises(generate.ConventionError, match=message):
+        generate.InterpretedSteps(str(artifact), "", str(graph), fkc_binary())
