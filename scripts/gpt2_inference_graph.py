@@ -88,12 +88,16 @@ class Sizes:
 def sizes_from_config(config, prompt, batch=1, dtype="f16"):
     """Sizes of a transformers GPT2Config (its to_dict(), or config.json)."""
     if config.get("activation_function", "gelu_new") != "gelu_new":
-        raise SystemExit("only GPT-2's activation_function 'gelu_new' (gelu "
+        raise ValueError("only GPT-2's activation_function 'gelu_new' (gelu "
                          "with the tanh approximation) is written, not "
                          f"{config['activation_function']!r}")
     for flag in ("scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"):
         if config.get(flag):
-            raise SystemExit(f"the config's {flag} is not supported")
+            raise ValueError(f"the config's {flag} is not supported")
+    missing = [k for k in ("n_layer", "n_embd", "n_head", "vocab_size",
+                           "n_positions") if k not in config]
+    if missing:
+        raise ValueError("the config lacks " + ", ".join(missing))
     d = config["n_embd"]
     return Sizes(config["n_layer"], d, config["n_head"],
                  config.get("n_inner") or 4 * d, config["vocab_size"],
@@ -248,14 +252,20 @@ def main():
     config = {"n_layer": 12, "n_embd": 768, "n_head": 12, "vocab_size": 50257,
               "n_positions": 1024}
     if args.config:
-        with open(args.config) as f:
-            config.update(json.load(f))
+        try:
+            with open(args.config) as f:
+                config.update(json.load(f))
+        except (OSError, ValueError) as e:
+            parser.error(f"--config {args.config}: {e}")
     for option, key in (("layers", "n_layer"), ("d_model", "n_embd"),
                         ("heads", "n_head"), ("mlp", "n_inner"),
                         ("vocab", "vocab_size"), ("positions", "n_positions")):
         if getattr(args, option) is not None:
             config[key] = getattr(args, option)
-    s = sizes_from_config(config, args.prompt, args.batch, args.dtype)
+    try:
+        s = sizes_from_config(config, args.prompt, args.batch, args.dtype)
+    except ValueError as e:
+        parser.error(str(e))
     if s.d % s.heads:
         parser.error(f"d_model {s.d} is not a multiple of {s.heads} heads")
     if not 1 <= s.prompt <= s.positions:

@@ -169,3 +169,17 @@ def test_artifacts_outside_the_convention_are_errors(tmp_path, text, message):
     run_fkc(graph, "-o", artifact)
     with pytest.raises(generate.ConventionError, match=message):
         generate.InterpretedSteps(str(artifact), "", str(graph), fkc_binary())
+
+
+@pytest.mark.parametrize("config,message", [
+    ({"activation_function": "relu"}, "only GPT-2's activation_function 'gelu_new'"),
+    ({"n_head": 3}, "d_model 64 is not a multiple of 3 heads"),
+    ({"n_positions": 4}, "the prompt of 8 tokens does not fit 4 positions"),
+], ids=["activation", "heads", "positions"])
+def test_configs_the_script_cannot_write_are_errors(tmp_path, config, message):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**tiny_config().to_dict(), **config}))
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gpt2_inference_graph.py"),
+                           "--config", str(path), "--prompt", str(PROMPT),
+                           "--out", str(tmp_path / "g.graph")], capture_output=True, text=True)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
