@@ -86,6 +86,8 @@ class StepSignature:
         self.weights = [i for i, info in enumerate(self.inputs)
                         if i != self.ids and i != self.pos
                         and i not in self.cache_outputs]
+        if not self.outputs[self.logits].shape:
+            raise ConventionError(f"graph '{graph}': logits has no vocabulary axis")
         ids, nxt = self.inputs[self.ids], self.outputs[self.next]
         if ids.dtype != "i64" or len(ids.shape) != 2:
             raise ConventionError(f"graph '{graph}': ids is {ids.type_text()}, "
@@ -125,13 +127,17 @@ def signatures(module):
 
 
 def check_prompt(prompt, prefill, new_tokens):
-    """The prompt fits the prefill graph, and the generated sequence the
-    caches (their second-last axis is the position, as in [B, heads,
-    positions, head_dim])."""
+    """The prompt fits the prefill graph and its ids the vocabulary, and the
+    generated sequence the caches (their second-last axis is the position,
+    as in [B, heads, positions, head_dim])."""
     if tuple(prompt.shape) != (prefill.batch, prefill.tokens):
         raise ConventionError(
             f"the prompt is {list(prompt.shape)} tokens; the prefill graph "
             f"takes [{prefill.batch}, {prefill.tokens}] (recompile for others)")
+    vocabulary = prefill.outputs[prefill.logits].shape[-1]
+    if prompt.numel() and not (0 <= int(prompt.min()) and int(prompt.max()) < vocabulary):
+        raise ConventionError(f"the prompt's ids must lie in [0, {vocabulary}) (the "
+                              "logits' last axis)")
     longest = prefill.tokens + new_tokens - 1
     for i in prefill.caches:
         cache = prefill.inputs[i]
@@ -300,6 +306,7 @@ def main():
         sys.exit(f"generate.py: error: {e}")
     for row in tokens.tolist():
         print(" ".join(map(str, row)))
+    sys.stdout.flush()
     if args.time:
         print(f"{1e3 * elapsed / args.new_tokens:.3f} ms per new token",
               file=sys.stderr)

@@ -48,7 +48,7 @@ std::string describe(const fkrt::TensorInfo &t) {
 struct Step {
   std::string name;
   std::vector<fkrt::TensorInfo> inputs, outputs;
-  size_t ids = 0, next = 0;
+  size_t ids = 0, next = 0, logits = 0;
   int64_t pos = -1;                     // the input index of pos, if any
   std::map<size_t, size_t> cacheOutput; // cache input -> its new value
 
@@ -67,7 +67,8 @@ struct Step {
     for (size_t j = 0; j < outputs.size(); ++j) {
       if (outputs[j].name == "next")
         next = j, hasNext = true;
-      hasLogits |= outputs[j].name == "logits";
+      if (outputs[j].name == "logits")
+        logits = j, hasLogits = true;
       if (outputs[j].aliases >= 0)
         cacheOutput[size_t(outputs[j].aliases)] = j;
     }
@@ -75,6 +76,8 @@ struct Step {
       throw UsageError("graph '" + name +
                        "' needs an input 'ids' and results 'logits' and "
                        "'next'");
+    if (outputs[logits].shape.empty())
+      throw UsageError("graph '" + name + "': logits has no vocabulary axis");
     const fkrt::TensorInfo &in = inputs[ids], &out = outputs[next];
     if (in.dtype != FKRT_I64 || in.shape.size() != 2)
       throw UsageError("graph '" + name + "': ids is " + describe(in) +
@@ -173,6 +176,13 @@ public:
                        "] tokens; the prefill graph takes [" +
                        std::to_string(p.batch()) + ", " +
                        std::to_string(p.tokens()) + "] (recompile for others)");
+    int64_t vocabulary = p.outputs[p.logits].shape.back();
+    for (const auto &row : prompt)
+      for (int64_t id : row)
+        if (id < 0 || id >= vocabulary)
+          throw UsageError("the prompt's ids must lie in [0, " +
+                           std::to_string(vocabulary) +
+                           ") (the logits' last axis)");
     int64_t longest = p.tokens() + newTokens - 1;
     for (const auto &entry : p.cacheOutput) {
       const fkrt::TensorInfo &t = p.inputs[entry.first];

@@ -183,3 +183,12 @@ def test_configs_the_script_cannot_write_are_errors(tmp_path, config, message):
                            "--config", str(path), "--prompt", str(PROMPT),
                            "--out", str(tmp_path / "g.graph")], capture_output=True, text=True)
     assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_prompt_ids_outside_the_vocabulary_are_errors(folder):
+    generated(torch.float32, folder)
+    steps = generate.InterpretedSteps(os.path.join(folder, "gpt2.ptx"), "", "", fkc_binary())
+    ids = prompt()
+    ids[1, 3] = 300
+    with pytest.raises(generate.ConventionError, match=r"must lie in \[0, 300\)"):
+        generate.check_prompt(ids, steps.prefill, 4)
