@@ -28,7 +28,7 @@ in its layout: the Conv1D weights are [in, out] (x @ W + b), c_attn holds
 the queries, keys and values side by side ([d, 3d], sliced), the LM head is
 the token embedding transposed (tied), so `lm_head.weight` is no parameter.
 `weights_from_state_dict` (below) gives the tensors of a model under those
-names. The caches are [B, heads, positions, head_dim] per layer.
+names, `save_weights` writes them to a .safetensors file. The caches are [B, heads, positions, head_dim] per layer.
 
 Sizes come from the options or from a transformers GPT2Config saved as JSON
 (--config config.json; options given as well override it). A smaller model
@@ -38,13 +38,24 @@ of the same structure (for tests):
       --heads 2 --mlp 128 --vocab 300 --positions 32 --prompt 16 --out FILE
 """
 import argparse
+import importlib.util
 import json
 import os
-import sys
 
-sys.path.insert(0, os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
-from fkc.names import legalize  # noqa: E402
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _importer_names():
+    """python/fkc/names.py, the importer's naming rule, loaded on its own:
+    the fkc package needs torch, this script only Python."""
+    spec = importlib.util.spec_from_file_location(
+        "fkc_names", os.path.join(REPO, "python", "fkc", "names.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+legalize = _importer_names().legalize
 
 
 class Sizes:
@@ -114,6 +125,21 @@ def weights_from_state_dict(sizes, state_dict):
         raise KeyError("the state_dict lacks " + ", ".join(missing))
     return {legalize(key): state_dict[key].contiguous()
             for key, _ in sizes.model_params()}
+
+
+def save_weights(sizes, state_dict, path):
+    """Writes weights_from_state_dict's tensors to the .safetensors file at
+    `path`, with the map to the state_dict keys in its metadata as the
+    importer writes it (docs/importer.md). Needs torch and safetensors."""
+    import sys
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    from fkc.graph import METADATA_KEY
+    from safetensors.torch import save_file
+    tensors = weights_from_state_dict(sizes, state_dict)
+    names = {legalize(key): key for key, _ in sizes.model_params()}
+    save_file({name: t.cpu() for name, t in tensors.items()}, path,
+              metadata={"format": "pt",
+                        METADATA_KEY: json.dumps(names, sort_keys=True)})
 
 
 def signature(name, params):
@@ -271,9 +297,7 @@ def main():
     if not 1 <= s.prompt <= s.positions:
         parser.error(f"the prompt of {s.prompt} tokens does not fit "
                      f"{s.positions} positions")
-    out = args.out or os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-        "examples", "gpt2_inference.graph")
+    out = args.out or os.path.join(REPO, "examples", "gpt2_inference.graph")
     with open(out, "w") as f:
         f.write(graph_file(s))
 

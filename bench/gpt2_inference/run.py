@@ -41,8 +41,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
-from gpt2_inference_graph import Sizes  # noqa: E402
-from fkc.names import legalize  # noqa: E402
+from gpt2_inference_graph import Sizes, legalize  # noqa: E402
 
 LAYERS, D, HEADS, MLP, VOCAB, POSITIONS = 12, 768, 12, 3072, 50257, 1024
 HEAD_DIM = D // HEADS

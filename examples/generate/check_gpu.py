@@ -122,9 +122,6 @@ def greedy_deficit(model, prompt, tokens):
 
 def check(out, cpp):
     import generate
-    from safetensors.torch import save_file
-    from fkc.graph import METADATA_KEY
-    from fkc.names import legalize
 
     with open(os.path.join(out, "config.json")) as f:
         cfg = transformers.GPT2Config.from_dict(json.load(f))
@@ -133,11 +130,7 @@ def check(out, cpp):
     model.generation_config.eos_token_id = None  # always NEW_TOKENS tokens
     weights = os.path.join(out, "weights.safetensors")
     sizes = gpt2_graph.sizes_from_config(cfg.to_dict(), PROMPT)
-    tensors = gpt2_graph.weights_from_state_dict(sizes, model.state_dict())
-    save_file({k: v.cpu() for k, v in tensors.items()}, weights, metadata={
-        "format": "pt",
-        METADATA_KEY: json.dumps({legalize(k): k for k, _ in sizes.model_params()},
-                                 sort_keys=True)})
+    gpt2_graph.save_weights(sizes, model.state_dict(), weights)
     print(f"# GPT2LMHeadModel {cfg.n_layer} layers, d {cfg.n_embd}, vocabulary "
           f"{cfg.vocab_size}, initializer_range {cfg.initializer_range}, f16, on "
           f"{torch.cuda.get_device_name()} (torch {torch.__version__}, transformers "

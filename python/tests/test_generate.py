@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(ROOT, "examples", "generate"))
 
 import generate  # noqa: E402
 import gpt2_inference_graph as gpt2_graph  # noqa: E402
-from fkc.names import legalize  # noqa: E402
+from fkc.names import legalize  # noqa: E402  (the importer's, to compare with)
 
 PROMPT, BATCH, NEW_TOKENS = 8, 2, 12
 # Weights drawn with std 0.2 instead of GPT-2's 0.02: at 0.02 the random
@@ -51,7 +51,6 @@ def prompt():
 
 def build(folder, model, dtype_name):
     """The graph file for `model`'s config, its artifact and weights file."""
-    from safetensors.torch import save_file
     os.makedirs(folder, exist_ok=True)
     sizes = gpt2_graph.sizes_from_config(model.config.to_dict(), PROMPT, BATCH, dtype_name)
     graph, artifact = os.path.join(folder, "gpt2.graph"), os.path.join(folder, "gpt2.ptx")
@@ -59,7 +58,7 @@ def build(folder, model, dtype_name):
     with open(graph, "w") as f:
         f.write(gpt2_graph.graph_file(sizes))
     run_fkc(graph, "-o", artifact)
-    save_file(gpt2_graph.weights_from_state_dict(sizes, model.state_dict()), weights)
+    gpt2_graph.save_weights(sizes, model.state_dict(), weights)
     return generate.InterpretedSteps(artifact, weights, graph, fkc_binary())
 
 
