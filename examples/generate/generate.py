@@ -17,14 +17,13 @@ model, only this convention for the two graphs of the artifact:
 The caches are the inout parameters (the inputs that an output aliases,
 docs/artifact.md), of any names and dtypes, their second-last axis the
 position (GPT-2's and Llama's [B, heads, positions, head_dim]), zero before
-the prompt;
-`next` is the greedy token (the argmax of the last position's logits). Every
-other input is a weight, bound by name from the .safetensors file (fkrt
-bind_weights). The prompt fills positions 0..T-1; the i-th decode step
-feeds back the previous `next` at position T + i. scripts/gpt2_inference_graph.py
-writes GPT-2 in this convention; nothing in the loop is GPT-2's, so another
-decoder (a Llama) written with the same parameters and results runs too
-(only GPT-2's graphs are tested).
+the prompt; `next` is the greedy token (the argmax of the last position's
+logits). Every other input is a weight, bound by name from the
+.safetensors file (fkrt bind_weights). The prompt fills positions 0..T-1;
+decode step i (from 0) feeds back the previous `next` at position T + i.
+scripts/gpt2_inference_graph.py writes GPT-2 in this convention; nothing in
+the loop is GPT-2's, so another decoder (a Llama) written with the same
+parameters and results runs too (only GPT-2's graphs are tested).
 
 On the GPU (fkrt), the tokens stay on the device: each step's `next` is
 copied into the decode graph's ids and into the output, and only the
