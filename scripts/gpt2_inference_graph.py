@@ -6,49 +6,140 @@ and a decode-step graph over key/value caches updated in place.
                                   12 heads of 64, MLP 3072, vocabulary
                                   50257, 1024 positions, prompt of 128
 
-Graphs of the file (each an entry point of the artifact):
+Graphs of the file (each an entry point of the artifact), in the
+convention of examples/generate (a generation loop that knows no model):
 
   prefill(ids: i64[B, T], k0..: inout, v0..: inout, weights)
-      the prompts' logits [B, T, V]; writes the prompt's keys and values
-      into the caches at positions 0..T-1
+      -> logits [B, T, V], next: i64[B, 1], the caches
+      the prompts' logits and the greedy next token (the argmax of the last
+      position's logits); writes the prompt's keys and values into the
+      caches at positions 0..T-1
   decode(ids: i64[B, 1], pos: i32[], k0..: inout, v0..: inout, weights)
-      the next tokens' logits [B, 1, V]; writes its key and value at `pos`
-      and attends to the cache's positions 0..pos (a boolean mask)
+      -> logits [B, 1, V], next: i64[B, 1], the caches
+      the logits of the tokens at position `pos` and the next tokens;
+      writes their keys and values at `pos` and attends to the cache's
+      positions 0..pos (a boolean mask)
   prefill_layer, decode_layer: one layer of each, called per layer
 
-Token and position embeddings are gathers from the tables; the LM head is
-tied to the token embedding. The caches are [B, 12, 1024, 64] per layer (B = --batch, 1 by default),
-f16. A smaller model of the same structure (for tests):
+The weights are the parameters of transformers' GPT2LMHeadModel, named as
+fkc's importer names its state_dict keys (python/fkc/names.py:
+`transformer.h.0.attn.c_attn.weight` is `transformer_h_0_attn_c_attn_weight`),
+in its layout: the Conv1D weights are [in, out] (x @ W + b), c_attn holds
+the queries, keys and values side by side ([d, 3d], sliced), the LM head is
+the token embedding transposed (tied), so `lm_head.weight` is no parameter.
+`weights_from_state_dict` (below) gives the tensors of a model under those
+names, `save_weights` writes them to a .safetensors file. The caches are [B, heads, positions, head_dim] per layer.
+
+Sizes come from the options or from a transformers GPT2Config saved as JSON
+(--config config.json; options given as well override it). A smaller model
+of the same structure (for tests):
 
   python3 scripts/gpt2_inference_graph.py --layers 2 --d-model 64 \\
       --heads 2 --mlp 128 --vocab 300 --positions 32 --prompt 16 --out FILE
 """
 import argparse
+import importlib.util
+import json
 import os
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _importer_names():
+    """python/fkc/names.py, the importer's naming rule, loaded on its own:
+    the fkc package needs torch, this script only Python."""
+    spec = importlib.util.spec_from_file_location(
+        "fkc_names", os.path.join(REPO, "python", "fkc", "names.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+legalize = _importer_names().legalize
 
 
 class Sizes:
     def __init__(self, layers, d, heads, mlp, vocab, positions, prompt,
-                 batch=1):
+                 batch=1, eps=1e-5, dtype="f16"):
         self.layers, self.d, self.heads, self.batch = layers, d, heads, batch
         self.head_dim, self.mlp, self.vocab = d // heads, mlp, vocab
         self.positions, self.prompt = positions, prompt
+        self.eps, self.dtype = eps, dtype
+
+    def typ(self, shape):
+        return self.dtype + "[" + ", ".join(map(str, shape)) + "]"
 
     def cache(self):
-        return (f"f16[{self.batch}, {self.heads}, {self.positions}, "
-                f"{self.head_dim}]")
+        return self.typ([self.batch, self.heads, self.positions,
+                         self.head_dim])
 
     def layer_params(self):
+        """The parameters of one block, named after their state_dict keys
+        below `transformer.h.<i>.`, in GPT2Block's order."""
         d, m = self.d, self.mlp
-        return [("ln1_g", [d]), ("ln1_b", [d]), ("wq", [d, d]), ("bq", [d]),
-                ("wk", [d, d]), ("bk", [d]), ("wv", [d, d]), ("bv", [d]),
-                ("wo", [d, d]), ("bo", [d]), ("ln2_g", [d]), ("ln2_b", [d]),
-                ("w_fc", [d, m]), ("b_fc", [m]), ("w_proj", [m, d]),
-                ("b_proj", [d])]
+        return [("ln_1.weight", [d]), ("ln_1.bias", [d]),
+                ("attn.c_attn.weight", [d, 3 * d]), ("attn.c_attn.bias", [3 * d]),
+                ("attn.c_proj.weight", [d, d]), ("attn.c_proj.bias", [d]),
+                ("ln_2.weight", [d]), ("ln_2.bias", [d]),
+                ("mlp.c_fc.weight", [d, m]), ("mlp.c_fc.bias", [m]),
+                ("mlp.c_proj.weight", [m, d]), ("mlp.c_proj.bias", [d])]
+
+    def model_params(self):
+        """Every weight of the model graphs as (state_dict key, shape)."""
+        params = [("transformer.wte.weight", [self.vocab, self.d]),
+                  ("transformer.wpe.weight", [self.positions, self.d])]
+        for i in range(self.layers):
+            params += [(f"transformer.h.{i}.{key}", shape)
+                       for key, shape in self.layer_params()]
+        params += [("transformer.ln_f.weight", [self.d]),
+                   ("transformer.ln_f.bias", [self.d])]
+        return params
 
 
-def typ(shape):
-    return "f16[" + ", ".join(map(str, shape)) + "]"
+def sizes_from_config(config, prompt, batch=1, dtype="f16"):
+    """Sizes of a transformers GPT2Config (its to_dict(), or config.json)."""
+    if config.get("activation_function", "gelu_new") != "gelu_new":
+        raise ValueError("only GPT-2's activation_function 'gelu_new' (gelu "
+                         "with the tanh approximation) is written, not "
+                         f"{config['activation_function']!r}")
+    for flag in ("scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"):
+        if config.get(flag):
+            raise ValueError(f"the config's {flag} is not supported")
+    missing = [k for k in ("n_layer", "n_embd", "n_head", "vocab_size",
+                           "n_positions") if k not in config]
+    if missing:
+        raise ValueError("the config lacks " + ", ".join(missing))
+    d = config["n_embd"]
+    return Sizes(config["n_layer"], d, config["n_head"],
+                 config.get("n_inner") or 4 * d, config["vocab_size"],
+                 config["n_positions"], prompt, batch,
+                 config.get("layer_norm_epsilon", 1e-5), dtype)
+
+
+def weights_from_state_dict(sizes, state_dict):
+    """{graph parameter: tensor} of a GPT2LMHeadModel's state_dict: every
+    weight of the graphs, named by fkc.names.legalize; the tied
+    `lm_head.weight` is the token embedding itself and not a parameter."""
+    missing = [key for key, _ in sizes.model_params() if key not in state_dict]
+    if missing:
+        raise KeyError("the state_dict lacks " + ", ".join(missing))
+    return {legalize(key): state_dict[key].contiguous()
+            for key, _ in sizes.model_params()}
+
+
+def save_weights(sizes, state_dict, path):
+    """Writes weights_from_state_dict's tensors to the .safetensors file at
+    `path`, with the map to the state_dict keys in its metadata as the
+    importer writes it (docs/importer.md). Needs torch and safetensors."""
+    import sys
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    from fkc.graph import METADATA_KEY
+    from safetensors.torch import save_file
+    tensors = weights_from_state_dict(sizes, state_dict)
+    names = {legalize(key): key for key, _ in sizes.model_params()}
+    save_file({name: t.cpu() for name, t in tensors.items()}, path,
+              metadata={"format": "pt",
+                        METADATA_KEY: json.dumps(names, sort_keys=True)})
 
 
 def signature(name, params):
@@ -60,20 +151,25 @@ def layer(s, name, tokens, decode):
     """One decoder layer over `tokens` new tokens: it writes their keys and
     values into the caches (at 0 for the prompt, at `pos` when decoding)
     and attends to the cache."""
-    hd, h = s.head_dim, s.heads
+    hd, h, d = s.head_dim, s.heads, s.d
     b = s.batch
     split = f"shape=[{b}, {tokens}, {h}, {hd}]"
-    params = [f"x: f16[{b}, {tokens}, {s.d}]"]
+    params = [f"x: {s.typ([b, tokens, d])}"]
     if decode:
         params.append("pos: i32[]")
     params += [f"k_cache: inout {s.cache()}", f"v_cache: inout {s.cache()}"]
-    params += [f"{n}: {typ(shape)}" for n, shape in s.layer_params()]
+    params += [f"{legalize(n)}: {s.typ(shape)}" for n, shape in s.layer_params()]
     start = "[0, 0, pos, 0]" if decode else "[0, 0, 0, 0]"
+
+    def heads(part):  # the queries (0), keys (1) or values (2) of c_attn
+        return (f"transpose(reshape(slice(qkv, axis=2, start={part * d}, "
+                f"stop={(part + 1) * d}), {split}), perm=[0, 2, 1, 3])")
     body = [
-        "h = layernorm(x, ln1_g, ln1_b, eps=1e-5)",
-        f"q = transpose(reshape(h @ wq + bq, {split}), perm=[0, 2, 1, 3])",
-        f"k = transpose(reshape(h @ wk + bk, {split}), perm=[0, 2, 1, 3])",
-        f"v = transpose(reshape(h @ wv + bv, {split}), perm=[0, 2, 1, 3])",
+        f"h = layernorm(x, ln_1_weight, ln_1_bias, eps={s.eps!r})",
+        "qkv = h @ attn_c_attn_weight + attn_c_attn_bias",
+        f"q = {heads(0)}",
+        f"k = {heads(1)}",
+        f"v = {heads(2)}",
         f"keys = update_slice(k_cache, k, start={start})",
         f"values = update_slice(v_cache, v, start={start})",
     ]
@@ -97,9 +193,10 @@ def layer(s, name, tokens, decode):
         ]
     body += [
         f"x1 = x + (reshape(transpose(a, perm=[0, 2, 1, 3]), "
-        f"shape=[{b}, {tokens}, {s.d}]) @ wo + bo)",
-        "h2 = layernorm(x1, ln2_g, ln2_b, eps=1e-5)",
-        "m = gelu(h2 @ w_fc + b_fc, approximate=\"tanh\") @ w_proj + b_proj",
+        f"shape=[{b}, {tokens}, {d}]) @ attn_c_proj_weight + attn_c_proj_bias)",
+        f"h2 = layernorm(x1, ln_2_weight, ln_2_bias, eps={s.eps!r})",
+        "m = gelu(h2 @ mlp_c_fc_weight + mlp_c_fc_bias, approximate=\"tanh\") "
+        "@ mlp_c_proj_weight + mlp_c_proj_bias",
         "return x1 + m, k_cache = keys, v_cache = values",
     ]
     return signature(name, params) + ["  " + line for line in body] + ["}", ""]
@@ -112,25 +209,28 @@ def model(s, name, decode):
         params.append("pos: i32[]")
     for i in range(s.layers):
         params += [f"k{i}: inout {s.cache()}", f"v{i}: inout {s.cache()}"]
-    params += [f"wte: f16[{s.vocab}, {s.d}]", f"wpe: f16[{s.positions}, {s.d}]"]
-    for i in range(s.layers):
-        params += [f"l{i}_{n}: {typ(shape)}" for n, shape in s.layer_params()]
-    params += [f"lnf_g: f16[{s.d}]", f"lnf_b: f16[{s.d}]"]
+    params += [f"{legalize(key)}: {s.typ(shape)}" for key, shape in s.model_params()]
     if decode:
         positions = "reshape(pos, shape=[1, 1])"
     else:
         positions = f"iota(shape=[1, {tokens}], dim=1)"
-    body = [f"x0 = gather(wte, ids) + gather(wpe, {positions})"]
+    body = [f"x0 = gather(transformer_wte_weight, ids) + "
+            f"gather(transformer_wpe_weight, {positions})"]
     results = []
     for i in range(s.layers):
         args = [f"x{i}"] + (["pos"] if decode else []) + [f"k{i}", f"v{i}"]
-        args += [f"l{i}_{n}" for n, _ in s.layer_params()]
+        args += [legalize(f"transformer.h.{i}.{key}") for key, _ in s.layer_params()]
         body.append(f"x{i + 1}, nk{i}, nv{i} = {name}_layer({', '.join(args)})")
         results += [f"k{i} = nk{i}", f"v{i} = nv{i}"]
     body += [
-        f"hf = layernorm(x{s.layers}, lnf_g, lnf_b, eps=1e-5)",
-        "logits = hf @ transpose(wte, perm=[1, 0])",
-        "return " + ", ".join(["logits"] + results),
+        f"hf = layernorm(x{s.layers}, transformer_ln_f_weight, "
+        f"transformer_ln_f_bias, eps={s.eps!r})",
+        "logits = hf @ transpose(transformer_wte_weight, perm=[1, 0])",
+        # Greedy decoding's next token, so that a generation loop feeds it
+        # back without copying the logits to the host.
+        f"next = cast(argmax(slice(logits, axis=1, start={tokens - 1}), "
+        "axis=-1), to=i64)",
+        "return " + ", ".join(["logits", "next"] + results),
     ]
     return (layer(s, f"{name}_layer", tokens, decode) + signature(name, params)
             + ["  " + line for line in body] + ["}", ""])
@@ -140,12 +240,15 @@ def graph_file(s):
     lines = [
         f"# GPT-2 ({s.layers} layers, d_model {s.d}, {s.heads} heads, MLP "
         f"{s.mlp}, vocabulary {s.vocab},",
-        f"# {s.positions} positions) for inference: `prefill` runs a prompt "
-        f"of {s.prompt} tokens,",
+        f"# {s.positions} positions, {s.dtype}) for inference: `prefill` runs "
+        f"a prompt of {s.prompt} tokens,",
         "# `decode` one token at position `pos`; both write the keys and "
         "values",
         "# they compute into the per-layer caches k0, v0, ... in place "
-        "(inout).",
+        "(inout),",
+        "# and return the logits and the greedy next token `next`. The "
+        "weights are",
+        "# named after transformers' GPT2LMHeadModel state_dict keys.",
         "# Generated by scripts/gpt2_inference_graph.py.", ""]
     lines += model(s, "prefill", decode=False)
     lines += model(s, "decode", decode=True)
@@ -154,24 +257,47 @@ def graph_file(s):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--layers", type=int, default=12)
-    parser.add_argument("--d-model", type=int, default=768)
-    parser.add_argument("--heads", type=int, default=12)
-    parser.add_argument("--mlp", type=int, default=3072)
-    parser.add_argument("--vocab", type=int, default=50257)
-    parser.add_argument("--positions", type=int, default=1024)
+    parser.add_argument("--config", help="a transformers GPT2Config as JSON "
+                        "(config.json): the model's sizes, which the size "
+                        "options below override")
+    parser.add_argument("--layers", type=int)
+    parser.add_argument("--d-model", type=int)
+    parser.add_argument("--heads", type=int)
+    parser.add_argument("--mlp", type=int)
+    parser.add_argument("--vocab", type=int)
+    parser.add_argument("--positions", type=int)
     parser.add_argument("--prompt", type=int, default=128)
     parser.add_argument("--batch", type=int, default=1,
                         help="sequences per call (every one at the same "
                         "position)")
+    parser.add_argument("--dtype", default="f16", choices=["f16", "bf16", "f32"],
+                        help="of the weights, activations and caches")
     parser.add_argument("--out", help="the file to write (default: "
                         "examples/gpt2_inference.graph)")
     args = parser.parse_args()
-    s = Sizes(args.layers, args.d_model, args.heads, args.mlp, args.vocab,
-              args.positions, args.prompt, args.batch)
-    out = args.out or os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-        "examples", "gpt2_inference.graph")
+    config = {"n_layer": 12, "n_embd": 768, "n_head": 12, "vocab_size": 50257,
+              "n_positions": 1024}
+    if args.config:
+        try:
+            with open(args.config) as f:
+                config.update(json.load(f))
+        except (OSError, ValueError) as e:
+            parser.error(f"--config {args.config}: {e}")
+    for option, key in (("layers", "n_layer"), ("d_model", "n_embd"),
+                        ("heads", "n_head"), ("mlp", "n_inner"),
+                        ("vocab", "vocab_size"), ("positions", "n_positions")):
+        if getattr(args, option) is not None:
+            config[key] = getattr(args, option)
+    try:
+        s = sizes_from_config(config, args.prompt, args.batch, args.dtype)
+    except ValueError as e:
+        parser.error(str(e))
+    if s.d % s.heads:
+        parser.error(f"d_model {s.d} is not a multiple of {s.heads} heads")
+    if not 1 <= s.prompt <= s.positions:
+        parser.error(f"the prompt of {s.prompt} tokens does not fit "
+                     f"{s.positions} positions")
+    out = args.out or os.path.join(REPO, "examples", "gpt2_inference.graph")
     with open(out, "w") as f:
         f.write(graph_file(s))
 

@@ -8,7 +8,9 @@ Runs on the GPU machine over the artifacts of bench/gpt2_inference/compile.sh
 and the decode-step graph, batch B, of scripts/gpt2_inference_graph.py).
 
 The peer is the same model written in PyTorch (`TorchGPT2` below): the same
-weights (random, GPT-2-like scales), the same f16 KV caches of 1024
+weights (random, GPT-2-like scales) under the same names, in transformers'
+GPT2LMHeadModel layout (q, k and v of one c_attn matmul; loaded into
+GPT2LMHeadModel they give its logits), the same f16 KV caches of 1024
 positions updated in place, `F.scaled_dot_product_attention` for attention
 (causal over the prompt in prefill; over the cache with a boolean mask of
 the positions 0..pos in decode, as the graph does), the LM head tied to the
@@ -37,31 +39,33 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+
+from gpt2_inference_graph import Sizes, legalize  # noqa: E402
 
 LAYERS, D, HEADS, MLP, VOCAB, POSITIONS = 12, 768, 12, 3072, 50257, 1024
 HEAD_DIM = D // HEADS
-LAYER_PARAMS = [("ln1_g", [D]), ("ln1_b", [D]), ("wq", [D, D]), ("bq", [D]),
-                ("wk", [D, D]), ("bk", [D]), ("wv", [D, D]), ("bv", [D]),
-                ("wo", [D, D]), ("bo", [D]), ("ln2_g", [D]), ("ln2_b", [D]),
-                ("w_fc", [D, MLP]), ("b_fc", [MLP]), ("w_proj", [MLP, D]),
-                ("b_proj", [D])]
+# The graphs' weights: GPT2LMHeadModel's parameters, named as the importer
+# names its state_dict keys (scripts/gpt2_inference_graph.py).
+PARAMS = [(legalize(key), shape) for key, shape in
+          Sizes(LAYERS, D, HEADS, MLP, VOCAB, POSITIONS, 1).model_params()]
+TORCH_DTYPES = {"f16": "float16", "i64": "int64"}
 
 
 def make_weights(torch, device, seed):
-    """Random weights at GPT-2's scales: matrices N(0, 0.02), norm gains
-    near 1, biases small."""
+    """Random weights at GPT-2's scales: matrices N(0, 0.02), the position
+    table N(0, 0.01), norm gains near 1, biases small."""
     g = torch.Generator(device="cpu").manual_seed(seed)
 
     def normal(shape, std, mean=0.0):
         return (torch.randn(shape, generator=g) * std + mean).to(
             device=device, dtype=torch.float16)
 
-    w = {"wte": normal([VOCAB, D], 0.02), "wpe": normal([POSITIONS, D], 0.01),
-         "lnf_g": normal([D], 0.02, 1.0), "lnf_b": normal([D], 0.02)}
-    for i in range(LAYERS):
-        for name, shape in LAYER_PARAMS:
-            gain = name.startswith("ln") and name.endswith("_g")
-            w[f"l{i}_{name}"] = normal(shape, 0.02, 1.0 if gain else 0.0)
+    w = {}
+    for name, shape in PARAMS:
+        gain = re.search(r"ln_(1|2|f)_weight$", name) is not None
+        std = 0.01 if name == "transformer_wpe_weight" else 0.02
+        w[name] = normal(shape, std, 1.0 if gain else 0.0)
     return w
 
 
@@ -81,38 +85,44 @@ def make_model_class(torch):
                     self.register_buffer(
                         f"{kv}{i}", torch.zeros(batch, HEADS, POSITIONS, HEAD_DIM,
                                                dtype=torch.float16,
-                                               device=weights["wte"].device),
+                                               device=self.wte.device),
                         persistent=False)
             self.batch = batch
             self.register_buffer("arange", torch.arange(
-                POSITIONS, device=weights["wte"].device), persistent=False)
+                POSITIONS, device=self.wte.device), persistent=False)
+
+        @property
+        def wte(self):
+            return self.transformer_wte_weight
 
         def p(self, i, name):
-            return getattr(self, f"l{i}_{name}")
+            return getattr(self, f"transformer_h_{i}_{name}")
 
         def block(self, i, x, attend):
             p = lambda n: self.p(i, n)
             b, t = x.shape[0], x.shape[1]
-            h = F.layer_norm(x, (D,), p("ln1_g"), p("ln1_b"), 1e-5)
+            h = F.layer_norm(x, (D,), p("ln_1_weight"), p("ln_1_bias"), 1e-5)
 
             def heads(y):
                 return y.view(b, t, HEADS, HEAD_DIM).transpose(1, 2)
-            q = heads(h @ p("wq") + p("bq"))
-            k = heads(h @ p("wk") + p("bk"))
-            v = heads(h @ p("wv") + p("bv"))
+            qkv = h @ p("attn_c_attn_weight") + p("attn_c_attn_bias")
+            q, k, v = (heads(y) for y in qkv.split(D, dim=-1))
             a = attend(q, k, v, getattr(self, f"k{i}"), getattr(self, f"v{i}"))
-            x = x + (a.transpose(1, 2).reshape(b, t, D) @ p("wo") + p("bo"))
-            h2 = F.layer_norm(x, (D,), p("ln2_g"), p("ln2_b"), 1e-5)
-            m = F.gelu(h2 @ p("w_fc") + p("b_fc"), approximate="tanh")
-            return x + (m @ p("w_proj") + p("b_proj"))
+            x = x + (a.transpose(1, 2).reshape(b, t, D) @ p("attn_c_proj_weight")
+                     + p("attn_c_proj_bias"))
+            h2 = F.layer_norm(x, (D,), p("ln_2_weight"), p("ln_2_bias"), 1e-5)
+            m = F.gelu(h2 @ p("mlp_c_fc_weight") + p("mlp_c_fc_bias"),
+                       approximate="tanh")
+            return x + (m @ p("mlp_c_proj_weight") + p("mlp_c_proj_bias"))
 
         def head(self, x):
-            h = F.layer_norm(x, (D,), self.lnf_g, self.lnf_b, 1e-5)
+            h = F.layer_norm(x, (D,), self.transformer_ln_f_weight,
+                             self.transformer_ln_f_bias, 1e-5)
             return h @ self.wte.t()
 
         def prefill(self, ids):
             t = ids.shape[1]
-            x = self.wte[ids] + self.wpe[:t].unsqueeze(0)
+            x = self.wte[ids] + self.transformer_wpe_weight[:t].unsqueeze(0)
 
             def attend(q, k, v, kc, vc):
                 kc[:, :, :t].copy_(k)
@@ -124,7 +134,8 @@ def make_model_class(torch):
 
         def decode(self, ids, pos):
             where = pos.view(1).long()
-            x = self.wte[ids] + torch.index_select(self.wpe, 0, where).view(1, 1, D)
+            x = self.wte[ids] + torch.index_select(
+                self.transformer_wpe_weight, 0, where).view(1, 1, D)
             seen = (self.arange <= pos).view(1, POSITIONS)
 
             def attend(q, k, v, kc, vc):
@@ -208,7 +219,7 @@ class FkcGraph:
                 self.outputs.append(self.inputs[info.aliases])
             else:
                 self.outputs.append(torch.empty(
-                    info.shape, dtype=torch.float16,
+                    info.shape, dtype=getattr(torch, TORCH_DTYPES[info.dtype]),
                     device=self.inputs[0].device))
 
     def __call__(self):
@@ -217,7 +228,7 @@ class FkcGraph:
 
 def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
     TorchGPT2, Entry = make_model_class(torch)
-    device = weights["wte"].device
+    device = weights["transformer_wte_weight"].device
     model = TorchGPT2(weights, batch)
     g = torch.Generator(device="cpu").manual_seed(batch * 7919 + prompt)
     ids_prompt = torch.randint(0, VOCAB, (batch, prompt), generator=g).to(device)

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Checks fkc's greedy generation against transformers' on the GPU: GPT-2
+with random weights, 64 new tokens, token for token.
+
+    .venv/bin/python examples/generate/check_gpu.py export [OUT]
+        (here, with fkc: OUT/config.json, and OUT/gpt2-b1.ptx, gpt2-b4.ptx
+        compiled from scripts/gpt2_inference_graph.py's graphs for that
+        config, a prompt of 32 tokens at batch 1 and 4; default
+        build/generate-gpu)
+    python3 examples/generate/check_gpu.py run [OUT] [--cpp BIN]
+        (on the GPU machine: torch, transformers, safetensors and the
+        runtime library, FKRT_LIBRARY; no compiler)
+
+`run` builds transformers' GPT2LMHeadModel from OUT/config.json with
+torch.manual_seed(SEED), in f16 on cuda, writes its weights under the
+graphs' names (OUT/weights.safetensors), and for each artifact draws
+prompts of its batch and length, runs `model.generate(do_sample=False,
+max_new_tokens=64)` and generate.py's loop over the artifact (and the C++
+loop, `--cpp` gpt2-generate built from examples/generate). It prints
+whether the tokens are equal (else the first position that differs and
+transformers' gap between its two best logits there), how far below
+transformers' best logit any token fkc chose lies (transformers run once
+over fkc's whole sequence: 0 for a greedy choice), the prefill logits'
+relative L2 error, and the milliseconds per new token of each. Exits 1 if
+a chosen token lies more than TIE = 0.05 below the best (not a near tie)
+or the logits' error is over 2e-2.
+
+The weights are drawn with initializer_range 0.05, not GPT-2's 0.02: at
+0.02 greedy decoding of the random model settles on one token repeated (2
+or 3 distinct tokens in 64), which would hide bugs; at 0.05 it generates
+about 30 distinct tokens of 64 and the median gap between the two best
+logits is 0.2 of the logits' spread (1.4). Still, 64 greedy steps through
+12 layers in f16 meet near ties: on the CPU, transformers' own f16 and f32
+models part after 28 tokens on the batch-1 prompt and after 11 on one of
+batch 4's. So exact equality is reported, and correctness is judged per
+token against transformers' logits on fkc's own sequence, which a near tie
+does not disturb.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+import transformers  # noqa: E402
+
+import gpt2_inference_graph as gpt2_graph  # noqa: E402
+
+SEED, PROMPT, NEW_TOKENS, BATCHES = 0, 32, 64, (1, 4)
+INITIALIZER_RANGE = 0.05
+TOLERANCE = 2e-2
+# A token whose logit is within TIE of the best is a near tie in f16 (the
+# logits here are up to about 8, where f16's spacing is 2^-8 = 0.004, and
+# the two implementations round differently through 12 layers).
+TIE = 0.05
+
+transformers.logging.set_verbosity_error()
+
+
+def config():
+    """GPT-2 small's sizes; bos/eos/pad 0 (generation stops at no token:
+    the check sets eos_token_id to None)."""
+    return transformers.GPT2Config(initializer_range=INITIALIZER_RANGE,
+                                   bos_token_id=0, eos_token_id=0, pad_token_id=0)
+
+
+def export(out):
+    fkc = os.environ.get("FKC", os.path.join(REPO, "build", "bin", "fkc"))
+    os.makedirs(out, exist_ok=True)
+    cfg = config().to_dict()
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=1)
+    for batch in BATCHES:
+        base = os.path.join(out, f"gpt2-b{batch}")
+        sizes = gpt2_graph.sizes_from_config(cfg, PROMPT, batch)
+        with open(base + ".graph", "w") as f:
+            f.write(gpt2_graph.graph_file(sizes))
+        subprocess.run([fkc, base + ".graph", "-o", base + ".ptx"], check=True)
+        print(f"{base}.ptx: prefill of {PROMPT} tokens, batch {batch}")
+
+
+def timed(fn, repeats=3):
+    """fn's result and its best wall time in seconds (after one warm-up)."""
+    fn()
+    best, result = float("inf"), None
+    for _ in range(repeats):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        result = fn()
+        torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return result, best
+
+
+def first_mismatch(tokens, reference):
+    """(sequence, position) of the first differing token, or None."""
+    differ = (tokens != reference).nonzero()
+    if not len(differ):
+        return None
+    position = int(differ[:, 1].min())
+    return int(differ[differ[:, 1] == position][0, 0]), position
+
+
+def greedy_deficit(model, prompt, tokens):
+    """How far, at worst, a generated token's logit lies below the best
+    logit of transformers' model on the same sequence (prompt, then the
+    tokens): 0 for greedy choices, small for near ties."""
+    sequence = torch.cat([prompt, tokens[:, :-1]], dim=1).cuda()
+    with torch.no_grad():
+        logits = model(sequence).logits[:, PROMPT - 1:].float()
+    chosen = logits.gather(-1, tokens.cuda().unsqueeze(-1)).squeeze(-1)
+    return float((logits.max(-1).values - chosen).max())
+
+
+def check(out, cpp):
+    import generate
+
+    with open(os.path.join(out, "config.json")) as f:
+        cfg = transformers.GPT2Config.from_dict(json.load(f))
+    torch.manual_seed(SEED)
+    model = transformers.GPT2LMHeadModel(cfg).eval().half().cuda()
+    model.generation_config.eos_token_id = None  # always NEW_TOKENS tokens
+    weights = os.path.join(out, "weights.safetensors")
+    sizes = gpt2_graph.sizes_from_config(cfg.to_dict(), PROMPT)
+    gpt2_graph.save_weights(sizes, model.state_dict(), weights)
+    print(f"# GPT2LMHeadModel {cfg.n_layer} layers, d {cfg.n_embd}, vocabulary "
+          f"{cfg.vocab_size}, initializer_range {cfg.initializer_range}, f16, on "
+          f"{torch.cuda.get_device_name()} (torch {torch.__version__}, transformers "
+          f"{transformers.__version__}); {NEW_TOKENS} new tokens after {PROMPT}")
+    failures, runs, equal_runs = 0, 0, 0
+    for batch in BATCHES:
+        artifact = os.path.join(out, f"gpt2-b{batch}.ptx")
+        prompt = torch.randint(0, cfg.vocab_size, (batch, PROMPT),
+                               generator=torch.Generator().manual_seed(batch))
+        ids = prompt.cuda()
+
+        def hf_generate():
+            with torch.no_grad():
+                return model.generate(ids, attention_mask=torch.ones_like(ids),
+                                      do_sample=False, max_new_tokens=NEW_TOKENS,
+                                      pad_token_id=0, output_scores=True,
+                                      return_dict_in_generate=True)
+        reference, hf_seconds = timed(hf_generate)
+        expected = reference.sequences[:, PROMPT:].cpu()
+        steps = generate.GpuSteps(artifact, weights)
+        generate.check_prompt(prompt, steps.prefill, NEW_TOKENS)
+        tokens, fk_seconds = timed(lambda: steps.generate(prompt, NEW_TOKENS))
+        with torch.no_grad():
+            logits = model(ids).logits.float()
+        error = float((steps.prefill_logits.float() - logits).norm() / logits.norm())
+        results = [("fkc (Python)", tokens, fk_seconds)]
+        if cpp:
+            text = ";".join(" ".join(map(str, row)) for row in prompt.tolist())
+            env = dict(os.environ)
+            if "FKRT_LIBRARY" in env:
+                env["LD_LIBRARY_PATH"] = os.path.dirname(env["FKRT_LIBRARY"]) + \
+                    os.pathsep + env.get("LD_LIBRARY_PATH", "")
+            start = time.perf_counter()
+            done = subprocess.run([cpp, artifact, weights, text, str(NEW_TOKENS)],
+                                  capture_output=True, text=True, env=env)
+            seconds = time.perf_counter() - start
+            if done.returncode != 0:
+                print(f"b{batch} fkc (C++) failed: {done.stderr.strip()}")
+                failures += 1
+            else:
+                cpp_tokens = torch.tensor([[int(t) for t in line.split()]
+                                           for line in done.stdout.splitlines()])
+                print(f"b{batch} fkc (C++) {done.stderr.strip()} "
+                      f"(process {1e3 * seconds:.0f} ms with loading)")
+                results.append(("fkc (C++)", cpp_tokens, None))
+        print(f"b{batch} transformers generate {1e3 * hf_seconds / NEW_TOKENS:.3f} "
+              f"ms per new token; prefill logits rel. L2 {error:.2e}")
+        failures += error > TOLERANCE
+        for name, got, seconds in results:
+            timing = "" if seconds is None else \
+                f", {1e3 * seconds / NEW_TOKENS:.3f} ms per new token"
+            where = first_mismatch(got, expected)
+            if where is None:
+                equal = f"{NEW_TOKENS} of {NEW_TOKENS} tokens equal to transformers'"
+            else:
+                sequence, position = where
+                top2 = reference.scores[position][sequence].float().topk(2).values
+                equal = (f"sequence {sequence} differs first at new token {position} "
+                         f"(fkc {int(got[sequence, position])}, transformers "
+                         f"{int(expected[sequence, position])}; transformers' top-2 "
+                         f"logit gap there {float(top2[0] - top2[1]):.4f})")
+            runs += 1
+            equal_runs += where is None
+            deficit = greedy_deficit(model, prompt, got)
+            failures += deficit > TIE
+            print(f"b{batch} {name}: {equal}; each token's logit within "
+                  f"{deficit:.4f} of transformers' best on fkc's sequence{timing}")
+    print(f"generate: {equal_runs} of {runs} runs token for token equal to "
+          f"transformers'; {failures} failures")
+    return 1 if failures else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["export", "run"])
+    parser.add_argument("out", nargs="?", default=os.path.join(REPO, "build", "generate-gpu"))
+    parser.add_argument("--cpp", help="gpt2-generate (examples/generate) to check too")
+    args = parser.parse_args()
+    if args.mode == "export":
+        export(args.out)
+    else:
+        sys.exit(check(args.out, args.cpp))
+
+
+if __name__ == "__main__":
+    main()
