@@ -134,7 +134,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
 
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   func.func @attention_elements(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
-    // expected-error @+1 {{an attention fusion runs on the flash kernel only}}
+    // expected-error @+1 {{an attention fusion runs on the flash or decode kernel only}}
     %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
     ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
       %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>

@@ -249,7 +249,8 @@ struct DecomposeCompositeOpsPass
   void runOnOperation() override {
     SmallVector<Operation *> composites;
     WalkResult walk = getOperation().walk([&](Operation *op) {
-      if (auto attention = dyn_cast<AttentionOp>(op)) {
+      if (auto attention = dyn_cast<AttentionOp>(op);
+          attention && !everyAttention) {
         FailureOr<TargetAttr> target = getTarget(op, "fk-decompose");
         if (failed(target))
           return WalkResult::interrupt();

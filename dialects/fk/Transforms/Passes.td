@@ -82,6 +82,9 @@ def FkDecomposeCompositeOps : Pass<"fk-decompose", "func::FuncOp"> {
   let options = [
     Option<"explain", "explain", "bool", /*default=*/"false",
            "remark on each attention decomposed, and why">,
+    Option<"everyAttention", "every-attention", "bool", /*default=*/"false",
+           "decompose every attention, also those an attention kernel "
+           "computes (tests of the decomposition itself)">,
   ];
   let dependentDialects = ["::mlir::fk::FkDialect"];
 }

@@ -1,10 +1,10 @@
 // fk-decompose rewrites softmax, layernorm, rmsnorm, attention, argmax and
 // argmin into the
 // reductions, matmuls and elementwise ops of their definitions; f16/bf16
-// operands are cast to f32 first and the result back. Which attentions it
-// keeps whole for the module's target, and `explain`, are tested in
-// decompose-target.mlir.
-// RUN: fkc-opt %s --fk-decompose | FileCheck %s
+// operands are cast to f32 first and the result back (every attention here:
+// `every-attention`). Which attentions it keeps whole for the module's
+// target, and `explain`, are tested in decompose-target.mlir.
+// RUN: fkc-opt %s --fk-decompose=every-attention=true | FileCheck %s
 
 // The decomposition computes what the composite ops compute: on seeded random
 // inputs (every stage up to primitive against the graph)...
@@ -23,7 +23,7 @@
 // DIFF: verify-stages @attention_mask_causal result #0 at primitive: ok
 // ...and on the hand-computed cases of the reference interpreter's tests.
 // RUN: fkc-opt %fkc_src_root/test/Reference/normalization.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/normalization.mlir
-// RUN: fkc-opt %fkc_src_root/test/Reference/attention.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/attention.mlir
+// RUN: fkc-opt %fkc_src_root/test/Reference/attention.mlir --fk-decompose=every-attention=true --fk-print-reference | FileCheck %fkc_src_root/test/Reference/attention.mlir
 // RUN: fkc-opt %fkc_src_root/test/Reference/indexing.mlir --fk-decompose --fk-print-reference | FileCheck %fkc_src_root/test/Reference/indexing.mlir
 
 // The attentions here (head dims 8 and 4) are decomposed on any target.
