@@ -834,9 +834,11 @@ extern "C" fkrt_status fkrt_bind_weights(fkrt_module m, const char *graph_name,
     std::string error;
     if (!safetensors::read(path, weights, error))
       return fail(FKRT_ERROR_INVALID_ARGUMENT, where + error);
+    // m->bound has a list per graph once any graph is bound, empty for the
+    // graphs not bound yet.
     std::vector<bool> isBound(g.inputs.size(), false);
     if (gi < m->bound.size())
-      for (size_t i = 0; i < g.inputs.size(); ++i)
+      for (size_t i = 0; i < m->bound[gi].size(); ++i)
         isBound[i] = m->bound[gi][i] != 0;
     std::vector<int64_t> tensorOf;
     error = matchWeights(g, isBound, weights, tensorOf);

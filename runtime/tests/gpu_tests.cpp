@@ -353,25 +353,58 @@ void testCudaGraphs(const std::string &ptx) {
 /// Weights bound from a .safetensors file: add.ptx's w uploaded once, then
 /// runs that pass x alone, through the C API and the C++ wrapper (whose
 /// run() takes the unbound inputs), replayed as a CUDA graph too.
-void testBoundWeights(const std::string &ptx) {
-  std::vector<float> x(kN), w(kN), y(kN);
-  for (int64_t i = 0; i < kN; ++i)
-    x[i] = float(i) / 4, w[i] = float(i % 7) - 3;
-  // The file, written by hand: header, then w's 4000 bytes.
+/// Writes a .safetensors file holding one f32 tensor "w" (by hand: header,
+/// then the data) to a new temporary file, whose path it returns ("" on
+/// failure).
+static std::string writeWeights(const std::vector<float> &w) {
   std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[" +
-                       std::to_string(kN) + "],\"data_offsets\":[0," +
-                       std::to_string(kN * 4) + "]}}";
+                       std::to_string(w.size()) + "],\"data_offsets\":[0," +
+                       std::to_string(w.size() * 4) + "]}}";
   char path[] = "/tmp/fkrt-gpu-weights-XXXXXX";
   int fd = mkstemp(path);
   CHECK(fd >= 0);
   if (fd < 0)
-    return;
+    return "";
   std::FILE *file = fdopen(fd, "wb");
   uint64_t length = header.size();
   std::fwrite(&length, 8, 1, file); // little-endian hosts only
   std::fwrite(header.data(), 1, header.size(), file);
   std::fwrite(w.data(), sizeof(float), w.size(), file);
   std::fclose(file);
+  return path;
+}
+
+/// Weights bound to two graphs of one module, one after the other (the
+/// second binding once crashed: the first had made a binding list for every
+/// graph, empty for the second).
+void testBoundWeightsTwoGraphs(const std::string &dataDir) {
+  std::string ptx = fkrt_test::readFile(dataDir + "/load.ptx");
+  std::string path = writeWeights(std::vector<float>(2048, 1.0f));
+  if (path.empty())
+    return;
+  try {
+    fkrt::Module m = fkrt::Module::fromMemory(ptx.data(), ptx.size());
+    m.loadCuda(0);
+    m.bindWeights("scale", path);
+    m.bindWeights("fail", path);
+    CHECK_EQ(fkrt_input_bound(m.get(), 0, 1), 1);
+    CHECK_EQ(fkrt_input_bound(m.get(), 1, 1), 1);
+    CHECK_EQ(fkrt_input_bound(m.get(), 1, 0), 0);
+  } catch (const fkrt::Error &e) {
+    CHECK(false);
+    std::printf("  %s\n", e.what());
+  }
+  std::remove(path.c_str());
+}
+
+void testBoundWeights(const std::string &ptx) {
+  std::vector<float> x(kN), w(kN), y(kN);
+  for (int64_t i = 0; i < kN; ++i)
+    x[i] = float(i) / 4, w[i] = float(i % 7) - 3;
+  std::string file = writeWeights(w);
+  if (file.empty())
+    return;
+  const char *path = file.c_str();
 
   try {
     fkrt::Module m = fkrt::Module::fromMemory(ptx.data(), ptx.size());
@@ -435,6 +468,7 @@ void runBasicTests(const std::string &dataDir) {
   testDeviceApi(ptx);
   testCudaGraphs(ptx);
   testBoundWeights(ptx);
+  testBoundWeightsTwoGraphs(dataDir);
   testTensorMaps(dataDir);
 
   // A PTX error: the message carries the JIT's log.
