@@ -1,6 +1,7 @@
 //===- TileEpilogue.cpp - a fusion's epilogue on a tile in shared memory --===//
 
 #include "Codegen/TileEpilogue.h"
+#include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkScalarSemantics.h"
 
 using namespace mlir;
@@ -87,22 +88,54 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
     Value element, buffer;
     SmallVector<Value> coords;
     Type elementType;
+    /// Stored through a head merge (its run is mergedRun's).
+    bool merged;
   };
   SmallVector<Pending> stores;
-  for (Value c : columns) {
+  // A head merge of an attention's epilogue (reshape(transpose(e, perm =
+  // [0, 2, 1, 3]))) is stored from e's element [..., h, t, d] to
+  // [..., t, h, d] of the transpose, or [..., t, h * D + d] of the reshape:
+  // the run stays adjacent, at the start of a run of its own.
+  int64_t headDim = n;
+  Value mergedStart;
+  SmallVector<Value> mergedColumns;
+  VectorStart mergedRun = emitter.vectorStart;
+  bool storesMerge =
+      isa<AttentionOp>(t.anchor) && llvm::any_of(yielded, [](Value value) {
+        return getHeadMergeSource(value) != nullptr;
+      });
+  if (storesMerge) {
+    Value head = rowCoords[rowCoords.size() - 2];
+    mergedStart = k.idx.add(k.idx.mul(head, index(headDim)), column);
+    for (int64_t e = 0; e < width; ++e)
+      mergedColumns.push_back(e == 0 ? mergedStart
+                                     : k.idx.add(mergedStart, index(e)));
+    mergedRun.addRun(mergedStart, mergedColumns);
+  }
+  for (auto [e, c] : llvm::enumerate(columns)) {
     SmallVector<Value> coords(rowCoords);
     coords.push_back(c);
     for (auto [value, buffer] : llvm::zip(yielded, k.results)) {
-      FailureOr<Value> element = emitter.emit(value, coords);
+      Value source = storesMerge ? getHeadMergeSource(value) : Value();
+      FailureOr<Value> element = emitter.emit(source ? source : value, coords);
       if (failed(element))
         return failure();
-      stores.push_back(
-          {*element, buffer, coords, tensorType(value).getElementType()});
+      SmallVector<Value> stored(coords);
+      if (source) {
+        // [..., h, t, d] -> [..., t, h, d] (-> [..., t, h * D + d]).
+        std::swap(stored[stored.size() - 3], stored[stored.size() - 2]);
+        if (tensorType(value).getRank() < tensorType(source).getRank()) {
+          stored.pop_back();
+          stored.back() = mergedColumns[e];
+        }
+      }
+      stores.push_back({*element, buffer, stored,
+                        tensorType(value).getElementType(), !!source});
     }
   }
   for (Pending &store : stores)
     k.store(store.element, store.buffer, store.coords, store.elementType,
-            &emitter);
+            store.merged ? mergedRun : emitter.vectorStart, emitter.addressing);
   hoistLoads(ifInside.getThenRegion().front());
   return success();
 }

@@ -24,6 +24,58 @@ bool mlir::fk::swapsLastTwoDims(TransposeOp transpose) {
   return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
 }
 
+bool mlir::fk::swapsHeadsAndRows(TransposeOp transpose) {
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  int64_t rank = perm.size();
+  if (rank < 3)
+    return false;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t kept = i == rank - 3 ? rank - 2 : i == rank - 2 ? rank - 3 : i;
+    if (perm[i] != kept)
+      return false;
+  }
+  return true;
+}
+
+/// Whether `to` is `from` with its last dim split in two.
+static bool isLastDimSplit(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  return to.size() == from.size() + 1 && to.size() >= 2 &&
+         from.drop_back() == to.drop_back(2) &&
+         from.back() == to[to.size() - 2] * to.back();
+}
+
+bool mlir::fk::splitsLastDim(ReshapeOp reshape) {
+  return isLastDimSplit(
+      cast<RankedTensorType>(reshape.getOperand().getType()).getShape(),
+      cast<RankedTensorType>(reshape.getResult().getType()).getShape());
+}
+
+Value mlir::fk::getHeadSplitInput(Value operand) {
+  auto transpose = operand.getDefiningOp<TransposeOp>();
+  if (!transpose || !swapsHeadsAndRows(transpose))
+    return nullptr;
+  Value split = transpose.getOperand();
+  if (auto reshape = split.getDefiningOp<ReshapeOp>();
+      reshape && splitsLastDim(reshape))
+    return reshape.getOperand();
+  return split;
+}
+
+Value mlir::fk::getHeadMergeSource(Value result) {
+  if (auto reshape = result.getDefiningOp<ReshapeOp>()) {
+    // [..., T, H, D] -> [..., T, H * D]: the inverse of a split.
+    if (!isLastDimSplit(
+            cast<RankedTensorType>(reshape.getResult().getType()).getShape(),
+            cast<RankedTensorType>(reshape.getOperand().getType()).getShape()))
+      return nullptr;
+    result = reshape.getOperand();
+  }
+  auto transpose = result.getDefiningOp<TransposeOp>();
+  if (!transpose || !swapsHeadsAndRows(transpose))
+    return nullptr;
+  return transpose.getOperand();
+}
+
 std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
                                            TargetAttr target) {
   std::string why = whyNoWarpgroupKernels(target);
