@@ -12,11 +12,14 @@
 // in registers. Vetoes:
 //  - a matmul or an attention joins its consumer kernel only as the start
 //    of an elementwise epilogue (bias, activation, residual, scaling,
-//    casts) of its shape; what computes its operands stays out (the
-//    tensor-core and flash kernels read operands from device memory through
-//    TMA), but for a transpose of a matmul's right operand's last two
-//    dimensions, which the kernel reads in place (x @ transpose(w)), and a
-//    kernel has one matmul or attention;
+//    casts) of its shape, which for an attention may end in a head merge
+//    (reshape(transpose(o, perm = [0, 2, 1, 3])), stored permuted); what
+//    computes its operands stays out (the tensor-core and flash kernels
+//    read operands from device memory through TMA), but for a transpose of
+//    a matmul's right operand's last two dimensions (x @ transpose(w)) and
+//    the head splits of an attention's query, key and value
+//    (transpose(reshape(p), perm = [0, 2, 1, 3])), which the kernels read
+//    in place, and a kernel has one matmul or attention;
 //  - a value used by several kernels is not recomputed in each, unless it
 //    is pure index arithmetic (broadcast, reshape, transpose, slice,
 //    dynamic_slice, iota) or a cast, which cost no arithmetic worth saving;
