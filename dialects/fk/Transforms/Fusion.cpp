@@ -207,8 +207,11 @@ static bool isReadInPlace(Operation *producer, Operation *contraction) {
     return matmul.getRhs() == value && matmul.getLhs() != value &&
            swapsLastTwoDims(transpose);
   auto attention = dyn_cast<AttentionOp>(contraction);
-  return attention && attention.getMask() != value &&
-         swapsHeadsAndRows(transpose);
+  return attention &&
+         llvm::is_contained(ValueRange{attention.getQuery(), attention.getKey(),
+                                       attention.getValue()},
+                            value) &&
+         attention.getMask() != value && swapsHeadsAndRows(transpose);
 }
 
 /// Whether `producer`, a member-to-be of `group`, is read in place by the
@@ -227,8 +230,7 @@ static bool isReadInPlaceIn(Operation *producer,
   for (Operation *user : reshape->getUsers()) {
     if (!members.contains(user))
       continue;
-    if (!isReadInPlace(user, contraction) ||
-        !llvm::is_contained(user->getUsers(), contraction))
+    if (!isReadInPlace(user, contraction))
       return false;
     used = true;
   }
