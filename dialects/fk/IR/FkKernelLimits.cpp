@@ -61,7 +61,7 @@ Value mlir::fk::getHeadSplitInput(Value operand) {
   return split;
 }
 
-Value mlir::fk::getHeadMergeSource(Value result) {
+Value mlir::fk::getHeadMergeSource(Value result, TransposeOp *merge) {
   if (auto reshape = result.getDefiningOp<ReshapeOp>()) {
     // [..., T, H, D] -> [..., T, H * D]: the inverse of a split.
     if (!isLastDimSplit(
@@ -73,7 +73,18 @@ Value mlir::fk::getHeadMergeSource(Value result) {
   auto transpose = result.getDefiningOp<TransposeOp>();
   if (!transpose || !swapsHeadsAndRows(transpose))
     return nullptr;
-  return transpose.getOperand();
+  if (merge)
+    *merge = transpose;
+  Value heads = transpose.getOperand();
+  if (auto regroup = heads.getDefiningOp<ReshapeOp>()) {
+    ArrayRef<int64_t> from =
+        cast<RankedTensorType>(regroup.getOperand().getType()).getShape();
+    ArrayRef<int64_t> to =
+        cast<RankedTensorType>(heads.getType()).getShape();
+    if (from.size() >= 3 && from.take_back(2) == to.take_back(2))
+      return regroup.getOperand();
+  }
+  return heads;
 }
 
 std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,

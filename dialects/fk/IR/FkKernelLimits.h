@@ -51,9 +51,13 @@ Value getHeadSplitInput(Value operand);
 
 /// The attention-shaped value `result` is the head merge of, or null:
 /// `result` is `transpose(e)` swapping heads and rows of a [..., H, T, D]
-/// `e`, or a reshape of it merging the last two dims ([..., T, H * D]). The
-/// flash kernel computes `e` and stores it at the permuted coordinates.
-Value getHeadMergeSource(Value result);
+/// `e`, or a reshape of it merging the last two dims ([..., T, H * D]); `e`
+/// may be a reshape regrouping the batch dims of the value returned
+/// (grouped-query heads [B, G, J, T, D] -> [B, G * J, T, D]: the same
+/// elements in the same order). The flash kernel computes the value
+/// returned and stores it at the permuted coordinates. `merge`, when given,
+/// receives the transpose.
+Value getHeadMergeSource(Value result, TransposeOp *merge = nullptr);
 
 /// Why the flash kernel cannot compute `attention` on `target`, or "" if it
 /// can.

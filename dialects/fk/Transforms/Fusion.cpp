@@ -239,19 +239,23 @@ static bool isReadInPlaceIn(Operation *producer,
 
 /// The head merge a kernel with root `root` would store an attention's
 /// epilogue through: `root` is `transpose(perm = [0, 2, 1, 3])` of an
-/// attention-shaped [B, H, T, D] value, or a reshape of it merging the last
-/// two dims ([B, T, H * D]), with the transpose a member. Returns the
-/// transpose, or null.
+/// attention-shaped [B, H, T, D] value (or of a reshape regrouping its
+/// batch dims), or a reshape of it merging the last two dims
+/// ([B, T, H * D]), with its ops members. Returns the op that reads the
+/// attention-shaped value (the transpose or the regrouping reshape), or
+/// null.
 static Operation *getHeadMerge(Operation *root,
                                const llvm::SetVector<Operation *> &members,
                                AttentionOp attention) {
-  Value source = getHeadMergeSource(root->getResult(0));
-  if (!source || source.getType() != attention.getType())
+  TransposeOp transpose;
+  Value source = getHeadMergeSource(root->getResult(0), &transpose);
+  if (!source || source.getType() != attention.getType() ||
+      !members.contains(transpose))
     return nullptr;
-  Operation *transpose = isa<TransposeOp>(root)
-                             ? root
-                             : root->getOperand(0).getDefiningOp();
-  return members.contains(transpose) ? transpose : nullptr;
+  Operation *first = transpose;
+  if (transpose.getOperand() != source)
+    first = transpose.getOperand().getDefiningOp();
+  return members.contains(first) ? first : nullptr;
 }
 
 static bool isCheapToDuplicate(Operation *op) {
