@@ -49,9 +49,10 @@ struct AttentionShape {
   int64_t queries, keys, headDim;
   /// Batch dims of the result and of each operand.
   SmallVector<int64_t> batch, queryBatch, keyBatch, valueBatch;
-  /// Whether the query, key and value are head splits read in place (see
-  /// getHeadSplitInput): [..., H, T, D] tiles of a [..., T, H, D] layout.
-  bool querySplit, keySplit, valueSplit;
+  /// The heads of the query, key and value when they are head splits read
+  /// in place (see getHeadSplitInput: [..., H, T, D] tiles of a
+  /// [..., T, H, D] layout), else 0.
+  int64_t queryHeads, keyHeads, valueHeads;
   /// The additive mask's shape, which broadcasts to [batch..., Nq, Nk]
   /// (see `masked`).
   SmallVector<int64_t> maskShape;
@@ -75,9 +76,9 @@ struct AttentionShape {
     queryBatch.assign(q.begin(), q.end() - 2);
     keyBatch.assign(k.begin(), k.end() - 2);
     valueBatch.assign(v.begin(), v.end() - 2);
-    querySplit = getHeadSplitInput(attention.getQuery()) != nullptr;
-    keySplit = getHeadSplitInput(attention.getKey()) != nullptr;
-    valueSplit = getHeadSplitInput(attention.getValue()) != nullptr;
+    queryHeads = splitHeads(attention.getQuery());
+    keyHeads = splitHeads(attention.getKey());
+    valueHeads = splitHeads(attention.getValue());
     elementType = tensorType(attention.getQuery()).getElementType();
     scale = attention.getScale().convertToDouble();
     causal = attention.getCausal();
@@ -87,6 +88,17 @@ struct AttentionShape {
     }
   }
   int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
+
+private:
+  /// The heads H of a head split [..., H, T, D] (whose batch dims a reshape
+  /// may regroup: the linear batch is the same), or 0.
+  static int64_t splitHeads(Value operand) {
+    TransposeOp split;
+    if (!getHeadSplitInput(operand, &split))
+      return 0;
+    ArrayRef<int64_t> shape = tensorType(split.getResult()).getShape();
+    return shape[shape.size() - 3];
+  }
 };
 
 /// Columns of 16-bit elements in one 128-byte swizzled row.
@@ -108,28 +120,26 @@ mlir::fk::buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
   // D apart): tensor maps take any order of strides.
   int64_t rowBytes = shape.headDim * bytes;
   auto map = [&](Value buffer, int64_t rows, ArrayRef<int64_t> batch,
-                 int64_t boxRows, bool split) -> Value {
-    if (!split)
+                 int64_t boxRows, int64_t heads) -> Value {
+    int64_t batches = ShapedType::getNumElements(batch);
+    if (!heads)
       return TensorMapOp::create(
           b, loc, pointer, buffer,
-          SmallVector<int64_t>{shape.headDim, rows,
-                               ShapedType::getNumElements(batch)},
+          SmallVector<int64_t>{shape.headDim, rows, batches},
           SmallVector<int64_t>{rowBytes, rows * rowBytes},
           SmallVector<int64_t>{kBoxColumns, boxRows, 1}, kSwizzleBytes);
-    int64_t heads = batch.back();
     return TensorMapOp::create(
         b, loc, pointer, buffer,
-        SmallVector<int64_t>{shape.headDim, rows, heads,
-                             ShapedType::getNumElements(batch.drop_back())},
+        SmallVector<int64_t>{shape.headDim, rows, heads, batches / heads},
         SmallVector<int64_t>{heads * rowBytes, rowBytes,
                              rows * heads * rowBytes},
         SmallVector<int64_t>{kBoxColumns, boxRows, 1, 1}, kSwizzleBytes);
   };
   return {map(query, shape.queries, shape.queryBatch, tiling.queryRows,
-              shape.querySplit),
-          map(key, shape.keys, shape.keyBatch, tiling.keyBlock, shape.keySplit),
+              shape.queryHeads),
+          map(key, shape.keys, shape.keyBatch, tiling.keyBlock, shape.keyHeads),
           map(value, shape.keys, shape.valueBatch, tiling.keyBlock,
-              shape.valueSplit)};
+              shape.valueHeads)};
 }
 
 namespace {
@@ -163,17 +173,17 @@ private:
   /// The shared tile a TMA load of `rows` rows fills: the box of a
   /// [batch, rows, head dim] map, or of a head split's [lead, heads, rows,
   /// head dim] (the same bytes).
-  MemRefType loadBox(int64_t rows, bool split) {
-    if (split)
+  MemRefType loadBox(int64_t rows, int64_t heads) {
+    if (heads)
       return getSharedMemRefType(ctx, {1, 1, rows, kBoxColumns},
                                  shape.elementType);
     return getSharedMemRefType(ctx, {1, rows, kBoxColumns}, shape.elementType);
   }
   /// The batch coordinates of a tensor map over an operand of batch dims
-  /// `operandBatch`: its linear batch, or for a head split the head, then
-  /// the leading dims' linear index.
+  /// `operandBatch`: its linear batch, or for a head split of `heads`
+  /// heads the head, then the leading dims' linear index.
   SmallVector<Value, 2> mapBatchCoords(ArrayRef<int64_t> operandBatch,
-                                       bool split);
+                                       int64_t heads);
 
   int64_t chunks() const { return shape.headDim / kBoxColumns; }
   int64_t stageOffset(int64_t part) const {
@@ -251,13 +261,12 @@ void FlashKernel::setUp() {
 }
 
 SmallVector<Value, 2> FlashKernel::mapBatchCoords(ArrayRef<int64_t> operandBatch,
-                                                  bool split) {
+                                                  int64_t heads) {
   Value linear = k.idx.broadcastLinear(batchCoords, operandBatch);
-  if (!split)
+  if (!heads)
     return {linear};
-  Value heads = index(operandBatch.back());
-  return {arith::RemUIOp::create(b, loc, linear, heads),
-          arith::DivUIOp::create(b, loc, linear, heads)};
+  return {arith::RemUIOp::create(b, loc, linear, index(heads)),
+          arith::DivUIOp::create(b, loc, linear, index(heads))};
 }
 
 void FlashKernel::loadQuery() {
@@ -265,7 +274,7 @@ void FlashKernel::loadQuery() {
                                           index(0), primary);
   for (int64_t c = 0; c < chunks(); ++c) {
     Value tile = shared.view(b, loc, index(c * tiling.queryRows * kSwizzleBytes),
-                             loadBox(tiling.queryRows, shape.querySplit));
+                             loadBox(tiling.queryRows, shape.queryHeads));
     SmallVector<Value> coords = {index(c * kBoxColumns), firstQuery};
     llvm::append_range(coords, queryBatch);
     nvgpu::TmaAsyncLoadOp::create(b, loc, tile, barriers, queryMap, coords,
@@ -279,9 +288,9 @@ void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
                                           barrier, predicate);
   Value firstKey = mul(block, index(tiling.keyBlock));
   Value slot = mul(stage, index(stageBytes));
-  for (auto [part, map, batch, split] :
-       {std::tuple{0, keyMap, ArrayRef<Value>(keyBatch), shape.keySplit},
-        std::tuple{1, valueMap, ArrayRef<Value>(valueBatch), shape.valueSplit}})
+  for (auto [part, map, batch, heads] :
+       {std::tuple{0, keyMap, ArrayRef<Value>(keyBatch), shape.keyHeads},
+        std::tuple{1, valueMap, ArrayRef<Value>(valueBatch), shape.valueHeads}})
     for (int64_t c = 0; c < chunks(); ++c) {
       Value offset =
           add(slot, index(stageOffset(part) +
@@ -289,7 +298,7 @@ void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
       SmallVector<Value> coords = {index(c * kBoxColumns), firstKey};
       llvm::append_range(coords, batch);
       nvgpu::TmaAsyncLoadOp::create(
-          b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock, split)),
+          b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock, heads)),
           barriers, map, coords, barrier, Value(), predicate);
     }
 }
@@ -609,14 +618,14 @@ FailureOr<LaunchShape> FlashKernel::build() {
   // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
   // type); the casts vanish in the lowering.
   Block &entry = kernel.getBody().front();
-  auto cast = [&](Value pointer, int64_t rows, bool split) -> Value {
+  auto cast = [&](Value pointer, int64_t rows, int64_t heads) -> Value {
     return UnrealizedConversionCastOp::create(
-               b, loc, getSwizzledTensorMapType(loadBox(rows, split)), pointer)
+               b, loc, getSwizzledTensorMapType(loadBox(rows, heads)), pointer)
         .getResult(0);
   };
-  queryMap = cast(entry.getArgument(0), tiling.queryRows, shape.querySplit);
-  keyMap = cast(entry.getArgument(1), tiling.keyBlock, shape.keySplit);
-  valueMap = cast(entry.getArgument(2), tiling.keyBlock, shape.valueSplit);
+  queryMap = cast(entry.getArgument(0), tiling.queryRows, shape.queryHeads);
+  keyMap = cast(entry.getArgument(1), tiling.keyBlock, shape.keyHeads);
+  valueMap = cast(entry.getArgument(2), tiling.keyBlock, shape.valueHeads);
 
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
@@ -642,9 +651,9 @@ FailureOr<LaunchShape> FlashKernel::build() {
   firstQuery = mul(queryBlock, index(tiling.queryRows));
   Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   batchCoords = k.idx.delinearize(batch, shape.batch);
-  queryBatch = mapBatchCoords(shape.queryBatch, shape.querySplit);
-  keyBatch = mapBatchCoords(shape.keyBatch, shape.keySplit);
-  valueBatch = mapBatchCoords(shape.valueBatch, shape.valueSplit);
+  queryBatch = mapBatchCoords(shape.queryBatch, shape.queryHeads);
+  keyBatch = mapBatchCoords(shape.keyBatch, shape.keyHeads);
+  valueBatch = mapBatchCoords(shape.valueBatch, shape.valueHeads);
 
   // The key blocks this block reads: all, or under a causal mask those up
   // to the last key its last query sees (none when every row is hidden).

@@ -254,10 +254,8 @@ SmallVector<int64_t> mlir::fk::getPromotedOperands(FusionOp fusion) {
     // A mask input is read where each score needs it, not by tiles; a head
     // split is read in its input's layout.
     for (Value operand :
-         {attention.getQuery(), attention.getKey(), attention.getValue()}) {
-      Value input = getHeadSplitInput(operand);
-      promoted.push_back(input ? input : operand);
-    }
+         {attention.getQuery(), attention.getKey(), attention.getValue()})
+      promoted.push_back(getAttentionOperandInput(operand));
   SmallVector<int64_t> operands;
   for (Value operand : promoted)
     operands.push_back(cast<BlockArgument>(operand).getArgNumber());

@@ -50,15 +50,38 @@ bool mlir::fk::splitsLastDim(ReshapeOp reshape) {
       cast<RankedTensorType>(reshape.getResult().getType()).getShape());
 }
 
-Value mlir::fk::getHeadSplitInput(Value operand) {
+bool mlir::fk::regroupsBatchDims(ReshapeOp reshape) {
+  ArrayRef<int64_t> from =
+      cast<RankedTensorType>(reshape.getOperand().getType()).getShape();
+  ArrayRef<int64_t> to =
+      cast<RankedTensorType>(reshape.getResult().getType()).getShape();
+  return from.size() >= 3 && to.size() >= 3 &&
+         from.take_back(2) == to.take_back(2);
+}
+
+Value mlir::fk::getHeadSplitInput(Value operand, TransposeOp *split) {
+  if (auto regroup = operand.getDefiningOp<ReshapeOp>();
+      regroup && regroupsBatchDims(regroup))
+    operand = regroup.getOperand();
   auto transpose = operand.getDefiningOp<TransposeOp>();
   if (!transpose || !swapsHeadsAndRows(transpose))
     return nullptr;
-  Value split = transpose.getOperand();
-  if (auto reshape = split.getDefiningOp<ReshapeOp>();
+  if (split)
+    *split = transpose;
+  Value heads = transpose.getOperand();
+  if (auto reshape = heads.getDefiningOp<ReshapeOp>();
       reshape && splitsLastDim(reshape))
     return reshape.getOperand();
-  return split;
+  return heads;
+}
+
+Value mlir::fk::getAttentionOperandInput(Value operand) {
+  if (Value input = getHeadSplitInput(operand))
+    return input;
+  if (auto regroup = operand.getDefiningOp<ReshapeOp>();
+      regroup && regroupsBatchDims(regroup))
+    return regroup.getOperand();
+  return operand;
 }
 
 Value mlir::fk::getHeadMergeSource(Value result, TransposeOp *merge) {
@@ -76,14 +99,9 @@ Value mlir::fk::getHeadMergeSource(Value result, TransposeOp *merge) {
   if (merge)
     *merge = transpose;
   Value heads = transpose.getOperand();
-  if (auto regroup = heads.getDefiningOp<ReshapeOp>()) {
-    ArrayRef<int64_t> from =
-        cast<RankedTensorType>(regroup.getOperand().getType()).getShape();
-    ArrayRef<int64_t> to =
-        cast<RankedTensorType>(heads.getType()).getShape();
-    if (from.size() >= 3 && from.take_back(2) == to.take_back(2))
-      return regroup.getOperand();
-  }
+  if (auto regroup = heads.getDefiningOp<ReshapeOp>();
+      regroup && regroupsBatchDims(regroup))
+    return regroup.getOperand();
   return heads;
 }
 

@@ -41,13 +41,25 @@ bool swapsHeadsAndRows(TransposeOp transpose);
 /// order.
 bool splitsLastDim(ReshapeOp reshape);
 
+/// Whether `reshape` keeps its operand's last two dims and regroups the
+/// others (grouped-query heads [B, H, T, D] -> [B, G, J, T, D]): the same
+/// elements in the same order.
+bool regroupsBatchDims(ReshapeOp reshape);
+
 /// The value whose bytes the flash kernel reads for `operand` (a query, key
 /// or value of an attention) when the operand is a head split: for
 /// `transpose(x)` of a [..., T, H, D] `x` that swaps heads and rows, `x`,
 /// and for `transpose(reshape(y))` whose reshape splits the last dim of a
-/// [..., T, H * D] `y`, `y` (the same bytes); null otherwise. The kernel
-/// reads [..., H, T, D] through a tensor map over [..., T, H, D].
-Value getHeadSplitInput(Value operand);
+/// [..., T, H * D] `y`, `y` (the same bytes); the same under a reshape
+/// regrouping the batch dims of the transpose; null otherwise. The kernel
+/// reads [..., H, T, D] through a tensor map over [..., T, H, D]. `split`,
+/// when given, receives the transpose.
+Value getHeadSplitInput(Value operand, TransposeOp *split = nullptr);
+
+/// The value whose bytes the flash kernel reads for an attention operand:
+/// the head split's input (getHeadSplitInput), the operand of a reshape
+/// regrouping its batch dims (the same bytes), or the operand itself.
+Value getAttentionOperandInput(Value operand);
 
 /// The attention-shaped value `result` is the head merge of, or null:
 /// `result` is `transpose(e)` swapping heads and rows of a [..., H, T, D]

@@ -346,10 +346,9 @@ LogicalResult FusionOp::verify() {
     // the kernel reads in the input's layout.
     for (Value operand : attention->getOperands()) {
       Value input = operand == attention.getMask()
-                        ? Value()
-                        : getHeadSplitInput(operand);
-      if (!isa<BlockArgument>(operand) &&
-          !isa_and_nonnull<BlockArgument>(input))
+                        ? operand
+                        : getAttentionOperandInput(operand);
+      if (!isa<BlockArgument>(input))
         return emitOpError() << "of kind 'attention' must pass fusion inputs "
                                 "(or head splits of them) to its attention "
                                 "(the kernel reads them from device memory)";

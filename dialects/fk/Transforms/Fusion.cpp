@@ -215,26 +215,51 @@ static bool isReadInPlace(Operation *producer, Operation *contraction) {
 }
 
 /// Whether `producer`, a member-to-be of `group`, is read in place by the
-/// group's contraction: a transpose (isReadInPlace), or the reshape under a
-/// head split that only splits the last dim ([B, T, H * D] -> [B, T, H, D],
-/// the same bytes), all of whose users in the group are such transposes.
+/// group's contraction: a transpose (isReadInPlace), or a link of a head
+/// split each of whose uses in the group is the next link: a reshape that
+/// only splits the last dim under the transpose ([B, T, H * D] ->
+/// [B, T, H, D], the same bytes), the transpose, and a reshape over it
+/// that regroups the batch dims (grouped-query [B, H, T, D] ->
+/// [B, G, J, T, D], the same bytes), read by the attention.
 static bool isReadInPlaceIn(Operation *producer,
                             const llvm::SetVector<Operation *> &members,
                             Operation *contraction) {
   if (isReadInPlace(producer, contraction))
     return true;
-  auto reshape = dyn_cast<ReshapeOp>(producer);
-  if (!reshape || !isa<AttentionOp>(contraction) || !splitsLastDim(reshape))
+  auto attention = dyn_cast<AttentionOp>(contraction);
+  if (!attention)
     return false;
-  bool used = false;
-  for (Operation *user : reshape->getUsers()) {
-    if (!members.contains(user))
-      continue;
-    if (!isReadInPlace(user, contraction))
-      return false;
-    used = true;
-  }
-  return used;
+  auto usedOnlyBy = [&](llvm::function_ref<bool(Operation *)> isNext) {
+    bool used = false;
+    for (Operation *user : producer->getUsers()) {
+      if (!members.contains(user))
+        continue;
+      if (!isNext(user))
+        return false;
+      used = true;
+    }
+    return used;
+  };
+  if (auto transpose = dyn_cast<TransposeOp>(producer))
+    return swapsHeadsAndRows(transpose) && usedOnlyBy([&](Operation *user) {
+             auto regroup = dyn_cast<ReshapeOp>(user);
+             return regroup && regroupsBatchDims(regroup) &&
+                    isReadInPlaceIn(regroup, members, contraction);
+           });
+  auto reshape = dyn_cast<ReshapeOp>(producer);
+  if (!reshape)
+    return false;
+  if (splitsLastDim(reshape))
+    return usedOnlyBy([&](Operation *user) {
+      return isa<TransposeOp>(user) &&
+             isReadInPlaceIn(user, members, contraction);
+    });
+  // A regroup of a head split, read as the query, key or value.
+  Value value = reshape.getResult();
+  auto split = reshape.getOperand().getDefiningOp<TransposeOp>();
+  return regroupsBatchDims(reshape) && split && swapsHeadsAndRows(split) &&
+         value != attention.getMask() &&
+         usedOnlyBy([&](Operation *user) { return user == contraction; });
 }
 
 /// The head merge a kernel with root `root` would store an attention's
@@ -312,7 +337,7 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
         .str();
   } else if (group.contraction &&
              llvm::is_contained(producer->getUsers(), group.contraction)) {
-    if (!isReadInPlace(producer, group.contraction))
+    if (!isReadInPlaceIn(producer, group.ops, group.contraction))
       return llvm::formatv("it is an operand of the consumer kernel's {0}, "
                            "which the kernel reads from device memory (TMA)",
                            group.contraction->getName().stripDialect())
