@@ -10,6 +10,7 @@
 #ifndef FKC_CODEGEN_ATTENTIONSHAPE_H
 #define FKC_CODEGEN_ATTENTIONSHAPE_H
 
+#include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 
 namespace mlir::fk {
@@ -18,6 +19,10 @@ struct AttentionShape {
   int64_t queries, keys, headDim, valueHeadDim;
   /// Batch dims of the result and of each operand.
   SmallVector<int64_t> batch, queryBatch, keyBatch, valueBatch;
+  /// The heads of the query, key and value when they are head splits read
+  /// in place (see getHeadSplitInput: [..., H, T, D] tiles of a
+  /// [..., T, H, D] layout), else 0.
+  int64_t queryHeads, keyHeads, valueHeads;
   /// The additive mask's shape, which broadcasts to [batch..., Nq, Nk]
   /// (see `masked`).
   SmallVector<int64_t> maskShape;
@@ -42,6 +47,9 @@ struct AttentionShape {
     queryBatch.assign(q.begin(), q.end() - 2);
     keyBatch.assign(k.begin(), k.end() - 2);
     valueBatch.assign(v.begin(), v.end() - 2);
+    queryHeads = splitHeads(attention.getQuery());
+    keyHeads = splitHeads(attention.getKey());
+    valueHeads = splitHeads(attention.getValue());
     elementType =
         cast<RankedTensorType>(attention.getQuery().getType()).getElementType();
     scale = attention.getScale().convertToDouble();
@@ -66,6 +74,18 @@ struct AttentionShape {
       stride *= maskShape[d];
     }
     return strides;
+  }
+
+private:
+  /// The heads H of a head split [..., H, T, D] (whose batch dims a reshape
+  /// may regroup: the linear batch is the same), or 0.
+  static int64_t splitHeads(Value operand) {
+    TransposeOp split;
+    if (!getHeadSplitInput(operand, &split))
+      return 0;
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(split.getResult().getType()).getShape();
+    return shape[shape.size() - 3];
   }
 };
 

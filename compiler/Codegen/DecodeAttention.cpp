@@ -266,12 +266,40 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
   Value slot = arith::DivUIOp::create(b, loc, thread, index(lanes));
   Value laneInKey = arith::RemUIOp::create(b, loc, lane, index(lanes));
-  Value queryBatch = k.idx.broadcastLinear(batchCoords, shape.queryBatch);
-  Value keyBatch = k.idx.broadcastLinear(batchCoords, shape.keyBatch);
-  Value valueBatch = k.idx.broadcastLinear(batchCoords, shape.valueBatch);
-  Value queries = flatten(k.buffers.lookup(attention.getQuery()));
-  Value keys = flatten(k.buffers.lookup(attention.getKey()));
-  Value values = flatten(k.buffers.lookup(attention.getValue()));
+  // Each operand as one dimension: the fusion input it reads, which is
+  // [batch..., rows, dim], or for a head split read in place (fusion H1)
+  // [lead..., rows, heads, dim] whose linear batch is lead * heads + head.
+  struct Operand {
+    Value flat, batch;
+    int64_t rows, dim, heads;
+    /// The element offset of `row`'s first element in this block's batch.
+    Value rowStart(DecodeKernel &kernel, Value row) const {
+      IndexBuilder &idx = kernel.k.idx;
+      if (!heads)
+        return idx.mul(idx.add(idx.mul(batch, idx.constant(rows)), row),
+                       idx.constant(dim));
+      OpBuilder &b = kernel.b;
+      Value lead = arith::DivUIOp::create(b, kernel.loc, batch,
+                                          idx.constant(heads));
+      Value head = arith::RemUIOp::create(b, kernel.loc, batch,
+                                          idx.constant(heads));
+      Value position = idx.add(idx.mul(lead, idx.constant(rows)), row);
+      return idx.mul(idx.add(idx.mul(position, idx.constant(heads)), head),
+                     idx.constant(dim));
+    }
+  };
+  auto operand = [&](Value value, ArrayRef<int64_t> batchDims, int64_t rows,
+                     int64_t dim, int64_t heads) {
+    return Operand{
+        flatten(k.buffers.lookup(getAttentionOperandInput(value))),
+        k.idx.broadcastLinear(batchCoords, batchDims), rows, dim, heads};
+  };
+  Operand queries = operand(attention.getQuery(), shape.queryBatch,
+                            shape.queries, d, shape.queryHeads);
+  Operand keys = operand(attention.getKey(), shape.keyBatch, shape.keys, d,
+                         shape.keyHeads);
+  Operand values = operand(attention.getValue(), shape.valueBatch, shape.keys,
+                           dv, shape.valueHeads);
   Type element = shape.elementType;
 
   // The lane's element offset in a row per access: lanes past the head
@@ -304,11 +332,10 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
     Value row = arith::MinUIOp::create(b, loc, add(firstRow, index(r)),
                                        index(shape.queries - 1));
     rowIndex.push_back(row);
-    Value rowStart = mul(add(mul(queryBatch, index(shape.queries)), row),
-                         index(d));
+    Value rowStart = queries.rowStart(*this, row);
     for (int64_t c = 0; c < layout.keyChunks; ++c) {
       SmallVector<Value> run =
-          loadRun(queries, add(rowStart, keyColumns[c]), element);
+          loadRun(queries.flat, add(rowStart, keyColumns[c]), element);
       Value keep = d % (lanes * width) == 0 ? Value() : inRow(c, d);
       for (Value raw : run) {
         Value v = arith::MulFOp::create(
@@ -406,10 +433,8 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, f.key,
                                   lastVisibleKey));
       // The key and value rows, read only where some row sees the key.
-      Value keyStart =
-          mul(add(mul(keyBatch, index(shape.keys)), f.key), index(d));
-      Value valueStart =
-          mul(add(mul(valueBatch, index(shape.keys)), f.key), index(dv));
+      Value keyStart = keys.rowStart(*this, f.key);
+      Value valueStart = values.rowStart(*this, f.key);
       SmallVector<Type> loadedTypes(
           (layout.keyChunks + layout.valueChunks) * width, element);
       auto ifSeen = scf::IfOp::create(b, loc, loadedTypes, f.seen, true);
@@ -418,11 +443,11 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
         b.setInsertionPointToStart(&ifSeen.getThenRegion().front());
         SmallVector<Value> loaded;
         for (Value column : keyColumns)
-          llvm::append_range(loaded,
-                             loadRun(keys, add(keyStart, column), element));
+          llvm::append_range(
+              loaded, loadRun(keys.flat, add(keyStart, column), element));
         for (Value column : valueColumns)
-          llvm::append_range(loaded,
-                             loadRun(values, add(valueStart, column), element));
+          llvm::append_range(
+              loaded, loadRun(values.flat, add(valueStart, column), element));
         scf::YieldOp::create(b, loc, loaded);
         b.setInsertionPointToStart(&ifSeen.getElseRegion().front());
         Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));

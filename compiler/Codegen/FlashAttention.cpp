@@ -58,19 +58,32 @@ mlir::fk::buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
   auto pointer = LLVM::LLVMPointerType::get(b.getContext());
   Location loc = fusion.getLoc();
   // [batch, rows, head dim] with the batch dims flattened: a box never
-  // crosses into another batch, and rows past the end arrive as zeros.
+  // crosses into another batch, and rows past the end arrive as zeros. A
+  // head split [lead..., H, T, D] of a [lead..., T, H, D] buffer is
+  // [lead, H, T, D] with the strides of its layout (rows H * D apart, heads
+  // D apart): tensor maps take any order of strides.
+  int64_t rowBytes = shape.headDim * bytes;
   auto map = [&](Value buffer, int64_t rows, ArrayRef<int64_t> batch,
-                 int64_t boxRows) -> Value {
+                 int64_t boxRows, int64_t heads) -> Value {
+    int64_t batches = ShapedType::getNumElements(batch);
+    if (!heads)
+      return TensorMapOp::create(
+          b, loc, pointer, buffer,
+          SmallVector<int64_t>{shape.headDim, rows, batches},
+          SmallVector<int64_t>{rowBytes, rows * rowBytes},
+          SmallVector<int64_t>{kBoxColumns, boxRows, 1}, kSwizzleBytes);
     return TensorMapOp::create(
         b, loc, pointer, buffer,
-        SmallVector<int64_t>{shape.headDim, rows, ShapedType::getNumElements(batch)},
-        SmallVector<int64_t>{shape.headDim * bytes,
-                             rows * shape.headDim * bytes},
-        SmallVector<int64_t>{kBoxColumns, boxRows, 1}, kSwizzleBytes);
+        SmallVector<int64_t>{shape.headDim, rows, heads, batches / heads},
+        SmallVector<int64_t>{heads * rowBytes, rowBytes,
+                             rows * heads * rowBytes},
+        SmallVector<int64_t>{kBoxColumns, boxRows, 1, 1}, kSwizzleBytes);
   };
-  return {map(query, shape.queries, shape.queryBatch, tiling.queryRows),
-          map(key, shape.keys, shape.keyBatch, tiling.keyBlock),
-          map(value, shape.keys, shape.valueBatch, tiling.keyBlock)};
+  return {map(query, shape.queries, shape.queryBatch, tiling.queryRows,
+              shape.queryHeads),
+          map(key, shape.keys, shape.keyBatch, tiling.keyBlock, shape.keyHeads),
+          map(value, shape.keys, shape.valueBatch, tiling.keyBlock,
+              shape.valueHeads)};
 }
 
 namespace {
@@ -101,9 +114,20 @@ private:
   Value i64(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
   }
-  MemRefType loadBox(int64_t rows) {
+  /// The shared tile a TMA load of `rows` rows fills: the box of a
+  /// [batch, rows, head dim] map, or of a head split's [lead, heads, rows,
+  /// head dim] (the same bytes).
+  MemRefType loadBox(int64_t rows, int64_t heads) {
+    if (heads)
+      return getSharedMemRefType(ctx, {1, 1, rows, kBoxColumns},
+                                 shape.elementType);
     return getSharedMemRefType(ctx, {1, rows, kBoxColumns}, shape.elementType);
   }
+  /// The batch coordinates of a tensor map over an operand of batch dims
+  /// `operandBatch`: its linear batch, or for a head split of `heads`
+  /// heads the head, then the leading dims' linear index.
+  SmallVector<Value, 2> mapBatchCoords(ArrayRef<int64_t> operandBatch,
+                                       int64_t heads);
 
   int64_t chunks() const { return shape.headDim / kBoxColumns; }
   int64_t stageOffset(int64_t part) const {
@@ -160,7 +184,9 @@ private:
   int64_t elementBytes = 0, queryBytes = 0, stageBytes = 0, keyBlocks = 0;
   DynamicSharedMemory shared;
   Value primary, barriers, queryMap, keyMap, valueMap;
-  Value firstQuery, queryBatch, keyBatch, valueBatch;
+  Value firstQuery;
+  /// The tensor-map coordinates of this block's batch in Q, K and V.
+  SmallVector<Value, 2> queryBatch, keyBatch, valueBatch;
   SmallVector<Value> batchCoords;
   /// The thread's place: warpgroup, lane in the quad (t % 4) as index, and
   /// the block-local query rows of its accumulator values.
@@ -178,16 +204,25 @@ void FlashKernel::setUp() {
   barriers = createCopyBarriers(b, loc, tiling.stages + 1, primary);
 }
 
+SmallVector<Value, 2> FlashKernel::mapBatchCoords(ArrayRef<int64_t> operandBatch,
+                                                  int64_t heads) {
+  Value linear = k.idx.broadcastLinear(batchCoords, operandBatch);
+  if (!heads)
+    return {linear};
+  return {arith::RemUIOp::create(b, loc, linear, index(heads)),
+          arith::DivUIOp::create(b, loc, linear, index(heads))};
+}
+
 void FlashKernel::loadQuery() {
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers, index(queryBytes),
                                           index(0), primary);
   for (int64_t c = 0; c < chunks(); ++c) {
     Value tile = shared.view(b, loc, index(c * tiling.queryRows * kSwizzleBytes),
-                             loadBox(tiling.queryRows));
-    nvgpu::TmaAsyncLoadOp::create(
-        b, loc, tile, barriers, queryMap,
-        ValueRange{index(c * kBoxColumns), firstQuery, queryBatch}, index(0),
-        Value(), primary);
+                             loadBox(tiling.queryRows, shape.queryHeads));
+    SmallVector<Value> coords = {index(c * kBoxColumns), firstQuery};
+    llvm::append_range(coords, queryBatch);
+    nvgpu::TmaAsyncLoadOp::create(b, loc, tile, barriers, queryMap, coords,
+                                  index(0), Value(), primary);
   }
 }
 
@@ -197,16 +232,18 @@ void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
                                           barrier, predicate);
   Value firstKey = mul(block, index(tiling.keyBlock));
   Value slot = mul(stage, index(stageBytes));
-  for (auto [part, map, batch] :
-       {std::tuple{0, keyMap, keyBatch}, std::tuple{1, valueMap, valueBatch}})
+  for (auto [part, map, batch, heads] :
+       {std::tuple{0, keyMap, ArrayRef<Value>(keyBatch), shape.keyHeads},
+        std::tuple{1, valueMap, ArrayRef<Value>(valueBatch), shape.valueHeads}})
     for (int64_t c = 0; c < chunks(); ++c) {
       Value offset =
           add(slot, index(stageOffset(part) +
                           c * tiling.keyBlock * kSwizzleBytes));
+      SmallVector<Value> coords = {index(c * kBoxColumns), firstKey};
+      llvm::append_range(coords, batch);
       nvgpu::TmaAsyncLoadOp::create(
-          b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock)),
-          barriers, map, ValueRange{index(c * kBoxColumns), firstKey, batch},
-          barrier, Value(), predicate);
+          b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock, heads)),
+          barriers, map, coords, barrier, Value(), predicate);
     }
 }
 
@@ -503,14 +540,14 @@ FailureOr<LaunchShape> FlashKernel::build() {
   // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
   // type); the casts vanish in the lowering.
   Block &entry = kernel.getBody().front();
-  auto cast = [&](Value pointer, int64_t rows) -> Value {
+  auto cast = [&](Value pointer, int64_t rows, int64_t heads) -> Value {
     return UnrealizedConversionCastOp::create(
-               b, loc, getSwizzledTensorMapType(loadBox(rows)), pointer)
+               b, loc, getSwizzledTensorMapType(loadBox(rows, heads)), pointer)
         .getResult(0);
   };
-  queryMap = cast(entry.getArgument(0), tiling.queryRows);
-  keyMap = cast(entry.getArgument(1), tiling.keyBlock);
-  valueMap = cast(entry.getArgument(2), tiling.keyBlock);
+  queryMap = cast(entry.getArgument(0), tiling.queryRows, shape.queryHeads);
+  keyMap = cast(entry.getArgument(1), tiling.keyBlock, shape.keyHeads);
+  valueMap = cast(entry.getArgument(2), tiling.keyBlock, shape.valueHeads);
 
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
@@ -536,9 +573,9 @@ FailureOr<LaunchShape> FlashKernel::build() {
   firstQuery = mul(queryBlock, index(tiling.queryRows));
   Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   batchCoords = k.idx.delinearize(batch, shape.batch);
-  queryBatch = k.idx.broadcastLinear(batchCoords, shape.queryBatch);
-  keyBatch = k.idx.broadcastLinear(batchCoords, shape.keyBatch);
-  valueBatch = k.idx.broadcastLinear(batchCoords, shape.valueBatch);
+  queryBatch = mapBatchCoords(shape.queryBatch, shape.queryHeads);
+  keyBatch = mapBatchCoords(shape.keyBatch, shape.keyHeads);
+  valueBatch = mapBatchCoords(shape.valueBatch, shape.valueHeads);
 
   // The key blocks this block reads: all, or under a causal mask those up
   // to the last key its last query sees (none when every row is hidden).

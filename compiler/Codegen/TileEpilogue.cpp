@@ -1,6 +1,7 @@
 //===- TileEpilogue.cpp - a fusion's epilogue on a tile in shared memory --===//
 
 #include "Codegen/TileEpilogue.h"
+#include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkScalarSemantics.h"
 
 using namespace mlir;
@@ -87,22 +88,71 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
     Value element, buffer;
     SmallVector<Value> coords;
     Type elementType;
+    const VectorStart *run;
   };
   SmallVector<Pending> stores;
-  for (Value c : columns) {
+  // A head merge of an attention's epilogue (reshape(transpose(e, perm =
+  // [0, 2, 1, 3])), e's batch dims possibly regrouped first) is stored from
+  // e's element at the run's coordinates [..., h, t, d] to [..., t, h, d] of
+  // the transpose, or [..., t, h * D + d] of the reshape: the run stays
+  // adjacent, at the start of a run of its own.
+  struct MergedStore {
+    Value source;
+    /// The stored coordinates of the run's row, without its column.
+    SmallVector<Value> rowCoords;
+    /// The run's columns where the merge reshapes [h, d] into one dim.
+    SmallVector<Value> columns;
+    VectorStart run;
+  };
+  SmallVector<MergedStore> merged(yielded.size());
+  if (isa<AttentionOp>(t.anchor))
+    for (auto [value, m] : llvm::zip(yielded, merged)) {
+      TransposeOp transpose;
+      m.source = getHeadMergeSource(value, &transpose);
+      if (!m.source)
+        continue;
+      // The row in the transpose's operand: [batch..., t], the batch
+      // regrouped (the same linear batch) when the merge regroups it.
+      ArrayRef<int64_t> heads = tensorType(transpose.getOperand()).getShape();
+      SmallVector<Value> row(rowCoords);
+      if (heads.drop_back(2) != shape.drop_back(2)) {
+        Value batch = k.idx.linearize(t.batchCoords, shape.drop_back(2));
+        row = k.idx.delinearize(batch, heads.drop_back(2));
+        row.push_back(rowCoords.back());
+      }
+      std::swap(row[row.size() - 2], row[row.size() - 1]);
+      m.run = emitter.vectorStart;
+      if (tensorType(value).getRank() < tensorType(transpose).getRank()) {
+        Value start = k.idx.add(k.idx.mul(row.pop_back_val(), index(n)), column);
+        for (int64_t e = 0; e < width; ++e)
+          m.columns.push_back(e == 0 ? start : k.idx.add(start, index(e)));
+        m.run.addRun(start, m.columns);
+      }
+      m.rowCoords = std::move(row);
+    }
+  for (auto [e, c] : llvm::enumerate(columns)) {
     SmallVector<Value> coords(rowCoords);
     coords.push_back(c);
-    for (auto [value, buffer] : llvm::zip(yielded, k.results)) {
-      FailureOr<Value> element = emitter.emit(value, coords);
+    for (auto [value, buffer, m] : llvm::zip(yielded, k.results, merged)) {
+      FailureOr<Value> element =
+          emitter.emit(m.source ? m.source : value, coords);
       if (failed(element))
         return failure();
-      stores.push_back(
-          {*element, buffer, coords, tensorType(value).getElementType()});
+      if (!m.source) {
+        stores.push_back({*element, buffer, coords,
+                          tensorType(value).getElementType(),
+                          &emitter.vectorStart});
+        continue;
+      }
+      SmallVector<Value> stored(m.rowCoords);
+      stored.push_back(m.columns.empty() ? c : m.columns[e]);
+      stores.push_back({*element, buffer, stored,
+                        tensorType(value).getElementType(), &m.run});
     }
   }
   for (Pending &store : stores)
     k.store(store.element, store.buffer, store.coords, store.elementType,
-            &emitter);
+            *store.run, emitter.addressing);
   hoistLoads(ifInside.getThenRegion().front());
   return success();
 }

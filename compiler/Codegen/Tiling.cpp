@@ -271,8 +271,11 @@ SmallVector<int64_t> mlir::fk::getPromotedOperands(FusionOp fusion) {
   if (MatmulOp matmul = fusion.getMatmul())
     promoted = {Value(matmul.getLhs()), getTensorCoreRhsInput(matmul)};
   else if (AttentionOp attention = fusion.getAttention())
-    // A mask input is read where each score needs it, not by tiles.
-    promoted = {attention.getQuery(), attention.getKey(), attention.getValue()};
+    // A mask input is read where each score needs it, not by tiles; a head
+    // split is read in its input's layout.
+    for (Value operand :
+         {attention.getQuery(), attention.getKey(), attention.getValue()})
+      promoted.push_back(getAttentionOperandInput(operand));
   SmallVector<int64_t> operands;
   for (Value operand : promoted)
     operands.push_back(cast<BlockArgument>(operand).getArgNumber());

@@ -24,6 +24,87 @@ bool mlir::fk::swapsLastTwoDims(TransposeOp transpose) {
   return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
 }
 
+bool mlir::fk::swapsHeadsAndRows(TransposeOp transpose) {
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  int64_t rank = perm.size();
+  if (rank < 3)
+    return false;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t kept = i == rank - 3 ? rank - 2 : i == rank - 2 ? rank - 3 : i;
+    if (perm[i] != kept)
+      return false;
+  }
+  return true;
+}
+
+/// Whether `to` is `from` with its last dim split in two.
+static bool isLastDimSplit(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  return to.size() == from.size() + 1 && to.size() >= 2 &&
+         from.drop_back() == to.drop_back(2) &&
+         from.back() == to[to.size() - 2] * to.back();
+}
+
+bool mlir::fk::splitsLastDim(ReshapeOp reshape) {
+  return isLastDimSplit(
+      cast<RankedTensorType>(reshape.getOperand().getType()).getShape(),
+      cast<RankedTensorType>(reshape.getResult().getType()).getShape());
+}
+
+bool mlir::fk::regroupsBatchDims(ReshapeOp reshape) {
+  ArrayRef<int64_t> from =
+      cast<RankedTensorType>(reshape.getOperand().getType()).getShape();
+  ArrayRef<int64_t> to =
+      cast<RankedTensorType>(reshape.getResult().getType()).getShape();
+  return from.size() >= 3 && to.size() >= 3 &&
+         from.take_back(2) == to.take_back(2);
+}
+
+Value mlir::fk::getHeadSplitInput(Value operand, TransposeOp *split) {
+  if (auto regroup = operand.getDefiningOp<ReshapeOp>();
+      regroup && regroupsBatchDims(regroup))
+    operand = regroup.getOperand();
+  auto transpose = operand.getDefiningOp<TransposeOp>();
+  if (!transpose || !swapsHeadsAndRows(transpose))
+    return nullptr;
+  if (split)
+    *split = transpose;
+  Value heads = transpose.getOperand();
+  if (auto reshape = heads.getDefiningOp<ReshapeOp>();
+      reshape && splitsLastDim(reshape))
+    return reshape.getOperand();
+  return heads;
+}
+
+Value mlir::fk::getAttentionOperandInput(Value operand) {
+  if (Value input = getHeadSplitInput(operand))
+    return input;
+  if (auto regroup = operand.getDefiningOp<ReshapeOp>();
+      regroup && regroupsBatchDims(regroup))
+    return regroup.getOperand();
+  return operand;
+}
+
+Value mlir::fk::getHeadMergeSource(Value result, TransposeOp *merge) {
+  if (auto reshape = result.getDefiningOp<ReshapeOp>()) {
+    // [..., T, H, D] -> [..., T, H * D]: the inverse of a split.
+    if (!isLastDimSplit(
+            cast<RankedTensorType>(reshape.getResult().getType()).getShape(),
+            cast<RankedTensorType>(reshape.getOperand().getType()).getShape()))
+      return nullptr;
+    result = reshape.getOperand();
+  }
+  auto transpose = result.getDefiningOp<TransposeOp>();
+  if (!transpose || !swapsHeadsAndRows(transpose))
+    return nullptr;
+  if (merge)
+    *merge = transpose;
+  Value heads = transpose.getOperand();
+  if (auto regroup = heads.getDefiningOp<ReshapeOp>();
+      regroup && regroupsBatchDims(regroup))
+    return regroup.getOperand();
+  return heads;
+}
+
 static RankedTensorType typeOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }

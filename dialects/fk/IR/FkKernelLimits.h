@@ -31,6 +31,47 @@ std::string whyNoWarpgroupKernels(TargetAttr target);
 /// reads directly in w's layout, K-major, so the transpose costs nothing.
 bool swapsLastTwoDims(TransposeOp transpose);
 
+/// Whether `transpose` swaps the two dimensions before the last and keeps
+/// the others: [..., T, H, D] -> [..., H, T, D], the head split of a
+/// transformer (`perm = [0, 2, 1, 3]` at rank 4) or, applied to an
+/// attention's result, the head merge.
+bool swapsHeadsAndRows(TransposeOp transpose);
+
+/// Whether `reshape` splits its operand's last dimension in two and keeps
+/// the others ([..., H * D] -> [..., H, D]): the same bytes in the same
+/// order.
+bool splitsLastDim(ReshapeOp reshape);
+
+/// Whether `reshape` keeps its operand's last two dims and regroups the
+/// others (grouped-query heads [B, H, T, D] -> [B, G, J, T, D]): the same
+/// elements in the same order.
+bool regroupsBatchDims(ReshapeOp reshape);
+
+/// The value whose bytes the flash kernel reads for `operand` (a query, key
+/// or value of an attention) when the operand is a head split: for
+/// `transpose(x)` of a [..., T, H, D] `x` that swaps heads and rows, `x`,
+/// and for `transpose(reshape(y))` whose reshape splits the last dim of a
+/// [..., T, H * D] `y`, `y` (the same bytes); the same under a reshape
+/// regrouping the batch dims of the transpose; null otherwise. The kernel
+/// reads [..., H, T, D] through a tensor map over [..., T, H, D]. `split`,
+/// when given, receives the transpose.
+Value getHeadSplitInput(Value operand, TransposeOp *split = nullptr);
+
+/// The value whose bytes the flash kernel reads for an attention operand:
+/// the head split's input (getHeadSplitInput), the operand of a reshape
+/// regrouping its batch dims (the same bytes), or the operand itself.
+Value getAttentionOperandInput(Value operand);
+
+/// The attention-shaped value `result` is the head merge of, or null:
+/// `result` is `transpose(e)` swapping heads and rows of a [..., H, T, D]
+/// `e`, or a reshape of it merging the last two dims ([..., T, H * D]); `e`
+/// may be a reshape regrouping the batch dims of the value returned
+/// (grouped-query heads [B, G, J, T, D] -> [B, G * J, T, D]: the same
+/// elements in the same order). The flash kernel computes the value
+/// returned and stores it at the permuted coordinates. `merge`, when given,
+/// receives the transpose.
+Value getHeadMergeSource(Value result, TransposeOp *merge = nullptr);
+
 /// Why the flash kernel cannot compute `attention` on `target`, or "" if it
 /// can.
 std::string whyNotFlashAttention(AttentionOp attention, TargetAttr target);

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkTypeInference.h"
 
 #include "mlir/IR/Builders.h"
@@ -341,17 +342,29 @@ LogicalResult FusionOp::verify() {
                               "attention, not "
                            << attentions;
     AttentionOp attention = getAttention();
-    for (Value operand : attention->getOperands())
-      if (!isa<BlockArgument>(operand))
+    // A query, key or value may be a head split of a fusion input, which
+    // the kernel reads in the input's layout.
+    for (Value operand : attention->getOperands()) {
+      Value input = operand == attention.getMask()
+                        ? operand
+                        : getAttentionOperandInput(operand);
+      if (!isa<BlockArgument>(input))
         return emitOpError() << "of kind 'attention' must pass fusion inputs "
-                                "to its attention (the kernel reads them "
-                                "from device memory)";
+                                "(or head splits of them) to its attention "
+                                "(the kernel reads them from device memory)";
+    }
     ArrayRef<int64_t> shape =
         cast<RankedTensorType>(attention.getType()).getShape();
-    for (Type type : getResultTypes())
-      if (cast<RankedTensorType>(type).getShape() != shape)
+    for (Value result : yield.getValues()) {
+      // A head merge is stored at the permuted coordinates.
+      Value source = getHeadMergeSource(result);
+      if (cast<RankedTensorType>(result.getType()).getShape() != shape &&
+          (!source ||
+           cast<RankedTensorType>(source.getType()).getShape() != shape))
         return emitOpError() << "of kind 'attention' must yield results of "
-                                "its attention's shape";
+                                "its attention's shape (or head merges of "
+                                "them)";
+    }
   }
   return success();
 }

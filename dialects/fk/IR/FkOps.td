@@ -637,9 +637,16 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
     - `matmul`: one matmul, with loop ops computing its operands
       (prologue) and elementwise ops of its shape consuming it (epilogue);
       every result has the matmul's shape;
-    - `attention`: one `fk.attention` whose operands are fusion inputs,
-      and elementwise ops of its shape consuming it (epilogue); every result
-      has the attention's shape.
+    - `attention`: one `fk.attention` whose operands are fusion inputs or,
+      for a query, key or value, head splits of them (`transpose(x, perm =
+      [0, 2, 1, 3])` of a [B, T, H, D] input, or of a reshape splitting the
+      last dim of a [B, T, H * D] input, possibly with its batch dims
+      regrouped by a reshape: the kernel reads the input's layout), and
+      elementwise ops of its shape consuming it (epilogue); every result
+      has the attention's shape or is a head merge of such a value
+      (`transpose(e, perm = [0, 2, 1, 3])`, `e` possibly regrouped, the
+      transpose possibly reshaped to [B, T, H * D]), which the kernel
+      stores at the permuted coordinates.
 
     ```mlir
     %r = fk.fusion loop (%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> {

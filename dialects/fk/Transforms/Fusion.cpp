@@ -12,11 +12,14 @@
 // in registers. Vetoes:
 //  - a matmul or an attention joins its consumer kernel only as the start
 //    of an elementwise epilogue (bias, activation, residual, scaling,
-//    casts) of its shape; what computes its operands stays out (the
-//    tensor-core and flash kernels read operands from device memory through
-//    TMA), but for a transpose of a matmul's right operand's last two
-//    dimensions, which the kernel reads in place (x @ transpose(w)), and a
-//    kernel has one matmul or attention;
+//    casts) of its shape, which for an attention may end in a head merge
+//    (reshape(transpose(o, perm = [0, 2, 1, 3])), stored permuted); what
+//    computes its operands stays out (the tensor-core and flash kernels
+//    read operands from device memory through TMA), but for a transpose of
+//    a matmul's right operand's last two dimensions (x @ transpose(w)) and
+//    the head splits of an attention's query, key and value
+//    (transpose(reshape(p), perm = [0, 2, 1, 3])), which the kernels read
+//    in place, and a kernel has one matmul or attention;
 //  - a value used by several kernels is not recomputed in each, unless it
 //    is pure index arithmetic (broadcast, reshape, transpose, slice,
 //    dynamic_slice, iota) or a cast, which cost no arithmetic worth saving;
@@ -165,15 +168,19 @@ private:
 /// The first op of `members` that uses `matmul`'s value, directly or through
 /// other members, other than elementwise at the matmul's shape: an epilogue
 /// must compute every result element from the matmul's element at the same
-/// coordinates.
+/// coordinates. `storedPermuted`, when given, is the head merge the kernel
+/// stores its epilogue through (see getHeadMerge), where the walk ends.
 static Operation *findNonElementwiseUse(Operation *matmul,
-                                        const llvm::SetVector<Operation *> &members) {
+                                        const llvm::SetVector<Operation *> &members,
+                                        Operation *storedPermuted = nullptr) {
   ArrayRef<int64_t> shape = tensorType(matmul->getResult(0)).getShape();
   SmallVector<Operation *> worklist(matmul->getUsers());
   DenseSet<Operation *> seen;
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
     if (!members.contains(op) || !seen.insert(op).second)
+      continue;
+    if (op == storedPermuted)
       continue;
     if (!op->hasTrait<OpTrait::Elementwise>() ||
         tensorType(op->getResult(0)).getShape() != shape)
@@ -187,13 +194,93 @@ static Operation *findNonElementwiseUse(Operation *matmul,
 /// `producer`'s operand, so that `producer` joins its kernel as no work: a
 /// matmul's right operand given as a transpose of its last two dimensions
 /// (the tensor-core kernel reads it K-major; other kernels index through
-/// it).
+/// it), and an attention's query, key or value given as a head split
+/// (`transpose(perm = [0, 2, 1, 3])` of [B, T, H, D]: the flash kernel
+/// reads [B, H, T, D] tiles through a tensor map over the operand's
+/// layout).
 static bool isReadInPlace(Operation *producer, Operation *contraction) {
-  auto matmul = dyn_cast<MatmulOp>(contraction);
   auto transpose = dyn_cast<TransposeOp>(producer);
-  return matmul && transpose && matmul.getRhs() == transpose.getResult() &&
-         matmul.getLhs() != transpose.getResult() &&
-         swapsLastTwoDims(transpose);
+  if (!transpose)
+    return false;
+  Value value = transpose.getResult();
+  if (auto matmul = dyn_cast<MatmulOp>(contraction))
+    return matmul.getRhs() == value && matmul.getLhs() != value &&
+           swapsLastTwoDims(transpose);
+  auto attention = dyn_cast<AttentionOp>(contraction);
+  return attention &&
+         llvm::is_contained(ValueRange{attention.getQuery(), attention.getKey(),
+                                       attention.getValue()},
+                            value) &&
+         attention.getMask() != value && swapsHeadsAndRows(transpose);
+}
+
+/// Whether `producer`, a member-to-be of `group`, is read in place by the
+/// group's contraction: a transpose (isReadInPlace), or a link of a head
+/// split each of whose uses in the group is the next link: a reshape that
+/// only splits the last dim under the transpose ([B, T, H * D] ->
+/// [B, T, H, D], the same bytes), the transpose, and a reshape over it
+/// that regroups the batch dims (grouped-query [B, H, T, D] ->
+/// [B, G, J, T, D], the same bytes), read by the attention.
+static bool isReadInPlaceIn(Operation *producer,
+                            const llvm::SetVector<Operation *> &members,
+                            Operation *contraction) {
+  if (isReadInPlace(producer, contraction))
+    return true;
+  auto attention = dyn_cast<AttentionOp>(contraction);
+  if (!attention)
+    return false;
+  auto usedOnlyBy = [&](llvm::function_ref<bool(Operation *)> isNext) {
+    bool used = false;
+    for (Operation *user : producer->getUsers()) {
+      if (!members.contains(user))
+        continue;
+      if (!isNext(user))
+        return false;
+      used = true;
+    }
+    return used;
+  };
+  if (auto transpose = dyn_cast<TransposeOp>(producer))
+    return swapsHeadsAndRows(transpose) && usedOnlyBy([&](Operation *user) {
+             auto regroup = dyn_cast<ReshapeOp>(user);
+             return regroup && regroupsBatchDims(regroup) &&
+                    isReadInPlaceIn(regroup, members, contraction);
+           });
+  auto reshape = dyn_cast<ReshapeOp>(producer);
+  if (!reshape)
+    return false;
+  if (splitsLastDim(reshape))
+    return usedOnlyBy([&](Operation *user) {
+      return isa<TransposeOp>(user) &&
+             isReadInPlaceIn(user, members, contraction);
+    });
+  // A regroup of a head split, read as the query, key or value.
+  Value value = reshape.getResult();
+  auto split = reshape.getOperand().getDefiningOp<TransposeOp>();
+  return regroupsBatchDims(reshape) && split && swapsHeadsAndRows(split) &&
+         value != attention.getMask() &&
+         usedOnlyBy([&](Operation *user) { return user == contraction; });
+}
+
+/// The head merge a kernel with root `root` would store an attention's
+/// epilogue through: `root` is `transpose(perm = [0, 2, 1, 3])` of an
+/// attention-shaped [B, H, T, D] value (or of a reshape regrouping its
+/// batch dims), or a reshape of it merging the last two dims
+/// ([B, T, H * D]), with its ops members. Returns the op that reads the
+/// attention-shaped value (the transpose or the regrouping reshape), or
+/// null.
+static Operation *getHeadMerge(Operation *root,
+                               const llvm::SetVector<Operation *> &members,
+                               AttentionOp attention) {
+  TransposeOp transpose;
+  Value source = getHeadMergeSource(root->getResult(0), &transpose);
+  if (!source || source.getType() != attention.getType() ||
+      !members.contains(transpose))
+    return nullptr;
+  Operation *first = transpose;
+  if (transpose.getOperand() != source)
+    first = transpose.getOperand().getDefiningOp();
+  return members.contains(first) ? first : nullptr;
 }
 
 static bool isCheapToDuplicate(Operation *op) {
@@ -227,13 +314,18 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
                            "is elementwise",
                            name)
           .str();
-    if (tensorType(producer->getResult(0)).getShape() !=
-        tensorType(root->getResult(0)).getShape())
+    // An attention's epilogue may end in a head merge, which the kernel
+    // stores through.
+    Operation *merge = nullptr;
+    if (auto attention = dyn_cast<AttentionOp>(producer))
+      merge = getHeadMerge(root, group.ops, attention);
+    if (!merge && tensorType(producer->getResult(0)).getShape() !=
+                      tensorType(root->getResult(0)).getShape())
       return llvm::formatv("the consumer kernel's result is not of the "
                            "{0}'s shape",
                            name)
           .str();
-    if (Operation *user = findNonElementwiseUse(producer, group.ops))
+    if (Operation *user = findNonElementwiseUse(producer, group.ops, merge))
       return llvm::formatv("its use by {0} is not elementwise (an epilogue "
                            "runs at the {1}'s output elements)",
                            describeOp(user), name)
@@ -245,7 +337,7 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
         .str();
   } else if (group.contraction &&
              llvm::is_contained(producer->getUsers(), group.contraction)) {
-    if (!isReadInPlace(producer, group.contraction))
+    if (!isReadInPlaceIn(producer, group.ops, group.contraction))
       return llvm::formatv("it is an operand of the consumer kernel's {0}, "
                            "which the kernel reads from device memory (TMA)",
                            group.contraction->getName().stripDialect())
@@ -253,11 +345,15 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
   } else if (group.contraction &&
              llvm::any_of(producer->getUsers(), [&](Operation *user) {
                return group.ops.contains(user) &&
-                      isReadInPlace(user, group.contraction);
-             })) {
+                      isReadInPlaceIn(user, group.ops, group.contraction);
+             }) &&
+             !isReadInPlaceIn(producer, group.ops, group.contraction)) {
     return llvm::formatv("the consumer kernel's {0} reads it through a "
-                         "transpose, from device memory (TMA)",
-                         group.contraction->getName().stripDialect())
+                         "{1}, from device memory (TMA)",
+                         group.contraction->getName().stripDialect(),
+                         isa<AttentionOp>(group.contraction)
+                             ? "head split"
+                             : "transpose")
         .str();
   }
   if (isReduction(producer)) {
@@ -393,13 +489,23 @@ void FusionPlanner::offer(Operation *producer) {
   if (!indexing.empty())
     indexing = "; in the kernel it " + indexing;
   for (Group *group : consumers) {
+    // How the flash kernel reads a head split, or writes a head merge.
+    std::string layout;
+    if (group->contraction && isa<AttentionOp>(group->contraction) &&
+        isReadInPlaceIn(producer, group->ops, group->contraction))
+      layout = "; the flash kernel reads its operand in place (head split: "
+               "a tensor map over the [B, T, H, D] layout)";
+    if (auto attention = dyn_cast<AttentionOp>(producer);
+        attention && getHeadMerge(group->root, group->ops, attention))
+      layout = "; the kernel stores its epilogue through the head merge "
+               "(out[b, t, h, d])";
     join(producer, *group, returned);
     remark(producer,
            llvm::formatv("{0} fused into the kernel of {1}: saves {2} of "
-                         "device memory traffic (a write and a read of {3}){4}",
+                         "device memory traffic (a write and a read of {3}){4}{5}",
                          describeOp(producer), describeOp(group->root),
                          formatBytes(2 * bytes), formatBytes(bytes),
-                         indexing));
+                         indexing, layout));
   }
   if (consumers.size() > 1)
     remark(producer, llvm::formatv("duplicated into {0} kernels: it is index "

@@ -286,7 +286,7 @@ func.func @attention_two(%q: tensor<2x8x64xf16>) -> tensor<2x8x64xf16> {
 // -----
 
 func.func @attention_prologue(%q: tensor<2x8x64xf16>) -> tensor<2x8x64xf16> {
-  // expected-error @+1 {{of kind 'attention' must pass fusion inputs to its attention}}
+  // expected-error @+1 {{of kind 'attention' must pass fusion inputs (or head splits of them) to its attention}}
   %0 = fk.fusion attention(%q) : (tensor<2x8x64xf16>) -> tensor<2x8x64xf16> {
   ^bb0(%a: tensor<2x8x64xf16>):
     %e = fk.exp %a : tensor<2x8x64xf16>
@@ -294,6 +294,36 @@ func.func @attention_prologue(%q: tensor<2x8x64xf16>) -> tensor<2x8x64xf16> {
     fk.yield %o : tensor<2x8x64xf16>
   }
   return %0 : tensor<2x8x64xf16>
+}
+
+// -----
+
+// A head split (transpose of [B, T, H, D] swapping heads and rows) of a
+// value computed in the fusion: the kernel reads only inputs.
+func.func @attention_split_of_computed(%q: tensor<1x8x2x64xf16>, %k: tensor<1x2x8x64xf16>) -> tensor<1x2x8x64xf16> {
+  // expected-error @+1 {{of kind 'attention' must pass fusion inputs (or head splits of them) to its attention}}
+  %0 = fk.fusion attention(%q, %k) : (tensor<1x8x2x64xf16>, tensor<1x2x8x64xf16>) -> tensor<1x2x8x64xf16> {
+  ^bb0(%a: tensor<1x8x2x64xf16>, %b: tensor<1x2x8x64xf16>):
+    %e = fk.exp %a : tensor<1x8x2x64xf16>
+    %t = fk.transpose %e perm = [0, 2, 1, 3] : tensor<1x8x2x64xf16> -> tensor<1x2x8x64xf16>
+    %o = fk.attention %t, %b, %b scale = 1.250000e-01 causal = false : tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x2x8x64xf16>
+    fk.yield %o : tensor<1x2x8x64xf16>
+  }
+  return %0 : tensor<1x2x8x64xf16>
+}
+
+// -----
+
+// A transpose of the result that is not a head merge (perm [0, 1, 3, 2]).
+func.func @attention_other_transpose(%q: tensor<1x2x8x64xf16>) -> tensor<1x2x64x8xf16> {
+  // expected-error @+1 {{of kind 'attention' must yield results of its attention's shape (or head merges of them)}}
+  %0 = fk.fusion attention(%q) : (tensor<1x2x8x64xf16>) -> tensor<1x2x64x8xf16> {
+  ^bb0(%a: tensor<1x2x8x64xf16>):
+    %o = fk.attention %a, %a, %a scale = 1.250000e-01 causal = false : tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x2x8x64xf16>
+    %t = fk.transpose %o perm = [0, 1, 3, 2] : tensor<1x2x8x64xf16> -> tensor<1x2x64x8xf16>
+    fk.yield %t : tensor<1x2x64x8xf16>
+  }
+  return %0 : tensor<1x2x64x8xf16>
 }
 
 // -----
