@@ -34,6 +34,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -208,15 +209,18 @@ def rel_l2(torch, a, b):
 
 
 class FkcGraph:
-    """A graph of an artifact, called with the model's tensors by name."""
+    """A graph of an artifact, called with the model's tensors by name; the
+    inputs bound with bind_weights are the module's, not passed."""
 
     def __init__(self, torch, module, graph, tensors):
         self.module, self.graph = module, graph
-        self.inputs = [tensors[i.name] for i in module.inputs(graph)]
+        infos = module.inputs(graph)
+        every = [tensors[i.name] for i in infos]
+        self.inputs = [t for t, i in zip(every, infos) if not i.bound]
         self.outputs = []
         for info in module.outputs(graph):
             if info.aliases is not None:
-                self.outputs.append(self.inputs[info.aliases])
+                self.outputs.append(every[info.aliases])
             else:
                 self.outputs.append(torch.empty(
                     info.shape, dtype=getattr(torch, TORCH_DTYPES[info.dtype]),
@@ -265,9 +269,14 @@ def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
         ref_decode = model.decode(ids_next, pos)
         after_decode = {n: c.clone() for n, c in caches.items()}
 
+        # The weights are bound to the module once, as an application does
+        # (fkrt bind_weights): a call passes the ids, the position and the
+        # caches only.
         for label, artifact in variants:
             module = fkrt.Module(artifact)
             module.load_cuda()
+            for graph in ("prefill", "decode"):
+                module.bind_weights(graph, args.weights_file)
             for c in caches.values():
                 c.zero_()
             tensors["ids"] = ids_prompt
@@ -346,7 +355,8 @@ def write_report(out, results, device, commit):
              "median time per call (ms), up to 32 calls in flight; f16, 12 layers, "
              "caches of 1024 positions, vocabulary 50257. Decode: one token per sequence "
              "at position = prompt length. Speed-up: the peer's time over fkc's.", "",
-             "fkc is timed from Python (fkrt) and from C++ (`fkc-run --bench`); the "
+             "fkc is timed from Python (fkrt, the weights bound once with bind_weights) "
+             "and from C++ (`fkc-run --bench`, every input passed); the "
              "speed-ups use the Python figure, as the peers are timed from Python.", "",
              "| config | graph | fkc | fkc (fkc-run) | fkc variant | PyTorch eager | "
              "torch.compile | vs eager | vs torch.compile |",
@@ -397,6 +407,10 @@ def main():
     except OSError:
         commit = "unknown"
     weights = make_weights(torch, torch.device("cuda"), seed=0)
+    # The same weights as a file, for fkrt's bind_weights.
+    from safetensors.torch import save_file
+    args.weights_file = os.path.join(tempfile.mkdtemp(), "gpt2.safetensors")
+    save_file({n: t.cpu() for n, t in weights.items()}, args.weights_file)
     results = []
     names = sorted(f for f in os.listdir(args.artifacts)
                    if re.fullmatch(r"gpt2_b\d+_p\d+\.ptx", f))

@@ -544,20 +544,34 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
     emitter.vectorStart.width = width;
     SmallVector<Value> valid, runValid;
     SmallVector<SmallVector<Value>> coords;
-    for (int64_t q = 0; q < threadRuns; ++q) {
-      Value r = k.idx.add(tid, k.idx.constant(q * threads));
-      Value inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r,
-                                          k.idx.constant(runs));
-      // Out-of-row lanes compute on element 0 and are masked out.
+    // The coordinates of a run of the row: run r holds elements r * width +
+    // e; a run past the row computes on element 0 and is masked out
+    // (`inRow` says which).
+    auto runCoordinates = [&](Value r, Value &inRow, Value &start,
+                              SmallVector<Value> &runCoords) {
+      inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r,
+                                    k.idx.constant(runs));
       Value safe = arith::SelectOp::create(b, loc, inRow, r, k.idx.constant(0));
-      Value start = width == 1 ? safe : k.idx.mul(safe, k.idx.constant(width));
-      SmallVector<Value> runCoords;
+      start = width == 1 ? safe : k.idx.mul(safe, k.idx.constant(width));
+      SmallVector<SmallVector<Value>> elements;
       for (int64_t e = 0; e < width; ++e) {
         Value j = e == 0 ? start : k.idx.add(start, k.idx.constant(e));
         SmallVector<Value> full(leading);
         full.append(width == 1 ? k.idx.delinearize(j, rowShape)
                                : SmallVector<Value>{j});
         runCoords.push_back(full.back());
+        elements.push_back(std::move(full));
+      }
+      return elements;
+    };
+    // A streamed row (isStreamedRowFusion) is read in a loop by its one
+    // reduction; a row held in registers is read here, run by run.
+    bool streamed = isStreamedRowFusion(k.fusion, rows);
+    for (int64_t q = 0; q < (streamed ? 0 : threadRuns); ++q) {
+      Value r = k.idx.add(tid, k.idx.constant(q * threads));
+      Value inRow, start;
+      SmallVector<Value> runCoords;
+      for (SmallVector<Value> &full : runCoordinates(r, inRow, start, runCoords)) {
         valid.push_back(inRow);
         coords.push_back(std::move(full));
       }
@@ -574,7 +588,35 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
       Value identity =
           buildScalarConstant(b, loc, acc.elementType, acc.identity());
       Value partial = identity;
-      for (int64_t p = 0; p < perThread; ++p) {
+      if (streamed) {
+        auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
+                                       k.idx.constant(threadRuns),
+                                       k.idx.constant(1), ValueRange{identity});
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value r = k.idx.add(tid, k.idx.mul(loop.getInductionVar(),
+                                           k.idx.constant(threads)));
+        Value inRow, start;
+        SmallVector<Value> runCoords;
+        SmallVector<SmallVector<Value>> elements =
+            runCoordinates(r, inRow, start, runCoords);
+        // An emitter of the loop's body: its values do not outlive it.
+        ElementEmitter inner = k.makeEmitter();
+        inner.vectorStart.width = width;
+        if (width > 1)
+          inner.vectorStart.addRun(start, runCoords);
+        Value running = loop.getRegionIterArgs()[0];
+        for (const SmallVector<Value> &element : elements) {
+          FailureOr<Value> x = inner.emit(op->getOperand(0), element);
+          if (failed(x))
+            return failure();
+          Value masked = arith::SelectOp::create(b, loc, inRow, *x, identity);
+          running = acc.combine(b, loc, running, masked);
+        }
+        scf::YieldOp::create(b, loc, running);
+        partial = loop.getResult(0);
+      }
+      for (int64_t p = 0; p < (streamed ? 0 : perThread); ++p) {
         FailureOr<Value> x = emitter.emit(op->getOperand(0), coords[p]);
         if (failed(x))
           return failure();

@@ -59,13 +59,27 @@ std::optional<RowSpace> mlir::fk::getFusionRowSpace(FusionOp fusion) {
       return std::nullopt;
     rows = space;
   }
-  if (!rows || rows->rowLength() > kMaxFusedRowLength ||
-      rows->rowLength() == 0)
+  if (!rows || rows->rowLength() == 0)
     return std::nullopt;
   for (Value result : fusion.getResults()) {
     ArrayRef<int64_t> shape = tensorType(result).getShape();
     if (shape != ArrayRef(rows->shape) && !rows->isReducedShape(shape))
       return std::nullopt;
   }
+  if (rows->rowLength() > kMaxFusedRowLength &&
+      !isStreamedRowFusion(fusion, *rows))
+    return std::nullopt;
   return rows;
+}
+
+bool mlir::fk::isStreamedRowFusion(FusionOp fusion, const RowSpace &rows) {
+  if (rows.rowLength() <= kMaxFusedRowLength)
+    return false;
+  int64_t reductions = llvm::count_if(fusion.getBody().front(), [](Operation &op) {
+    return isReduction(&op);
+  });
+  return reductions == 1 &&
+         llvm::all_of(fusion.getResults(), [&](Value result) {
+           return rows.isReducedShape(tensorType(result).getShape());
+         });
 }

@@ -42,9 +42,17 @@ struct RowSpace {
 std::optional<RowSpace> getRowSpace(Operation *reduction);
 
 /// The row space shared by every reduction of `fusion`, if a row kernel
-/// computes it: its reductions reduce the trailing axes of one shape, rows
-/// short enough to stay in registers, and it writes rows or reduced rows.
+/// computes it: its reductions reduce the trailing axes of one shape, and
+/// it writes rows or reduced rows; rows short enough to stay in registers,
+/// or longer ones streamed (isStreamedRowFusion).
 std::optional<RowSpace> getFusionRowSpace(FusionOp fusion);
+
+/// Whether the row kernel streams `fusion`'s rows, longer than
+/// kMaxFusedRowLength, through its threads in a loop instead of holding
+/// them in registers: the fusion has one reduction and writes reduced rows
+/// only (an argmax or a sum over a 50257-word vocabulary), so that no
+/// element is needed twice.
+bool isStreamedRowFusion(FusionOp fusion, const RowSpace &rows);
 
 /// Whether `shape` equals `other` but for dimensions of size 1.
 bool equalUpToUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> other);
