@@ -145,9 +145,18 @@ private:
   Value flatten(Value memref);
   /// `width` adjacent elements of `flat` from `start`, loaded together.
   SmallVector<Value> loadRun(Value flat, Value start, Type elementType);
-  /// The max and the weights 2^(m - M) of partial results `maxes` (each -inf
-  /// when it saw no key: weight 0).
-  std::pair<Value, SmallVector<Value>> combineWeights(ArrayRef<Value> maxes);
+  /// A partial result over some keys: max m, sum l and output o of one
+  /// output element, or their total over several parts.
+  struct Part {
+    Value max, sum, output;
+  };
+  /// The total of `count` parts, part p given by `partAt(p)`: M = max m,
+  /// L = sum l 2^(m - M), O = sum o 2^(m - M); a part with m = -inf saw no
+  /// key and weighs 0.
+  Part combineParts(int64_t count, function_ref<Part(int64_t)> partAt);
+  /// `body(r, column)` for each element of the block's [rows, Dv] output,
+  /// thread t taking elements t, t + threads, ...
+  void forEachOutputElement(function_ref<void(Value, Value)> body);
   /// Stores O / L of element (row, column) of the output tile, or NaN for
   /// a row that saw no key (L = 0), as the unfused softmax gives.
   void storeOutput(Value tile, Value row, Value column, Value o, Value l);
@@ -214,21 +223,39 @@ SmallVector<Value> DecodeKernel::loadRun(Value flat, Value start,
   return values;
 }
 
-std::pair<Value, SmallVector<Value>>
-DecodeKernel::combineWeights(ArrayRef<Value> maxes) {
+DecodeKernel::Part
+DecodeKernel::combineParts(int64_t count, function_ref<Part(int64_t)> partAt) {
+  SmallVector<Part> parts;
   Value most = minusInf();
-  for (Value m : maxes)
-    most = maxF(most, m);
-  SmallVector<Value> weights;
-  for (Value m : maxes) {
+  for (int64_t p = 0; p < count; ++p) {
+    parts.push_back(partAt(p));
+    most = maxF(most, parts.back().max);
+  }
+  Part total{most, f32(0), f32(0)};
+  for (const Part &part : parts) {
     // 2^(m - M), and 0 for a part that saw no key (m = -inf; also when
     // every part saw none, where m - M would be NaN).
-    Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
-                                       minusInf());
-    Value weight = emitFastExp2(b, loc, arith::SubFOp::create(b, loc, m, most));
-    weights.push_back(arith::SelectOp::create(b, loc, none, f32(0), weight));
+    Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                       part.max, minusInf());
+    Value weight = arith::SelectOp::create(
+        b, loc, none, f32(0),
+        emitFastExp2(b, loc, arith::SubFOp::create(b, loc, part.max, most)));
+    total.sum = fma(part.sum, weight, total.sum);
+    total.output = fma(part.output, weight, total.output);
   }
-  return {most, weights};
+  return total;
+}
+
+void DecodeKernel::forEachOutputElement(
+    function_ref<void(Value, Value)> body) {
+  int64_t dv = shape.valueHeadDim;
+  auto each = scf::ForOp::create(b, loc, thread, index(tiling.rows * dv),
+                                 index(tiling.threads));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(each.getBody());
+  Value element = each.getInductionVar();
+  body(arith::DivUIOp::create(b, loc, element, index(dv)),
+       arith::RemUIOp::create(b, loc, element, index(dv)));
 }
 
 void DecodeKernel::storeOutput(Value tile, Value row, Value column, Value o,
@@ -566,53 +593,37 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   }
   gpu::BarrierOp::create(b, loc);
 
-  // Thread t combines elements t, t + threads, ... of the block's output.
+  // The slots' parts combine per output element.
   Value tile = splits == 1 ? addSharedBuffer({rows, dv}) : Value();
-  auto each = scf::ForOp::create(b, loc, thread, index(rows * dv),
-                                 index(tiling.threads));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(each.getBody());
-    Value element = each.getInductionVar();
-    Value r = arith::DivUIOp::create(b, loc, element, index(dv));
-    Value column = arith::RemUIOp::create(b, loc, element, index(dv));
-    SmallVector<Value> maxes, sums, outs;
-    for (int64_t s = 0; s < slots; ++s) {
-      maxes.push_back(memref::LoadOp::create(
-          b, loc, slotStats, ValueRange{index(s), r, index(0)}));
-      sums.push_back(memref::LoadOp::create(
-          b, loc, slotStats, ValueRange{index(s), r, index(1)}));
-      outs.push_back(memref::LoadOp::create(
-          b, loc, slotOutputs, ValueRange{index(s), r, column}));
-    }
-    auto [most, weights] = combineWeights(maxes);
-    Value l = f32(0), o = f32(0);
-    for (int64_t s = 0; s < slots; ++s) {
-      l = fma(sums[s], weights[s], l);
-      o = fma(outs[s], weights[s], o);
-    }
-    if (splits == 1) {
-      storeOutput(tile, r, column, o, l);
-    } else {
-      Value row = add(firstRow, r);
-      auto ifRow = scf::IfOp::create(b, loc, lessThan(row, index(shape.queries)),
-                                     false);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(&ifRow.getThenRegion().front());
-      memref::StoreOp::create(b, loc, o, partial,
-                              ValueRange{batch, row, split, column});
-      auto ifFirstColumn = scf::IfOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, column,
-                                index(0)),
-          false);
-      b.setInsertionPointToStart(&ifFirstColumn.getThenRegion().front());
-      memref::StoreOp::create(b, loc, most, stats,
-                              ValueRange{batch, row, split, index(0)});
-      memref::StoreOp::create(b, loc, l, stats,
-                              ValueRange{batch, row, split, index(1)});
-    }
-  }
+  forEachOutputElement([&](Value r, Value column) {
+    Part total = combineParts(slots, [&](int64_t p) {
+      auto load = [&](Value buffer, Value last) -> Value {
+        return memref::LoadOp::create(b, loc, buffer,
+                                      ValueRange{index(p), r, last});
+      };
+      return Part{load(slotStats, index(0)), load(slotStats, index(1)),
+                  load(slotOutputs, column)};
+    });
+    if (splits == 1)
+      return storeOutput(tile, r, column, total.output, total.sum);
+    Value row = add(firstRow, r);
+    auto ifRow =
+        scf::IfOp::create(b, loc, lessThan(row, index(shape.queries)), false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifRow.getThenRegion().front());
+    memref::StoreOp::create(b, loc, total.output, partial,
+                            ValueRange{batch, row, split, column});
+    auto ifFirstColumn = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, column,
+                              index(0)),
+        false);
+    b.setInsertionPointToStart(&ifFirstColumn.getThenRegion().front());
+    memref::StoreOp::create(b, loc, total.max, stats,
+                            ValueRange{batch, row, split, index(0)});
+    memref::StoreOp::create(b, loc, total.sum, stats,
+                            ValueRange{batch, row, split, index(1)});
+  });
   if (splits == 1 && failed(epilogue(tile)))
     return failure();
   gpu::ReturnOp::create(b, loc);
@@ -628,35 +639,20 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
   setUpBlock();
   int64_t rows = tiling.rows, dv = shape.valueHeadDim;
   Value tile = addSharedBuffer({rows, dv});
-  auto each = scf::ForOp::create(b, loc, thread, index(rows * dv),
-                                 index(tiling.threads));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(each.getBody());
-    Value element = each.getInductionVar();
-    Value r = arith::DivUIOp::create(b, loc, element, index(dv));
-    Value column = arith::RemUIOp::create(b, loc, element, index(dv));
+  forEachOutputElement([&](Value r, Value column) {
     // Rows past the queries combine the last row again; never stored.
     Value row = arith::MinUIOp::create(b, loc, add(firstRow, r),
                                        index(shape.queries - 1));
-    SmallVector<Value> maxes, sums, outs;
-    for (int64_t s = 0; s < tiling.splits; ++s) {
-      maxes.push_back(memref::LoadOp::create(
-          b, loc, stats, ValueRange{batch, row, index(s), index(0)}));
-      sums.push_back(memref::LoadOp::create(
-          b, loc, stats, ValueRange{batch, row, index(s), index(1)}));
-      outs.push_back(memref::LoadOp::create(
-          b, loc, partial, ValueRange{batch, row, index(s), column}));
-    }
-    auto [most, weights] = combineWeights(maxes);
-    (void)most;
-    Value l = f32(0), o = f32(0);
-    for (int64_t s = 0; s < tiling.splits; ++s) {
-      l = fma(sums[s], weights[s], l);
-      o = fma(outs[s], weights[s], o);
-    }
-    storeOutput(tile, r, column, o, l);
-  }
+    Part total = combineParts(tiling.splits, [&](int64_t p) {
+      auto load = [&](Value buffer, Value last) -> Value {
+        return memref::LoadOp::create(b, loc, buffer,
+                                      ValueRange{batch, row, index(p), last});
+      };
+      return Part{load(stats, index(0)), load(stats, index(1)),
+                  load(partial, column)};
+    });
+    storeOutput(tile, r, column, total.output, total.sum);
+  });
   if (failed(epilogue(tile)))
     return failure();
   gpu::ReturnOp::create(b, loc);
