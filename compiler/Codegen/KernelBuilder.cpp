@@ -567,6 +567,11 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
     // A streamed row (isStreamedRowFusion) is read in a loop by its one
     // reduction; a row held in registers is read here, run by run.
     bool streamed = isStreamedRowFusion(k.fusion, rows);
+    // The loop's registers must leave room for the block's 1024 threads:
+    // ptxas holds the kernel to its block size once it knows it.
+    if (streamed)
+      kernel.setKnownBlockSizeAttr(
+          b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
     for (int64_t q = 0; q < (streamed ? 0 : threadRuns); ++q) {
       Value r = k.idx.add(tid, k.idx.constant(q * threads));
       Value inRow, start;
