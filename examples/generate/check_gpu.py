@@ -3,17 +3,19 @@
 with random weights, 64 new tokens, token for token.
 
     .venv/bin/python examples/generate/check_gpu.py export [OUT]
-        (here, with fkc: OUT/config.json, and OUT/gpt2-b1.ptx, gpt2-b4.ptx
-        compiled from scripts/gpt2_inference_graph.py's graphs for that
-        config, a prompt of 32 tokens at batch 1 and 4; default
+        (here, with fkc: for GPT-2 and a Llama-style model, OUT/NAME-config.json
+        and OUT/NAME-DTYPE-bB.ptx compiled from scripts/gpt2_inference_graph.py's
+        and scripts/llama_inference_graph.py's graphs for that config, a
+        prompt of 32 tokens at batch 1 and 4, f16 and f32; default
         build/generate-gpu)
     python3 examples/generate/check_gpu.py run [OUT] [--cpp BIN]
         (on the GPU machine: torch, transformers, safetensors and the
         runtime library, FKRT_LIBRARY; no compiler)
 
-`run` builds transformers' GPT2LMHeadModel from OUT/config.json with
+`run` builds transformers' GPT2LMHeadModel (and LlamaForCausalLM: class
+Llama below) from its config with
 torch.manual_seed(SEED), in f16 on cuda, writes its weights under the
-graphs' names (OUT/weights.safetensors), and for each artifact draws
+graphs' names (OUT/NAME-weights-DTYPE.safetensors), and for each artifact draws
 prompts of its batch and length, runs `model.generate(do_sample=False,
 max_new_tokens=64)` and generate.py's loop over the artifact (and the C++
 loop, `--cpp` gpt2-generate built from examples/generate). It prints
@@ -59,6 +61,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 import gpt2_inference_graph as gpt2_graph  # noqa: E402
+import llama_inference_graph as llama_graph  # noqa: E402
 
 SEED, PROMPT, NEW_TOKENS, BATCHES = 0, 32, 64, (1, 4)
 INITIALIZER_RANGE = 0.05
@@ -73,27 +76,80 @@ DTYPES = ("f16", "f32")
 transformers.logging.set_verbosity_error()
 
 
-def config():
+class Gpt2:
     """GPT-2 small's sizes; bos/eos/pad 0 (generation stops at no token:
     the check sets eos_token_id to None)."""
-    return transformers.GPT2Config(initializer_range=INITIALIZER_RANGE,
-                                   bos_token_id=0, eos_token_id=0, pad_token_id=0)
+    name, model_class = "gpt2", "GPT2LMHeadModel"
+
+    def config(self):
+        return transformers.GPT2Config(initializer_range=INITIALIZER_RANGE,
+                                       bos_token_id=0, eos_token_id=0,
+                                       pad_token_id=0)
+
+    def sizes(self, config_path, batch, dtype):
+        with open(config_path) as f:
+            return gpt2_graph.sizes_from_config(json.load(f), PROMPT, batch, dtype)
+
+    def graph(self, sizes):
+        return gpt2_graph.graph_file(sizes)
+
+    def save_weights(self, sizes, state_dict, path):
+        gpt2_graph.save_weights(sizes, state_dict, path)
+
+    def describe(self, cfg):
+        return f"{cfg.n_layer} layers, d {cfg.n_embd}, vocabulary {cfg.vocab_size}"
+
+
+class Llama:
+    """A Llama-architecture model of about 100M parameters: 8 layers, hidden
+    1024, 16 heads of 64 sharing 4 key/value heads (GQA), SwiGLU, RMSNorm,
+    RoPE, an untied LM head over 32000 words; caches of 128 positions."""
+    name, model_class = "llama", "LlamaForCausalLM"
+
+    def config(self):
+        return transformers.LlamaConfig(
+            num_hidden_layers=8, hidden_size=1024, intermediate_size=2816,
+            num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
+            max_position_embeddings=128, initializer_range=INITIALIZER_RANGE,
+            bos_token_id=0, eos_token_id=0, pad_token_id=0)
+
+    def sizes(self, config_path, batch, dtype):
+        return llama_graph.sizes(config_path, PROMPT, batch, dtype)
+
+    def graph(self, sizes):
+        return llama_graph.graph_file(sizes)
+
+    def save_weights(self, sizes, state_dict, path):
+        from safetensors.torch import save_file
+        save_file({name: t.cpu() for name, t in
+                   llama_graph.weights_from_state_dict(sizes, state_dict).items()},
+                  path)
+
+    def describe(self, cfg):
+        return (f"{cfg.num_hidden_layers} layers, hidden {cfg.hidden_size}, "
+                f"{cfg.num_attention_heads} heads, {cfg.num_key_value_heads} "
+                f"key/value heads, vocabulary {cfg.vocab_size}")
+
+
+MODELS = (Gpt2(), Llama())
 
 
 def export(out):
     fkc = os.environ.get("FKC", os.path.join(REPO, "build", "bin", "fkc"))
     os.makedirs(out, exist_ok=True)
-    cfg = config().to_dict()
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=1)
-    for dtype in DTYPES:
-        for batch in BATCHES:
-            base = os.path.join(out, f"gpt2-{dtype}-b{batch}")
-            sizes = gpt2_graph.sizes_from_config(cfg, PROMPT, batch, dtype)
-            with open(base + ".graph", "w") as f:
-                f.write(gpt2_graph.graph_file(sizes))
-            subprocess.run([fkc, base + ".graph", "-o", base + ".ptx"], check=True)
-            print(f"{base}.ptx: prefill of {PROMPT} tokens, batch {batch}, {dtype}")
+    for m in MODELS:
+        config_path = os.path.join(out, f"{m.name}-config.json")
+        with open(config_path, "w") as f:
+            json.dump(m.config().to_dict(), f, indent=1)
+        for dtype in DTYPES:
+            for batch in BATCHES:
+                base = os.path.join(out, f"{m.name}-{dtype}-b{batch}")
+                with open(base + ".graph", "w") as f:
+                    f.write(m.graph(m.sizes(config_path, batch, dtype)))
+                subprocess.run([fkc, base + ".graph", "-o", base + ".ptx"],
+                               check=True)
+                print(f"{base}.ptx: prefill of {PROMPT} tokens, batch {batch}, "
+                      f"{dtype}")
 
 
 def timed(fn, repeats=3):
@@ -133,33 +189,35 @@ def check(out, cpp):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     failures = runs = equal_runs = 0
-    for dtype in DTYPES:
-        f, r, e = check_dtype(out, cpp, dtype)
-        failures, runs, equal_runs = failures + f, runs + r, equal_runs + e
+    for m in MODELS:
+        for dtype in DTYPES:
+            f, r, e = check_dtype(out, cpp, m, dtype)
+            failures, runs, equal_runs = failures + f, runs + r, equal_runs + e
     print(f"generate: {equal_runs} of {runs} runs token for token equal to "
           f"transformers'; {failures} failures")
     return 1 if failures else 0
 
 
-def check_dtype(out, cpp, dtype):
+def check_dtype(out, cpp, m, dtype):
     import generate
 
-    with open(os.path.join(out, "config.json")) as f:
-        cfg = transformers.GPT2Config.from_dict(json.load(f))
+    config_path = os.path.join(out, f"{m.name}-config.json")
+    model_class = getattr(transformers, m.model_class)
+    with open(config_path) as f:
+        cfg = model_class.config_class.from_dict(json.load(f))
     torch.manual_seed(SEED)
-    model = transformers.GPT2LMHeadModel(cfg).eval()
+    model = model_class(cfg).eval()
     model = (model.half() if dtype == "f16" else model.float()).cuda()
     model.generation_config.eos_token_id = None  # always NEW_TOKENS tokens
-    weights = os.path.join(out, f"weights-{dtype}.safetensors")
-    sizes = gpt2_graph.sizes_from_config(cfg.to_dict(), PROMPT, dtype=dtype)
-    gpt2_graph.save_weights(sizes, model.state_dict(), weights)
-    print(f"# GPT2LMHeadModel {cfg.n_layer} layers, d {cfg.n_embd}, vocabulary "
-          f"{cfg.vocab_size}, initializer_range {cfg.initializer_range}, {dtype}, on "
+    weights = os.path.join(out, f"{m.name}-weights-{dtype}.safetensors")
+    m.save_weights(m.sizes(config_path, 1, dtype), model.state_dict(), weights)
+    print(f"# {m.model_class} {m.describe(cfg)}, initializer_range "
+          f"{cfg.initializer_range}, {dtype}, on "
           f"{torch.cuda.get_device_name()} (torch {torch.__version__}, transformers "
           f"{transformers.__version__}); {NEW_TOKENS} new tokens after {PROMPT}")
     failures, runs, equal_runs = 0, 0, 0
     for batch in BATCHES:
-        artifact = os.path.join(out, f"gpt2-{dtype}-b{batch}.ptx")
+        artifact = os.path.join(out, f"{m.name}-{dtype}-b{batch}.ptx")
         prompt = torch.randint(0, cfg.vocab_size, (batch, PROMPT),
                                generator=torch.Generator().manual_seed(batch))
         ids = prompt.cuda()
