@@ -212,15 +212,20 @@ LogicalResult GraphLowering::lowerDecodeAttention(FusionOp fusion,
                                                   const std::string &name) {
   Location loc = fusion.getLoc();
   DecodeAttentionTiling decode = DecodeAttentionTiling::get(tiling);
-  if (decode.splits == 1) {
-    gpu::GPUFuncOp kernel = createKernel(loc, name, arguments);
-    FailureOr<LaunchShape> shape =
-        buildDecodeAttentionKernel(fusion, decode, kernel, kernels);
+  // A kernel named `kernelName` on `kernelArguments`, filled by `build`,
+  // and its launch.
+  auto lowerKernel = [&](const std::string &kernelName,
+                         ArrayRef<Value> kernelArguments,
+                         auto build) -> LogicalResult {
+    gpu::GPUFuncOp kernel = createKernel(loc, kernelName, kernelArguments);
+    FailureOr<LaunchShape> shape = build(fusion, decode, kernel, kernels);
     if (failed(shape))
       return failure();
-    launch(loc, kernel, *shape, arguments);
+    launch(loc, kernel, *shape, kernelArguments);
     return success();
-  }
+  };
+  if (decode.splits == 1)
+    return lowerKernel(name, arguments, buildDecodeAttentionKernel);
   // The splits' partial results pass through two workspace buffers.
   auto [statsType, partialType] =
       getDecodeAttentionPartialTypes(fusion.getAttention(), decode);
@@ -229,23 +234,12 @@ LogicalResult GraphLowering::lowerDecodeAttention(FusionOp fusion,
   SmallVector<Value> splitArguments(partials);
   llvm::append_range(splitArguments,
                      arguments.drop_back(fusion.getNumResults()));
-  gpu::GPUFuncOp splitKernel = createKernel(loc, name, splitArguments);
-  FailureOr<LaunchShape> splitShape =
-      buildDecodeAttentionKernel(fusion, decode, splitKernel, kernels);
-  if (failed(splitShape))
-    return failure();
-  launch(loc, splitKernel, *splitShape, splitArguments);
-
   SmallVector<Value> combineArguments(partials);
   llvm::append_range(combineArguments, arguments);
-  gpu::GPUFuncOp combineKernel =
-      createKernel(loc, name + "_combine", combineArguments);
-  FailureOr<LaunchShape> combineShape = buildDecodeAttentionCombineKernel(
-      fusion, decode, combineKernel, kernels);
-  if (failed(combineShape))
+  if (failed(lowerKernel(name, splitArguments, buildDecodeAttentionKernel)))
     return failure();
-  launch(loc, combineKernel, *combineShape, combineArguments);
-  return success();
+  return lowerKernel(name + "_combine", combineArguments,
+                     buildDecodeAttentionCombineKernel);
 }
 
 gpu::GPUFuncOp GraphLowering::createKernel(Location loc,
