@@ -38,24 +38,14 @@ of the same structure (for tests):
       --heads 2 --mlp 128 --vocab 300 --positions 32 --prompt 16 --out FILE
 """
 import argparse
-import importlib.util
 import json
 import os
+import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _importer_names():
-    """python/fkc/names.py, the importer's naming rule, loaded on its own:
-    the fkc package needs torch, this script only Python."""
-    spec = importlib.util.spec_from_file_location(
-        "fkc_names", os.path.join(REPO, "python", "fkc", "names.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-legalize = _importer_names().legalize
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from state_dict_graphs import legalize, signature  # noqa: E402
+import state_dict_graphs  # noqa: E402
 
 
 class Sizes:
@@ -120,31 +110,15 @@ def weights_from_state_dict(sizes, state_dict):
     """{graph parameter: tensor} of a GPT2LMHeadModel's state_dict: every
     weight of the graphs, named by fkc.names.legalize; the tied
     `lm_head.weight` is the token embedding itself and not a parameter."""
-    missing = [key for key, _ in sizes.model_params() if key not in state_dict]
-    if missing:
-        raise KeyError("the state_dict lacks " + ", ".join(missing))
-    return {legalize(key): state_dict[key].contiguous()
-            for key, _ in sizes.model_params()}
+    return state_dict_graphs.weights_from_state_dict(sizes.model_params(),
+                                                     state_dict)
 
 
 def save_weights(sizes, state_dict, path):
     """Writes weights_from_state_dict's tensors to the .safetensors file at
     `path`, with the map to the state_dict keys in its metadata as the
     importer writes it (docs/importer.md). Needs torch and safetensors."""
-    import sys
-    sys.path.insert(0, os.path.join(REPO, "python"))
-    from fkc.graph import METADATA_KEY
-    from safetensors.torch import save_file
-    tensors = weights_from_state_dict(sizes, state_dict)
-    names = {legalize(key): key for key, _ in sizes.model_params()}
-    save_file({name: t.cpu() for name, t in tensors.items()}, path,
-              metadata={"format": "pt",
-                        METADATA_KEY: json.dumps(names, sort_keys=True)})
-
-
-def signature(name, params):
-    return ["graph " + name + "(" + (",\n" + " " * (len(name) + 7)).join(params)
-            + ") {"]
+    state_dict_graphs.save_weights(sizes.model_params(), state_dict, path)
 
 
 def layer(s, name, tokens, decode):

@@ -47,25 +47,14 @@ override it. A tiny model (for tests):
       --positions 32 --prompt 8 --out FILE
 """
 import argparse
-import importlib.util
 import json
 import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _importer_names():
-    """python/fkc/names.py alone: the package itself imports torch, which
-    writing a graph does not need."""
-    path = os.path.join(ROOT, "python", "fkc", "names.py")
-    spec = importlib.util.spec_from_file_location("fkc_names", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-legalize = _importer_names().legalize
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from state_dict_graphs import legalize, signature  # noqa: E402
+import state_dict_graphs  # noqa: E402
 
 # The weights of a decoder layer: (state_dict key under model.layers.<i>.,
 # shape given the sizes), in the order of the layer graph's parameters.
@@ -118,11 +107,6 @@ class Sizes:
 
     def typ(self, shape):
         return f"{self.dtype}[" + ", ".join(map(str, shape)) + "]"
-
-
-def signature(name, params):
-    return ["graph " + name + "(" + (",\n" + " " * (len(name) + 7)).join(params)
-            + ") {"]
 
 
 def rope_tables(s, name, decode):
@@ -252,11 +236,15 @@ def model_weights(s):
 def weights_from_state_dict(s, state_dict):
     """{graph parameter: tensor} of a LlamaForCausalLM's state_dict: every
     weight the graphs read, named by fkc.names.legalize."""
-    missing = [key for key, _ in model_weights(s) if key not in state_dict]
-    if missing:
-        raise KeyError("the state_dict lacks " + ", ".join(missing))
-    return {legalize(key): state_dict[key].contiguous()
-            for key, _ in model_weights(s)}
+    return state_dict_graphs.weights_from_state_dict(model_weights(s),
+                                                     state_dict)
+
+
+def save_weights(s, state_dict, path):
+    """Writes weights_from_state_dict's tensors to the .safetensors file at
+    `path`, with the map to the state_dict keys in its metadata as the
+    importer writes it (docs/importer.md). Needs torch and safetensors."""
+    state_dict_graphs.save_weights(model_weights(s), state_dict, path)
 
 
 def model(s, name, decode):

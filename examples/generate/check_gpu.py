@@ -120,10 +120,7 @@ class Llama:
         return llama_graph.graph_file(sizes)
 
     def save_weights(self, sizes, state_dict, path):
-        from safetensors.torch import save_file
-        save_file({name: t.cpu() for name, t in
-                   llama_graph.weights_from_state_dict(sizes, state_dict).items()},
-                  path)
+        llama_graph.save_weights(sizes, state_dict, path)
 
     def describe(self, cfg):
         return (f"{cfg.num_hidden_layers} layers, hidden {cfg.hidden_size}, "
