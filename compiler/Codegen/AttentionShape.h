@@ -10,6 +10,7 @@
 #ifndef FKC_CODEGEN_ATTENTIONSHAPE_H
 #define FKC_CODEGEN_ATTENTIONSHAPE_H
 
+#include "Codegen/KernelEmission.h"
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 
@@ -74,6 +75,29 @@ struct AttentionShape {
       stride *= maskShape[d];
     }
     return strides;
+  }
+
+  /// The mask input `buffer` read as one dimension (a scalar mask stays
+  /// rank 0): `batchOffset` is the element offset of the block's batch
+  /// `batchCoords`, and (row, key) is at batchOffset + row * rowStride + key
+  /// * keyStride, the strides 0 where the mask broadcasts.
+  struct MaskAddressing {
+    Value flat, batchOffset;
+    int64_t rowStride = 0, keyStride = 0;
+  };
+  MaskAddressing addressMask(IndexBuilder &idx, Value buffer,
+                             ArrayRef<Value> batchCoords) const {
+    SmallVector<int64_t> strides = getMaskStrides();
+    MaskAddressing mask;
+    mask.batchOffset = idx.constant(0);
+    for (auto [d, coord] : llvm::enumerate(batchCoords))
+      if (int64_t stride = strides[d])
+        mask.batchOffset =
+            idx.add(mask.batchOffset, idx.mul(coord, idx.constant(stride)));
+    mask.rowStride = strides[batchCoords.size()];
+    mask.keyStride = strides[batchCoords.size() + 1];
+    mask.flat = collapseToOneDim(idx.b, idx.loc, buffer);
+    return mask;
   }
 
 private:

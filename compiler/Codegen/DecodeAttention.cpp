@@ -141,8 +141,6 @@ private:
   }
   /// The block's coordinates, common to both kernels.
   void setUpBlock();
-  /// `memref` as one dimension.
-  Value flatten(Value memref);
   /// `width` adjacent elements of `flat` from `start`, loaded together.
   SmallVector<Value> loadRun(Value flat, Value start, Type elementType);
   /// A partial result over some keys: max m, sum l and output o of one
@@ -191,16 +189,6 @@ void DecodeKernel::setUpBlock() {
                  index(tiling.rows));
   batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   batchCoords = k.idx.delinearize(batch, shape.batch);
-}
-
-Value DecodeKernel::flatten(Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  if (type.getRank() < 2)
-    return memref;
-  SmallVector<ReassociationIndices> all(1);
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    all[0].push_back(d);
-  return memref::CollapseShapeOp::create(b, loc, memref, all);
 }
 
 SmallVector<Value> DecodeKernel::loadRun(Value flat, Value start,
@@ -318,7 +306,8 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   auto operand = [&](Value value, ArrayRef<int64_t> batchDims, int64_t rows,
                      int64_t dim, int64_t heads) {
     return Operand{
-        flatten(k.buffers.lookup(getAttentionOperandInput(value))),
+        collapseToOneDim(
+            b, loc, k.buffers.lookup(getAttentionOperandInput(value))),
         k.idx.broadcastLinear(batchCoords, batchDims), rows, dim, heads};
   };
   Operand queries = operand(attention.getQuery(), shape.queryBatch,
@@ -375,21 +364,12 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   }
 
   // The mask input, read per (row, key) as one dimension.
-  Value maskFlat;
+  AttentionShape::MaskAddressing mask;
   Type maskElement;
-  Value maskBatchOffset;
-  int64_t maskRowStride = 0, maskKeyStride = 0;
   if (shape.masked) {
     Value maskBuffer = k.buffers.lookup(attention.getMask());
     maskElement = cast<MemRefType>(maskBuffer.getType()).getElementType();
-    maskFlat = flatten(maskBuffer);
-    SmallVector<int64_t> strides = shape.getMaskStrides();
-    maskBatchOffset = index(0);
-    for (auto [dim, coord] : llvm::enumerate(batchCoords))
-      if (strides[dim])
-        maskBatchOffset = add(maskBatchOffset, mul(coord, index(strides[dim])));
-    maskRowStride = strides[batchCoords.size()];
-    maskKeyStride = strides[batchCoords.size() + 1];
+    mask = shape.addressMask(k.idx, maskBuffer, batchCoords);
   }
   // The last key any row of the block sees under the causal limit: row i
   // sees keys j <= i + Nk - Nq.
@@ -436,13 +416,13 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
         continue;
       Value anyRow;
       for (int64_t r = 0; r < rows; ++r) {
-        Value offset = add(add(maskBatchOffset,
-                               mul(rowIndex[r], index(maskRowStride))),
-                           mul(f.key, index(maskKeyStride)));
+        Value offset = add(add(mask.batchOffset,
+                               mul(rowIndex[r], index(mask.rowStride))),
+                           mul(f.key, index(mask.keyStride)));
         Value raw =
-            cast<MemRefType>(maskFlat.getType()).getRank() == 0
-                ? memref::LoadOp::create(b, loc, maskFlat, ValueRange{})
-                : memref::LoadOp::create(b, loc, maskFlat, offset);
+            cast<MemRefType>(mask.flat.getType()).getRank() == 0
+                ? memref::LoadOp::create(b, loc, mask.flat, ValueRange{})
+                : memref::LoadOp::create(b, loc, mask.flat, offset);
         Value m = extendToComputeType(b, loc, raw, maskElement);
         f.maskValues.push_back(arith::MulFOp::create(b, loc, m, f32(log2e)));
         // NaN counts as seen, so that it reaches the result.

@@ -404,36 +404,23 @@ SmallVector<Value> FlashKernel::addMaskInput(ArrayRef<Value> s, Value block) {
   // stored.
   Value maskBuffer = k.buffers.lookup(attention.getMask());
   auto maskType = cast<MemRefType>(maskBuffer.getType());
-  SmallVector<int64_t> strides = shape.getMaskStrides();
-  Value batchOffset = index(0);
-  for (auto [d, coord] : llvm::enumerate(batchCoords))
-    if (int64_t stride = strides[d])
-      batchOffset = add(batchOffset, mul(coord, index(stride)));
-  int64_t rowStride = strides[batchCoords.size()],
-          keyStride = strides[batchCoords.size() + 1];
+  AttentionShape::MaskAddressing mask =
+      shape.addressMask(k.idx, maskBuffer, batchCoords);
   SmallVector<Value> rowOffsets;
   for (Value row : {row0, row1})
     rowOffsets.push_back(add(
-        batchOffset,
+        mask.batchOffset,
         mul(arith::MinUIOp::create(b, loc, add(firstQuery, row),
                                    index(shape.queries - 1)),
-            index(rowStride))));
-
-  // A scalar mask is one element; a mask of rank 2 or more is read as one
-  // dimension.
-  Value flat = maskBuffer;
-  if (maskType.getRank() > 1) {
-    SmallVector<ReassociationIndices> all(1);
-    for (int64_t d = 0; d < maskType.getRank(); ++d)
-      all[0].push_back(d);
-    flat = memref::CollapseShapeOp::create(b, loc, maskBuffer, all);
-  }
+            index(mask.rowStride))));
+  Value flat = mask.flat;
   Value first = threadFirstKey(block);
   SmallVector<Value> result;
   for (auto [i, value] : llvm::enumerate(s)) {
     Value key = arith::MinUIOp::create(b, loc, add(first, index(columnOf(i))),
                                        index(shape.keys - 1));
-    Value element = add(rowOffsets[rowSlot(i)], mul(key, index(keyStride)));
+    Value element =
+        add(rowOffsets[rowSlot(i)], mul(key, index(mask.keyStride)));
     Value raw = maskType.getRank() == 0
                     ? memref::LoadOp::create(b, loc, flat, ValueRange{})
                     : memref::LoadOp::create(b, loc, flat, element);

@@ -423,6 +423,16 @@ ElementStep ElementEmitter::emitUpdateSlice(UpdateSliceOp update,
       });
 }
 
+Value mlir::fk::collapseToOneDim(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() < 2)
+    return memref;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all[0].push_back(d);
+  return memref::CollapseShapeOp::create(b, loc, memref, all);
+}
+
 Value mlir::fk::emitInlinePtx(OpBuilder &b, Location loc, Type type,
                               StringRef text, StringRef constraints,
                               ValueRange operands, bool sideEffects) {

@@ -32,6 +32,9 @@ inline RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
+/// `memref` as one dimension: itself when it has at most one.
+Value collapseToOneDim(OpBuilder &b, Location loc, Value memref);
+
 
 //===----------------------------------------------------------------------===//
 // Index arithmetic
@@ -228,17 +231,13 @@ public:
 private:
   /// `memref` as one dimension, built once at the start of the kernel.
   Value getFlatView(Value memref) {
-    auto type = cast<MemRefType>(memref.getType());
-    if (type.getRank() < 2)
+    if (cast<MemRefType>(memref.getType()).getRank() < 2)
       return memref;
     Value &view = flatViews[memref];
     if (!view) {
-      auto arg = cast<BlockArgument>(memref);
-      OpBuilder b = OpBuilder::atBlockBegin(arg.getOwner());
-      SmallVector<ReassociationIndices> all(1);
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        all[0].push_back(d);
-      view = memref::CollapseShapeOp::create(b, idx.loc, memref, all);
+      OpBuilder b =
+          OpBuilder::atBlockBegin(cast<BlockArgument>(memref).getOwner());
+      view = collapseToOneDim(b, idx.loc, memref);
     }
     return view;
   }
