@@ -59,8 +59,10 @@ for graph in examples/*.graph $(find test -name '*.graph' | sort); do
   # A graph with symbolic dimensions names the sizes it is checked at
   # (`# GPU-BIND: B=2,S=7`, given to --bind).
   bind=$(sed -n 's/^# GPU-BIND: //p' "$graph" | head -1)
+  # A graph may name fkc flags it is checked with (`# GPU-FLAGS: ...`).
+  read -ra flags <<<"$(sed -n 's/^# GPU-FLAGS: //p' "$graph" | head -1)"
   compile "$graph" "$(echo "${graph%.graph}" | tr '/' '_')" \
-    ${bind:+--bind "$bind"} "$@"
+    ${bind:+--bind "$bind"} "${flags[@]}" "$@"
 done
 
 # The random batch: seeds seed*1000, seed*1000+1, ... so that every run

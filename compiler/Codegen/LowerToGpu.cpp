@@ -87,6 +87,18 @@ private:
   LogicalResult lowerDecodeAttention(FusionOp fusion, TilingAttr tiling,
                                      ArrayRef<Value> arguments,
                                      const std::string &name);
+  /// The split-K tensor-core kernel of `fusion` and the kernel that sums
+  /// its splits; `arguments` are the operands' tensor maps, then the
+  /// fusion's input and result buffers.
+  LogicalResult lowerSplitKMatmul(FusionOp fusion,
+                                  const TensorCoreTiling &tiling,
+                                  ArrayRef<Value> arguments,
+                                  const std::string &name);
+  /// A kernel named `name` on `arguments`, filled by `build`, and its
+  /// launch.
+  LogicalResult
+  lowerKernel(Location loc, const std::string &name, ArrayRef<Value> arguments,
+              function_ref<FailureOr<LaunchShape>(gpu::GPUFuncOp)> build);
   /// An empty kernel named `name` taking `arguments`.
   gpu::GPUFuncOp createKernel(Location loc, const std::string &name,
                               ValueRange arguments);
@@ -180,9 +192,7 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     arguments.insert(arguments.begin(), maps.begin(), maps.end());
   }
   if (tiling.getStrategy() == KernelStrategy::TensorCore) {
-    ArrayRef<int64_t> tile = tiling.getTile();
-    tensorCore = TensorCoreTiling{tile[0], tile[1], tile[2],
-                                  promotion.getStages()};
+    tensorCore = TensorCoreTiling::get(tiling, promotion.getStages());
     SmallVector<Value, 2> maps = buildOperandTensorMaps(
         b, fusion, *tensorCore,
         buffers.lookup(fusion.getInputs()[promotion.getOperands()[0]]),
@@ -193,17 +203,53 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   std::string name = (graph.getName() + "_k" + Twine(index)).str();
   if (tiling.getStrategy() == KernelStrategy::Decode)
     return lowerDecodeAttention(fusion, tiling, arguments, name);
+  if (tensorCore && tensorCore->splits > 1)
+    return lowerSplitKMatmul(fusion, *tensorCore, arguments, name);
+  return lowerKernel(loc, name, arguments, [&](gpu::GPUFuncOp kernel) {
+    return tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore,
+                                                    kernel, kernels)
+           : flash    ? buildFlashAttentionKernel(fusion, *flash, target,
+                                                  kernel, kernels)
+                      : buildFusionKernel(fusion, tiling, kernel, kernels);
+  });
+}
+
+LogicalResult GraphLowering::lowerKernel(
+    Location loc, const std::string &name, ArrayRef<Value> arguments,
+    function_ref<FailureOr<LaunchShape>(gpu::GPUFuncOp)> build) {
   gpu::GPUFuncOp kernel = createKernel(loc, name, arguments);
-  FailureOr<LaunchShape> shape =
-      tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore, kernel,
-                                               kernels)
-      : flash    ? buildFlashAttentionKernel(fusion, *flash, target, kernel,
-                                             kernels)
-                 : buildFusionKernel(fusion, tiling, kernel, kernels);
+  FailureOr<LaunchShape> shape = build(kernel);
   if (failed(shape))
     return failure();
   launch(loc, kernel, *shape, arguments);
   return success();
+}
+
+LogicalResult GraphLowering::lowerSplitKMatmul(FusionOp fusion,
+                                               const TensorCoreTiling &tiling,
+                                               ArrayRef<Value> arguments,
+                                               const std::string &name) {
+  Location loc = fusion.getLoc();
+  // The splits' partial products pass through a workspace buffer.
+  Value partial = memref::AllocOp::create(
+      b, loc, getSplitKPartialType(fusion.getMatmul(), tiling));
+  ArrayRef<Value> maps = arguments.take_front(2),
+                  buffers = arguments.drop_front(2);
+  SmallVector<Value> splitArguments(maps);
+  splitArguments.push_back(partial);
+  llvm::append_range(splitArguments,
+                     buffers.drop_back(fusion.getNumResults()));
+  SmallVector<Value> combineArguments = {partial};
+  llvm::append_range(combineArguments, buffers);
+  if (failed(lowerKernel(loc, name, splitArguments, [&](gpu::GPUFuncOp kernel) {
+        return buildTensorCoreMatmulKernel(fusion, tiling, kernel, kernels);
+      })))
+    return failure();
+  return lowerKernel(loc, name + "_combine", combineArguments,
+                     [&](gpu::GPUFuncOp kernel) {
+                       return buildSplitKCombineKernel(fusion, tiling, kernel,
+                                                       kernels);
+                     });
 }
 
 LogicalResult GraphLowering::lowerDecodeAttention(FusionOp fusion,
@@ -212,20 +258,11 @@ LogicalResult GraphLowering::lowerDecodeAttention(FusionOp fusion,
                                                   const std::string &name) {
   Location loc = fusion.getLoc();
   DecodeAttentionTiling decode = DecodeAttentionTiling::get(tiling);
-  // A kernel named `kernelName` on `kernelArguments`, filled by `build`,
-  // and its launch.
-  auto lowerKernel = [&](const std::string &kernelName,
-                         ArrayRef<Value> kernelArguments,
-                         auto build) -> LogicalResult {
-    gpu::GPUFuncOp kernel = createKernel(loc, kernelName, kernelArguments);
-    FailureOr<LaunchShape> shape = build(fusion, decode, kernel, kernels);
-    if (failed(shape))
-      return failure();
-    launch(loc, kernel, *shape, kernelArguments);
-    return success();
+  auto splitKernel = [&](gpu::GPUFuncOp kernel) {
+    return buildDecodeAttentionKernel(fusion, decode, kernel, kernels);
   };
   if (decode.splits == 1)
-    return lowerKernel(name, arguments, buildDecodeAttentionKernel);
+    return lowerKernel(loc, name, arguments, splitKernel);
   // The splits' partial results pass through two workspace buffers.
   auto [statsType, partialType] =
       getDecodeAttentionPartialTypes(fusion.getAttention(), decode);
@@ -236,10 +273,13 @@ LogicalResult GraphLowering::lowerDecodeAttention(FusionOp fusion,
                      arguments.drop_back(fusion.getNumResults()));
   SmallVector<Value> combineArguments(partials);
   llvm::append_range(combineArguments, arguments);
-  if (failed(lowerKernel(name, splitArguments, buildDecodeAttentionKernel)))
+  if (failed(lowerKernel(loc, name, splitArguments, splitKernel)))
     return failure();
-  return lowerKernel(name + "_combine", combineArguments,
-                     buildDecodeAttentionCombineKernel);
+  return lowerKernel(loc, name + "_combine", combineArguments,
+                     [&](gpu::GPUFuncOp kernel) {
+                       return buildDecodeAttentionCombineKernel(
+                           fusion, decode, kernel, kernels);
+                     });
 }
 
 gpu::GPUFuncOp GraphLowering::createKernel(Location loc,

@@ -31,7 +31,8 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
   }];
   let options = [
     ListOption<"matmulTile", "matmul-tile", "int64_t",
-               "the tensor-core tile M,N,K (default 128,128,64)">,
+               "the tensor-core tile M,N,K and optionally the K splits "
+               "(default: chosen per matmul, see docs/tiling.md)">,
     ListOption<"attentionTile", "attention-tile", "int64_t",
                "the flash tile: query rows, key block (default: 128 rows; "
                "keys 128 where two blocks fit on an SM and there is no "

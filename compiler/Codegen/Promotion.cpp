@@ -47,17 +47,18 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
   if (tiling.getStrategy() == KernelStrategy::Flash)
     return getFlashStageRange(fusion, tiling, target);
   MatmulOp matmul = fusion.getMatmul();
-  ArrayRef<int64_t> tile = tiling.getTile();
   auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
-  TensorCoreTiling one{tile[0], tile[1], tile[2], /*stages=*/1};
+  TensorCoreTiling one = TensorCoreTiling::get(tiling, /*stages=*/1);
   int64_t elementBytes = lhsType.getElementTypeBitWidth() / 8;
   int64_t stageBytes = one.getSharedBytes(elementBytes) - kRingAlignment;
-  int64_t kSteps = llvm::divideCeil(lhsType.getShape().back(), tile[2]);
+  // The K steps of one split.
+  int64_t kSteps =
+      llvm::divideCeil(lhsType.getShape().back(), one.tileK) / one.splits;
   StageRange range;
   range.stageBytes = stageBytes;
   // The epilogue stages the f32 accumulator tile through the ring.
   range.least = std::max<int64_t>(
-      2, llvm::divideCeil(tile[0] * tile[1] * 4, stageBytes));
+      2, llvm::divideCeil(one.tileM * one.tileN * 4, stageBytes));
   range.most =
       (target.getSharedMemoryPerBlock() - kRingAlignment) / stageBytes;
   // More stages than K steps + 1 are never filled.

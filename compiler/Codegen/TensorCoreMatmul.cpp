@@ -112,6 +112,77 @@ int64_t mlir::fk::getTensorCoreRows(MatmulOp matmul) {
   return MatmulShape(matmul).m;
 }
 
+TensorCoreTiling TensorCoreTiling::get(TilingAttr tiling, int64_t stages) {
+  ArrayRef<int64_t> tile = tiling.getTile();
+  return {tile[0], tile[1], tile[2], stages, tile.size() > 3 ? tile[3] : 1};
+}
+
+/// The most f32 bytes of a tile the combining kernel holds in static shared
+/// memory.
+static constexpr int64_t kMaxCombineTileBytes = 48 * 1024;
+
+std::string mlir::fk::whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile) {
+  int64_t splits = tile.size() > 3 ? tile[3] : 1;
+  if (splits == 1)
+    return "";
+  MatmulShape shape(matmul);
+  if (shape.batched())
+    return "a batched product (the grid's z walks the batches) cannot split K";
+  int64_t kTiles = (shape.k + tile[2] - 1) / tile[2];
+  if (kTiles % splits)
+    return std::to_string(splits) + " splits do not divide the matmul's " +
+           std::to_string(kTiles) + " K tiles of " + std::to_string(tile[2]) +
+           " evenly";
+  if (splits > 65535)
+    return "at most 65535 splits (the grid's z)";
+  if (tile[0] * tile[1] * 4 > kMaxCombineTileBytes)
+    return "a split tile's f32 sum must fit in 48 KiB of shared memory "
+           "(M x N at most 12288)";
+  return "";
+}
+
+SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
+                                                    TargetAttr target) {
+  MatmulShape shape(matmul);
+  int64_t sms = target.getSmCount();
+  int64_t batches = ShapedType::getNumElements(shape.batch);
+  auto blocks = [&](int64_t tileM, int64_t tileN) -> int64_t {
+    return (shape.m + tileM - 1) / tileM * ((shape.n + tileN - 1) / tileN) *
+           batches;
+  };
+  // A 128-row tile of a product with at most 64 rows computes half zeros;
+  // narrower tiles spread the read of B over more blocks.
+  SmallVector<int64_t> tile = {128, 128, 64};
+  if (shape.m <= 64 || blocks(128, 128) < sms)
+    tile = {64, 64, 64};
+  int64_t tileBlocks = blocks(tile[0], tile[1]);
+  if (tileBlocks >= sms || shape.batched())
+    return tile;
+  // Too few tiles to occupy the GPU (a decode step reads all of B on a
+  // dozen SMs): the fewest splits of K that give every SM a block, each
+  // split at least two K tiles so that TMA has one in flight while wgmma
+  // reads the other; else the most splits that keep two.
+  int64_t kTiles = (shape.k + tile[2] - 1) / tile[2];
+  int64_t splits = 1;
+  for (int64_t d = 2; d <= kTiles / 2; ++d) {
+    if (kTiles % d)
+      continue;
+    splits = d;
+    if (tileBlocks * d >= sms)
+      break;
+  }
+  if (splits > 1)
+    tile.push_back(splits);
+  return tile;
+}
+
+MemRefType mlir::fk::getSplitKPartialType(MatmulOp matmul,
+                                          const TensorCoreTiling &tiling) {
+  MatmulShape shape(matmul);
+  return MemRefType::get({tiling.splits, shape.m, shape.n},
+                         Float32Type::get(matmul.getContext()));
+}
+
 std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
                                              TargetAttr target) {
   std::string why = whyNoWarpgroupKernels(target);
@@ -189,9 +260,12 @@ class TensorCoreKernel {
 public:
   TensorCoreKernel(FusionOp fusion, const TensorCoreTiling &tiling,
                    gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels)
-      : k(fusion, kernel, kernels, /*firstBuffer=*/2), tiling(tiling),
-        matmul(fusion.getMatmul()), shape(matmul), b(k.b), loc(k.loc),
-        ctx(fusion.getContext()), kernel(kernel) {}
+      : k(fusion, kernel, kernels, /*firstBuffer=*/tiling.splits > 1 ? 3 : 2),
+        tiling(tiling), matmul(fusion.getMatmul()), shape(matmul), b(k.b),
+        loc(k.loc), ctx(fusion.getContext()), kernel(kernel) {
+    if (tiling.splits > 1)
+      partial = kernel.getBody().front().getArgument(2);
+  }
 
   FailureOr<LaunchShape> build();
 
@@ -223,6 +297,9 @@ private:
   Value multiplyKMajorTile(Value aStage, Value bStage, Value accumulator);
   Value mainLoop();
   LogicalResult epilogue(Value accumulator);
+  /// Stores the block's f32 tile (in shared memory) as its split's part of
+  /// the partial buffer.
+  void storePartialTile(Value tile);
 
   KernelContext k;
   const TensorCoreTiling &tiling;
@@ -233,8 +310,11 @@ private:
   MLIRContext *ctx;
   gpu::GPUFuncOp kernel;
 
+  /// K tiles of the block's split.
   int64_t aStageBytes = 0, bStageBytes = 0, kTiles = 0;
   DynamicSharedMemory shared;
+  /// The split's partial buffer and first K tile (several splits only).
+  Value partial, firstKTile;
   Value primary, barriers;
   Value lhsMap, rhsMap, lhsDescriptorMap, rhsDescriptorMap;
   Value tileRow, tileColumn, lhsBatch, rhsBatch;
@@ -252,6 +332,8 @@ void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
   Value aOffset = mul(stage, index(aStageBytes));
   Value bOffset =
       add(index(tiling.stages * aStageBytes), mul(stage, index(bStageBytes)));
+  if (firstKTile)
+    kTile = add(firstKTile, kTile);
   Value kStart = mul(kTile, index(tiling.tileK));
   nvgpu::MBarrierArriveExpectTxOp::create(
       b, loc, barriers, index(aStageBytes + bStageBytes), stage, predicate);
@@ -421,6 +503,10 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
   Value cTile = view(index(0), cTileType);
   nvgpu::WarpgroupMmaStoreOp::create(b, loc, accumulator, cTile);
   gpu::BarrierOp::create(b, loc);
+  if (partial) {
+    storePartialTile(cTile);
+    return success();
+  }
   ResultTile tile;
   tile.anchor = matmul;
   tile.tile = cTile;
@@ -434,10 +520,53 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
   return emitTileEpilogue(k, tile);
 }
 
+/// `body(row, column)` for each element of a tileM x tileN tile, the 128
+/// threads taking adjacent columns.
+static void forEachTileElement(KernelContext &k, const TensorCoreTiling &tiling,
+                               function_ref<void(Value, Value)> body) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  auto loop = scf::ForOp::create(b, loc, thread,
+                                 k.idx.constant(tiling.tileM * tiling.tileN),
+                                 k.idx.constant(128));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value element = loop.getInductionVar();
+  Value tileN = k.idx.constant(tiling.tileN);
+  body(arith::DivUIOp::create(b, loc, element, tileN),
+       arith::RemUIOp::create(b, loc, element, tileN));
+}
+
+/// Whether (row, column) of the product [rows, columns] exists.
+static Value isInside(KernelContext &k, Value row, Value column, int64_t rows,
+                      int64_t columns) {
+  auto less = [&](Value x, int64_t bound) {
+    return arith::CmpIOp::create(k.b, k.loc, arith::CmpIPredicate::ult, x,
+                                 k.idx.constant(bound));
+  };
+  return arith::AndIOp::create(k.b, k.loc, less(row, rows),
+                               less(column, columns));
+}
+
+void TensorCoreKernel::storePartialTile(Value tile) {
+  Value split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  forEachTileElement(k, tiling, [&](Value r, Value c) {
+    Value row = add(tileRow, r), column = add(tileColumn, c);
+    auto inside = scf::IfOp::create(
+        b, loc, isInside(k, row, column, shape.m, shape.n), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&inside.getThenRegion().front());
+    Value value = memref::LoadOp::create(b, loc, tile, ValueRange{r, c});
+    memref::StoreOp::create(b, loc, value, partial,
+                            ValueRange{split, row, column});
+  });
+}
+
 FailureOr<LaunchShape> TensorCoreKernel::build() {
   aStageBytes = tiling.tileM * tiling.tileK * shape.elementBytes();
   bStageBytes = tiling.tileK * tiling.tileN * shape.elementBytes();
-  kTiles = (shape.k + tiling.tileK - 1) / tiling.tileK;
+  kTiles = (shape.k + tiling.tileK - 1) / tiling.tileK / tiling.splits;
   kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({128, 1, 1}));
 
   // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
@@ -492,6 +621,9 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   Value columnTile = arith::DivUIOp::create(b, loc, inGroup, rows);
   tileRow = mul(rowTile, index(tiling.tileM));
   tileColumn = mul(columnTile, index(tiling.tileN));
+  if (partial)
+    firstKTile = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z),
+                     index(kTiles));
   if (shape.batched()) {
     Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
     batchCoords = k.idx.delinearize(batch, shape.batch);
@@ -510,7 +642,7 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   LaunchShape launch;
   launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
                  (shape.n + tiling.tileN - 1) / tiling.tileN,
-                 ShapedType::getNumElements(shape.batch)};
+                 ShapedType::getNumElements(shape.batch) * tiling.splits};
   launch.block = {128, 1, 1};
   launch.sharedBytes = tiling.getSharedBytes(shape.elementBytes());
   return launch;
@@ -522,4 +654,75 @@ mlir::fk::buildTensorCoreMatmulKernel(FusionOp fusion,
                                       gpu::GPUFuncOp kernel,
                                       gpu::GPUModuleOp kernels) {
   return TensorCoreKernel(fusion, tiling, kernel, kernels).build();
+}
+
+FailureOr<LaunchShape>
+mlir::fk::buildSplitKCombineKernel(FusionOp fusion,
+                                   const TensorCoreTiling &tiling,
+                                   gpu::GPUFuncOp kernel,
+                                   gpu::GPUModuleOp kernels) {
+  KernelContext k(fusion, kernel, kernels, /*firstBuffer=*/1);
+  MatmulOp matmul = fusion.getMatmul();
+  MatmulShape shape(matmul);
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({128, 1, 1}));
+  Value partial = kernel.getBody().front().getArgument(0);
+  Value tile = kernel.addWorkgroupAttribution(
+      getSharedMemRefType(fusion.getContext(), {tiling.tileM, tiling.tileN},
+                          b.getF32Type()),
+      loc);
+  // One block per output tile, as the split kernel's blocks (without the
+  // grouped order: the partials are read once, from L2).
+  Value tileRow = k.idx.mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+                            k.idx.constant(tiling.tileM));
+  Value tileColumn =
+      k.idx.mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
+                k.idx.constant(tiling.tileN));
+  // The tile's sums in shared memory (zeros outside the product, never
+  // stored), in the splits' order.
+  forEachTileElement(k, tiling, [&](Value r, Value c) {
+    Value row = k.idx.add(tileRow, r), column = k.idx.add(tileColumn, c);
+    Value inside = isInside(k, row, column, shape.m, shape.n);
+    auto ifInside = scf::IfOp::create(b, loc, b.getF32Type(), inside,
+                                      /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+      Value sum;
+      for (int64_t split = 0; split < tiling.splits; ++split) {
+        Value part = memref::LoadOp::create(
+            b, loc, partial,
+            ValueRange{k.idx.constant(split), row, column});
+        sum = sum ? arith::AddFOp::create(b, loc, sum, part).getResult()
+                  : part;
+      }
+      scf::YieldOp::create(b, loc, sum);
+      b.setInsertionPointToStart(&ifInside.getElseRegion().front());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))});
+    }
+    memref::StoreOp::create(b, loc, ifInside.getResult(0), tile,
+                            ValueRange{r, c});
+  });
+  gpu::BarrierOp::create(b, loc);
+  ResultTile result;
+  result.anchor = matmul;
+  result.tile = tile;
+  result.rows = tiling.tileM;
+  result.columns = tiling.tileN;
+  result.firstRow = tileRow;
+  result.firstColumn = tileColumn;
+  result.rowBatchShape = shape.foldedBatch;
+  result.threads = 128;
+  if (failed(emitTileEpilogue(k, result)))
+    return failure();
+  gpu::ReturnOp::create(b, loc);
+
+  LaunchShape launch;
+  launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
+                 (shape.n + tiling.tileN - 1) / tiling.tileN, 1};
+  launch.block = {128, 1, 1};
+  return launch;
 }

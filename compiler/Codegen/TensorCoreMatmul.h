@@ -12,6 +12,11 @@
 // also as transpose(w) of an input w (K-major); everything else
 // stays on the element-per-thread matmul kernel (KernelBuilder.cpp).
 //
+// A product with too few output tiles to give every SM a block (a decode
+// step's, a short prompt's) splits K among the blocks of each tile: every
+// block writes its f32 partial tile to a workspace, and a second kernel sums
+// the partials and runs the epilogue.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef FKC_CODEGEN_TENSORCOREMATMUL_H
@@ -30,6 +35,14 @@ struct TensorCoreTiling {
   int64_t tileM = 128, tileN = 128, tileK = 64;
   /// Operand tiles in flight: TMA fills `stages - 1` while wgmma reads one.
   int64_t stages = 3;
+  /// Blocks that share each output tile, each over an equal part of K
+  /// (split-K): they write f32 partial tiles to a workspace, and a second
+  /// kernel sums them and runs the epilogue.
+  int64_t splits = 1;
+
+  /// The tiling of a `#fk.tiling<tensor_core, tile = [M, N, K(, splits)]>`
+  /// with `stages` from the fusion's promotion.
+  static TensorCoreTiling get(TilingAttr tiling, int64_t stages);
 
   /// Dynamic shared memory: the ring, plus 1 KiB to align its base to the
   /// 1024 bytes 128-byte-swizzled tiles need.
@@ -53,6 +66,21 @@ Value getTensorCoreRhsInput(MatmulOp matmul);
 /// one product that reads B once).
 int64_t getTensorCoreRows(MatmulOp matmul);
 
+/// Why the blocks of `tile` = [M, N, K, splits] cannot split `matmul`'s K
+/// among them, or "" (one split always can).
+std::string whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile);
+
+/// fk-tile's tensor-core tile for `matmul` on `target`: [128, 128, 64], or
+/// 64 x 64 where the product has at most 64 rows or 128 x 128 tiles would
+/// not give every SM a block; then, while the blocks still do not, K split
+/// among more blocks (a fourth tile size), each keeping two K tiles.
+SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul, TargetAttr target);
+
+/// The workspace of a split-K kernel: each split's f32 partial product,
+/// [splits, rows (getTensorCoreRows), N].
+MemRefType getSplitKPartialType(MatmulOp matmul,
+                                const TensorCoreTiling &tiling);
+
 /// The tensor maps the kernel reads the matmul's operands through, made in
 /// the host function at `b` for the operands' buffers: {lhs, rhs}.
 SmallVector<Value, 2> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
@@ -62,10 +90,19 @@ SmallVector<Value, 2> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
 
 /// Fills `kernel`, whose arguments are the two tensor maps then the
 /// fusion's input and result buffers (as for buildFusionKernel), and
-/// returns its launch.
+/// returns its launch. With several splits, the arguments are the two
+/// tensor maps, the partial buffer (getSplitKPartialType), then the
+/// fusion's input buffers; the kernel writes the partial products.
 FailureOr<LaunchShape>
 buildTensorCoreMatmulKernel(FusionOp fusion, const TensorCoreTiling &tiling,
                             gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels);
+
+/// Fills `kernel` with the kernel that sums a split-K kernel's partial
+/// products and runs the fusion's epilogue. Its arguments are the partial
+/// buffer, then the fusion's input and result buffers.
+FailureOr<LaunchShape>
+buildSplitKCombineKernel(FusionOp fusion, const TensorCoreTiling &tiling,
+                         gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels);
 
 } // namespace mlir::fk
 

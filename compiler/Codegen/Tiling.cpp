@@ -30,8 +30,8 @@ int64_t mlir::fk::getRowKernelThreads(int64_t runs, int64_t width) {
 /// the f32 accumulator (M * N / 128 registers per thread) must leave room
 /// for addressing and the epilogue.
 static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
-  if (tile.size() != 3)
-    return "expects three tile sizes M,N,K";
+  if (tile.size() != 3 && tile.size() != 4)
+    return "expects tile sizes M,N,K and optionally the K splits";
   int64_t m = tile[0], n = tile[1], k = tile[2];
   if (m != 64 && m != 128)
     return "tile M must be 64 or 128 (one warpgroup, 64-row wgmma)";
@@ -47,21 +47,6 @@ static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
     return "a 128-row tile must be 128 wide (MLIR 22 stores other 128-row "
            "accumulators wrongly)";
   return "";
-}
-
-/// The tensor-core tile of `matmul`: `requested` (--matmul-tile) or
-/// 128 x 128 x 64; 64 x 64 where the product has at most 64 rows
-/// (decode-shaped: a 128-row tile would compute half zeros, and narrower
-/// tiles spread the read of B over twice the blocks; measured in
-/// bench/results/gpt2-inference/).
-static SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul,
-                                                 ArrayRef<int64_t> requested) {
-  SmallVector<int64_t> tile = {128, 128, 64};
-  if (getTensorCoreRows(matmul) <= 64)
-    tile = {64, 64, 64};
-  if (!requested.empty())
-    tile.assign(requested.begin(), requested.end());
-  return tile;
 }
 
 /// The tiling of a loop, reduction or matmul fusion on the kernels every
@@ -113,9 +98,10 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
         *whyNotTensorCores = why;
       return getElementOrRowTiling(fusion);
     }
-    return TilingAttr::get(ctx, KernelStrategy::TensorCore,
-                           chooseTensorCoreTile(fusion.getMatmul(), matmulTile),
-                           128);
+    SmallVector<int64_t> tile(matmulTile);
+    if (tile.empty())
+      tile = chooseTensorCoreTile(fusion.getMatmul(), target);
+    return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
   }
   case FusionKind::Attention: {
     // Few query rows (decode): the decode kernel, where the flash kernel
@@ -224,6 +210,8 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     std::string why = whyNotTensorCoreMatmul(fusion, target);
     if (why.empty())
       why = checkTensorCoreTile(tile);
+    if (why.empty())
+      why = whyNotSplitK(fusion.getMatmul(), tile);
     if (why.empty() && threads != 128)
       why = "a tensor-core kernel is one warpgroup, 128 threads";
     if (!why.empty())
@@ -344,11 +332,25 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
       std::string why;
       TilingAttr tiling =
           chooseTiling(fusion, *target, matmulTile, &why, attentionTile);
+      if (tiling.getStrategy() == KernelStrategy::TensorCore) {
+        std::string bad = whyNotSplitK(fusion.getMatmul(), tiling.getTile());
+        if (!bad.empty()) {
+          fusion.emitError() << "fk-tile: matmul-tile: " << bad;
+          return WalkResult::interrupt();
+        }
+      }
       fusion->setAttr(kTilingAttrName, tiling);
       if (explain && !why.empty())
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
+      if (explain && tiling.getStrategy() == KernelStrategy::TensorCore &&
+          tiling.getTile().size() > 3)
+        fusion.emitRemark()
+            << "matmul with too few output tiles for the SMs: K split among "
+            << tiling.getTile()[3]
+            << " blocks per tile, whose f32 partial tiles a second kernel "
+               "sums before the epilogue";
       if (explain && tiling.getStrategy() == KernelStrategy::Decode) {
         DecodeAttentionTiling decode = DecodeAttentionTiling::get(tiling);
         InFlightDiagnostic remark = fusion.emitRemark();

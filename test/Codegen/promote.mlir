@@ -4,11 +4,12 @@
 // than the K steps + 1, and at least deep enough to hold the f32
 // accumulator tile for the epilogue. Elements and rows kernels promote
 // nothing. Then fk-lower-to-gpu reads the operands through fk.tensor_map
-// descriptors.
-// RUN: fkc-opt %s --split-input-file --fk-tile --fk-promote | FileCheck %s
-// RUN: fkc-opt %s --split-input-file --fk-tile --fk-promote="stages=4" | FileCheck %s --check-prefix=FIXED
-// RUN: fkc-opt %s --split-input-file --fk-tile --fk-promote --fk-lower-to-gpu | FileCheck %s --check-prefix=GPU
-// RUN: fkc-opt %s --split-input-file --fk-tile --fk-promote --fk-lower-to-gpu | fkc-opt --split-input-file | FileCheck %s --check-prefix=GPU
+// descriptors. The matmuls here are small enough that fk-tile would choose
+// 64 x 64 tiles and split K (split-k-matmul.graph); they take 128 x 128.
+// RUN: fkc-opt %s --split-input-file --fk-tile="matmul-tile=128,128,64" --fk-promote | FileCheck %s
+// RUN: fkc-opt %s --split-input-file --fk-tile="matmul-tile=128,128,64" --fk-promote="stages=4" | FileCheck %s --check-prefix=FIXED
+// RUN: fkc-opt %s --split-input-file --fk-tile="matmul-tile=128,128,64" --fk-promote --fk-lower-to-gpu | FileCheck %s --check-prefix=GPU
+// RUN: fkc-opt %s --split-input-file --fk-tile="matmul-tile=128,128,64" --fk-promote --fk-lower-to-gpu | fkc-opt --split-input-file | FileCheck %s --check-prefix=GPU
 
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   // CHECK-LABEL: func.func @deep

@@ -10,7 +10,7 @@
 // REGS: error: fk-tile: matmul-tile: the accumulator tile needs more than 128 registers per thread
 // RUN: not fkc-opt %s --fk-promote 2>&1 | FileCheck %s --check-prefix=UNTILED
 // UNTILED: error: fk-promote: the fusion has no fk.tiling (run fk-tile first)
-// RUN: not fkc-opt %s --fk-tile --fk-promote="stages=8" 2>&1 | FileCheck %s --check-prefix=STAGES
+// RUN: not fkc-opt %s --fk-tile="matmul-tile=128,128,64" --fk-promote="stages=8" 2>&1 | FileCheck %s --check-prefix=STAGES
 // STAGES: error: fk-promote: 8 stages of 32768 bytes do not fit: a 128x128 tile needs 2 to 7 on sm_90a
 // RUN: not fkc-opt %s --fk-tile --fk-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=NOPROMOTION
 // NOPROMOTION: error: 'fk.fusion' op is tiled for tensor cores but has no fk.promotion (run fk-promote)

@@ -30,8 +30,10 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
     return %0 : tensor<8xf32>
   }
 
+  // Two 128 x 128 tiles would leave most SMs idle: 64 x 64 tiles, and no
+  // split of its one K tile.
   // CHECK-LABEL: func.func @gemm
-  // CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>
+  // CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [64, 64, 64], threads = 128>
   // TILE-LABEL: func.func @gemm
   // TILE: fk.tiling = #fk.tiling<tensor_core, tile = [64, 256, 64], threads = 128>
   func.func @gemm(%x: tensor<100x64xbf16>, %w: tensor<64x72xbf16>) -> tensor<100x72xbf16> {

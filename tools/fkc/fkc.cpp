@@ -84,10 +84,12 @@ int main(int argc, char **argv) {
   app.add_flag("!--no-fusion", options.pipeline.fusion,
                "One kernel per operation (no fusion)");
   app.add_option("--matmul-tile", options.pipeline.matmulTile,
-                 "Tensor-core tile M,N,K of matmul kernels (default: the "
-                 "tiling heuristic's, 128,128,64)")
+                 "Tensor-core tile M,N,K of matmul kernels, and optionally "
+                 "the blocks K is split among (default: the tiling "
+                 "heuristic's: 128,128,64; 64,64,64 and K split where those "
+                 "tiles would leave SMs idle)")
       ->delimiter(',')
-      ->expected(3);
+      ->expected(3, 4);
   app.add_option("--attention-tile", options.pipeline.attentionTile,
                  "Flash-attention tile: query rows (64 or 128), key block "
                  "(64 or 128) (default: 128 rows, keys 128 at head dim 64 "
