@@ -159,12 +159,18 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   if (tileBlocks >= sms || shape.batched())
     return tile;
   // Too few tiles to occupy the GPU (a decode step reads all of B on a
-  // dozen SMs): the fewest splits of K that give every SM a block, each
-  // split at least two K tiles so that TMA has one in flight while wgmma
-  // reads the other; else the most splits that keep two.
+  // dozen SMs): where the K loop is long, the fewest splits of K that give
+  // every SM a block, each split at least kMinSplitKTiles K tiles; else
+  // the most splits that keep that many. The splits' sum costs a second
+  // kernel, about 2.7 us on an H100 even for one row, which shortening a
+  // loop of 12 K tiles (K = 768) does not earn back, and one of 48 does
+  // (measured on GPT-2's layers: docs/tiling.md, "Split-K").
+  constexpr int64_t kMinKTilesToSplit = 24, kMinSplitKTiles = 4;
   int64_t kTiles = (shape.k + tile[2] - 1) / tile[2];
+  if (kTiles < kMinKTilesToSplit)
+    return tile;
   int64_t splits = 1;
-  for (int64_t d = 2; d <= kTiles / 2; ++d) {
+  for (int64_t d = 2; d <= kTiles / kMinSplitKTiles; ++d) {
     if (kTiles % d)
       continue;
     splits = d;
