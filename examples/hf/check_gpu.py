@@ -154,7 +154,13 @@ def check(name, base, scratch):
     model = model.cuda()
 
     module = fkrt.Module(base + ".ptx")
-    module.bind_weights(spec["graph"], weights_path)
+    try:
+        module.bind_weights(spec["graph"], weights_path)
+    except fkrt.Error as e:  # a weight of another name, dtype or shape
+        print(f"{name:6s} FAIL: the weights do not fit the graph: {e}", flush=True)
+        return 1
+    if weights_path.startswith(scratch):
+        os.remove(weights_path)  # uploaded; 0.2 to 0.3 GB a model
     run_inputs = [inputs[i.name] for i in module.inputs(spec["graph"]) if not i.bound]
     outputs = module.run(spec["graph"], run_inputs)
     with torch.no_grad():
