@@ -32,7 +32,7 @@ import time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.join(REPO, "python")]  # this repository's importer
 
 import transformers  # noqa: E402
 
