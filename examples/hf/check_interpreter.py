@@ -8,7 +8,7 @@ f32) and run through the reference interpreter (`fkc --interpret
 
 Prints the relative L2 error of each output and, for logits, how often the
 argmax agrees; exits 1 if any error is over 1e-5. The interpreter takes
-100 to 200 s a model at the real sizes on one core.
+1 to 2 minutes a model at the real sizes on one core.
 """
 import argparse
 import os
