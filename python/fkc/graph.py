@@ -74,12 +74,18 @@ class Graph:
     def save_weights(self, path):
         """The weights in their own dtypes, with the map from parameter names to
         state_dict keys as JSON under `__metadata__["fkc.state_dict_names"]`."""
-        metadata = {"format": "pt", METADATA_KEY: json.dumps(self.state_dict_names, sort_keys=True)}
-        _save(self.weights, path, metadata)
+        save_weights(self.weights, self.state_dict_names, path)
 
     def save_inputs(self, path, tensors=None):
         """The example inputs (or `tensors`, {input name: tensor}) by parameter name."""
         _save(self.inputs if tensors is None else tensors, path, {"format": "pt"})
+
+
+def save_weights(weights, state_dict_names, path):
+    """{parameter name: tensor} as Graph.save_weights writes them, for weights
+    taken from a model rebuilt elsewhere."""
+    metadata = {"format": "pt", METADATA_KEY: json.dumps(state_dict_names, sort_keys=True)}
+    _save(weights, path, metadata)
 
 
 def _save(tensors, path, metadata):
