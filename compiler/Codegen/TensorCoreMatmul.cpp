@@ -151,12 +151,18 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
            batches;
   };
   // A 128-row tile of a product with at most 64 rows computes half zeros;
-  // narrower tiles spread the read of B over more blocks.
+  // and where 128 x 128 tiles would occupy at most a quarter of the SMs, 64
+  // x 64 tiles spread the reads over four times the blocks. Above that, 128
+  // x 128 tiles' better reuse wins (measured on an H100, GPT-2's layers:
+  // [128, 768] @ [768, 768] took 11.7 us on 6 blocks and 6.4 us on 24, while
+  // [1024, 768] @ [768, 768] was faster on 48 blocks of 128 x 128 than on
+  // 192 of 64 x 64; docs/tiling.md, "Split-K").
   SmallVector<int64_t> tile = {128, 128, 64};
-  if (shape.m <= 64 || blocks(128, 128) < sms)
+  if (shape.m <= 64 || 4 * blocks(128, 128) <= sms)
     tile = {64, 64, 64};
   int64_t tileBlocks = blocks(tile[0], tile[1]);
-  if (tileBlocks >= sms || shape.batched())
+  // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK).
+  if (tileBlocks >= sms || shape.batched() || tile[0] != 64)
     return tile;
   // Too few tiles to occupy the GPU (a decode step reads all of B on a
   // dozen SMs): where the K loop is long, the fewest splits of K that give

@@ -72,8 +72,9 @@ std::string whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile);
 
 /// fk-tile's tensor-core tile for `matmul` on `target`: [128, 128, 64], or
 /// 64 x 64 where the product has at most 64 rows or 128 x 128 tiles would
-/// not give every SM a block; then, while the blocks still do not, K split
-/// among more blocks (a fourth tile size), each keeping two K tiles.
+/// occupy at most a quarter of the SMs; then, while the 64 x 64 blocks are
+/// fewer than the SMs and the K loop is long, K split among more blocks (a
+/// fourth tile size).
 SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul, TargetAttr target);
 
 /// The workspace of a split-K kernel: each split's f32 partial product,
