@@ -6,13 +6,13 @@ torch.compile of the same transformers model.
         [--models gpt2,llama] [--configs REGEX] [--time-limit SECONDS]
 
 Runs on the GPU machine over the artifacts of bench/hf_inference/compile.sh
-(build/hf-artifacts-bench/NAME.ptx and NAME.json; models.py says what each
+(build/hf-artifacts-bench/NAME.ptx and NAME.json; hf_models.py says what each
 configuration is). Per model: transformers' model is built from the config
 (torch.manual_seed(0), f16, cuda, eval) and its state_dict written under the
 graphs' names for fkrt's bind_weights, once. Per configuration (batch B,
 prompt T):
 
-1. transformers, eager, computes the reference (models.HfSteps): a prefill
+1. transformers, eager, computes the reference (hf_models.HfSteps): a prefill
    of T random tokens at positions 0..T-1 into a StaticCache (the logits of
    every position, as fkc's prefill graph returns), then one decode step of
    B random tokens at the decode position (T, or the cache's last position
@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import models  # noqa: E402
+import hf_models  # noqa: E402
 from inference_timing import FkcGraph, rel_l2, time_calls  # noqa: E402
 
 TOLERANCE = 2e-2
@@ -59,13 +59,13 @@ COMPILE_RESERVE_S = 120
 
 
 def load_configurations(folder, model_names, pattern):
-    """describe()'s dicts of the artifacts in `folder`, in models.py's
+    """describe()'s dicts of the artifacts in `folder`, in hf_models.py's
     order, of the models named and matching `pattern`."""
     entries = []
     for name in model_names:
-        spec = models.MODELS[name]
+        spec = hf_models.MODELS[name]
         for batch, prompt in spec.shapes:
-            base = models.artifact_name(name, batch, prompt)
+            base = hf_models.artifact_name(name, batch, prompt)
             if pattern and not re.search(pattern, base):
                 continue
             path = os.path.join(folder, base + ".json")
@@ -114,10 +114,10 @@ class Bench:
     def run_model(self, name, entries):
         torch = self.torch
         first = entries[0]
-        model = models.build_model(self.transformers, torch, first, torch.float16,
+        model = hf_models.build_model(self.transformers, torch, first, torch.float16,
                                    torch.device("cuda"))
         weights = os.path.join(tempfile.mkdtemp(), f"{name}.safetensors")
-        models.MODELS[name].save_weights(models.sizes_of(first), model.state_dict(),
+        hf_models.MODELS[name].save_weights(hf_models.sizes_of(first), model.state_dict(),
                                          weights)
         for entry in entries:
             print(f"{entry['name']}: batch {entry['batch']}, prompt {entry['prompt']}, "
@@ -139,7 +139,7 @@ class Bench:
         g = torch.Generator(device="cpu").manual_seed(batch * 7919 + prompt)
         ids_prompt = torch.randint(0, vocab, (batch, prompt), generator=g).to(device)
         ids_next = torch.randint(0, vocab, (batch, 1), generator=g).to(device)
-        steps = models.HfSteps(torch, self.transformers, model, batch, prompt,
+        steps = hf_models.HfSteps(torch, self.transformers, model, batch, prompt,
                                entry["cache_length"], pos, device)
         with torch.no_grad():
             ref_prefill = steps.prefill(ids_prompt).clone()
@@ -174,7 +174,7 @@ class Bench:
         ref_logits, ref_caches = prefill_ref
         caches = {n: torch.zeros_like(c) for n, c in ref_caches.items()}
         prefill = FkcGraph(torch, module, "prefill", dict(caches, ids=ids_prompt))
-        check = {"prefill": models.compare(torch, rel_l2, prefill().clone(), ref_logits,
+        check = {"prefill": hf_models.compare(torch, rel_l2, prefill().clone(), ref_logits,
                                            caches, ref_caches)}
         for n, c in caches.items():
             c.copy_(ref_caches[n])
@@ -182,7 +182,7 @@ class Bench:
         decode = FkcGraph(torch, module, "decode",
                           dict(caches, ids=ids_next, pos=position))
         ref_logits, ref_caches = decode_ref
-        check["decode"] = models.compare(torch, rel_l2, decode().clone(), ref_logits,
+        check["decode"] = hf_models.compare(torch, rel_l2, decode().clone(), ref_logits,
                                          caches, ref_caches)
         ok = all(v < TOLERANCE for c in check.values() for k, v in c.items()
                  if k.startswith("rel_l2"))
@@ -218,7 +218,7 @@ class Bench:
                     out = run()
                 torch.cuda.synchronize()
                 compile_s = time.perf_counter() - t0
-                check = models.compare(torch, rel_l2, out.clone(), reference)
+                check = hf_models.compare(torch, rel_l2, out.clone(), reference)
                 del out
                 timing = time_calls(torch, run, self.budget)
             except Exception as e:
@@ -334,8 +334,8 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT") or os.path.join(
         REPO, "bench", "results", "hf-inference"))
     parser.add_argument("--quick", action="store_true", help="shorter timing")
-    parser.add_argument("--models", default=",".join(models.MODELS),
-                        help="comma-separated, of " + ", ".join(models.MODELS))
+    parser.add_argument("--models", default=",".join(hf_models.MODELS),
+                        help="comma-separated, of " + ", ".join(hf_models.MODELS))
     parser.add_argument("--configs", default="",
                         help="regular expression over artifact names (gpt2_b1_p128, ...)")
     parser.add_argument("--time-limit", type=float, default=0,
@@ -344,10 +344,10 @@ def main():
     parser.add_argument("--no-compile", action="store_true", help="no torch.compile peer")
     args = parser.parse_args()
     names = args.models.split(",")
-    unknown = [n for n in names if n not in models.MODELS]
+    unknown = [n for n in names if n not in hf_models.MODELS]
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)} (known: "
-                     f"{', '.join(models.MODELS)})")
+                     f"{', '.join(hf_models.MODELS)})")
     entries = load_configurations(args.artifacts, names, args.configs)
     if not entries:
         parser.error(f"no configuration of {args.models} matches {args.configs!r}")
@@ -365,7 +365,7 @@ def main():
               "quick": args.quick}
     print(f"# {header['device']}, torch {header['torch']}, transformers "
           f"{header['transformers']}, fkc {commit}", flush=True)
-    stem = "hf-inference" + ("" if set(names) == set(models.MODELS) else "-" + "-".join(names))
+    stem = "hf-inference" + ("" if set(names) == set(hf_models.MODELS) else "-" + "-".join(names))
     bench = Bench(torch, transformers, fkrt, args)
     for name in names:
         mine = [e for e in entries if e["model"] == name]

@@ -1,10 +1,11 @@
 """The Hugging Face inference benchmark (bench/hf_inference/) on the CPU, at
-tiny sizes of its two models: its transformers side (models.HfSteps: a
+tiny sizes of its two models: its transformers side (hf_models.HfSteps: a
 StaticCache prefill and a repeatable decode step) against transformers' own
 forward without a cache, and its fkc side (the graphs and weights file it
 writes, the cache and position inputs it passes) through `fkc --interpret`
 against that transformers side, as run.py checks them on the GPU; and the
 report of a run's results."""
+import importlib.util
 import json
 import os
 import sys
@@ -19,9 +20,21 @@ safetensors_torch = pytest.importorskip("safetensors.torch")
 
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "hf_inference"))
-import models  # noqa: E402
-import run  # noqa: E402
+import hf_models  # noqa: E402
 from inference_timing import rel_l2  # noqa: E402
+
+
+def _load_run():
+    """bench/hf_inference/run.py under a name of its own (bench/run.py is
+    another `run`)."""
+    spec = importlib.util.spec_from_file_location(
+        "hf_inference_run", os.path.join(ROOT, "bench", "hf_inference", "run.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+run = _load_run()
 
 transformers.logging.set_verbosity_error()
 
@@ -38,14 +51,14 @@ TOLERANCE = {"f32": 1e-4, "f16": run.TOLERANCE}
 
 
 def tiny_entry(name, batch, prompt, dtype="f32"):
-    spec = models.MODELS[name]
-    entry = models.describe(spec, batch, prompt, dict(spec.config, **TINY[name]))
+    spec = hf_models.MODELS[name]
+    entry = hf_models.describe(spec, batch, prompt, dict(spec.config, **TINY[name]))
     entry["dtype"] = dtype
     return entry
 
 
 def steps_of(entry, model):
-    return models.HfSteps(torch, transformers, model, entry["batch"], entry["prompt"],
+    return hf_models.HfSteps(torch, transformers, model, entry["batch"], entry["prompt"],
                           entry["cache_length"], entry["decode_position"], "cpu")
 
 
@@ -57,7 +70,7 @@ def tokens(entry, count):
 @pytest.mark.parametrize("name,batch,prompt", CASES)
 def test_steps_repeat_and_match_forward_without_cache(name, batch, prompt):
     entry = tiny_entry(name, batch, prompt)
-    model = models.build_model(transformers, torch, entry, torch.float32, "cpu")
+    model = hf_models.build_model(transformers, torch, entry, torch.float32, "cpu")
     steps = steps_of(entry, model)
     ids, nxt = tokens(entry, prompt), tokens(entry, 1)
     pos = entry["decode_position"]
@@ -79,6 +92,26 @@ def test_steps_repeat_and_match_forward_without_cache(name, batch, prompt):
         assert not cache[:, :, pos + 1:].any(), f"{name_} written past the decode position"
 
 
+@pytest.mark.parametrize("name", ["gpt2", "llama"])
+def test_steps_trace_as_one_graph(name):
+    """run.py compiles the same calls with fullgraph=True first: they trace
+    without a graph break (here through the aot_eager backend, which runs
+    the traced graph without Inductor's code generation)."""
+    entry = tiny_entry(name, 2, 8)
+    model = hf_models.build_model(transformers, torch, entry, torch.float32, "cpu")
+    steps = steps_of(entry, model)
+    ids, nxt = tokens(entry, 8), tokens(entry, 1)
+    with torch.no_grad():
+        expected = {"prefill": steps.prefill(ids).clone(), "decode": steps.decode(nxt).clone()}
+        calls = {"prefill": lambda: steps.prefill(ids), "decode": lambda: steps.decode(nxt)}
+        for which, call in calls.items():
+            torch._dynamo.reset()
+            compiled = torch.compile(call, backend="aot_eager", fullgraph=True, dynamic=False)
+            for _ in range(2):
+                assert relative_error(compiled(), expected[which]) < 1e-5, which
+    torch._dynamo.reset()
+
+
 def interpret(tmp_path, graph, which, tensors):
     inputs, out = tmp_path / f"{which}-in.safetensors", tmp_path / f"{which}-out.safetensors"
     safetensors_torch.save_file({n: t.contiguous() for n, t in tensors.items()}, str(inputs))
@@ -93,9 +126,9 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
                                                           dtype):
     entry = tiny_entry(name, batch, prompt, dtype)
     graph = tmp_path / "model.graph"
-    graph.write_text(models.graph_of(entry))
-    model = models.build_model(transformers, torch, entry, DTYPES[dtype], "cpu")
-    models.MODELS[name].save_weights(models.sizes_of(entry), model.state_dict(),
+    graph.write_text(hf_models.graph_of(entry))
+    model = hf_models.build_model(transformers, torch, entry, DTYPES[dtype], "cpu")
+    hf_models.MODELS[name].save_weights(hf_models.sizes_of(entry), model.state_dict(),
                                      str(tmp_path / "weights.safetensors"))
     steps = steps_of(entry, model)
     ids, nxt = tokens(entry, prompt), tokens(entry, 1)
@@ -104,12 +137,12 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
         after_prefill = {n: c.clone() for n, c in steps.caches().items()}
         ref_decode = steps.decode(nxt).clone()
         after_decode = {n: c.clone() for n, c in steps.caches().items()}
-    names = models.cache_names(model.config.num_hidden_layers)
+    names = hf_models.cache_names(model.config.num_hidden_layers)
     assert sorted(names) == sorted(after_prefill)
 
     zeros = {n: torch.zeros_like(c) for n, c in after_prefill.items()}
     out = interpret(tmp_path, graph, "prefill", dict(zeros, ids=ids))
-    check = models.compare(torch, rel_l2, out["logits"], ref_prefill,
+    check = hf_models.compare(torch, rel_l2, out["logits"], ref_prefill,
                            {n: out[f"{n}_1"] for n in names}, after_prefill)
     assert check["rel_l2_logits"] < TOLERANCE[dtype], check
     assert check["rel_l2_caches"] < TOLERANCE[dtype], check
@@ -117,7 +150,7 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
 
     pos = torch.tensor(entry["decode_position"], dtype=torch.int32)
     out = interpret(tmp_path, graph, "decode", dict(after_prefill, ids=nxt, pos=pos))
-    check = models.compare(torch, rel_l2, out["logits"], ref_decode,
+    check = hf_models.compare(torch, rel_l2, out["logits"], ref_decode,
                            {n: out[f"{n}_1"] for n in names}, after_decode)
     assert check["rel_l2_logits"] < TOLERANCE[dtype], check
     assert check["rel_l2_caches"] < TOLERANCE[dtype], check
@@ -127,15 +160,15 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
 
 def test_configurations_and_report(tmp_path):
     written = {}
-    for name, spec in models.MODELS.items():
+    for name, spec in hf_models.MODELS.items():
         for batch, prompt in spec.shapes:
-            entry = models.describe(spec, batch, prompt)
+            entry = hf_models.describe(spec, batch, prompt)
             assert entry["decode_position"] < entry["cache_length"]
             assert entry["prompt"] <= entry["cache_length"]
             (tmp_path / (entry["name"] + ".json")).write_text(json.dumps(entry))
             written[entry["name"]] = entry
     assert written["gpt2_b1_p1024"]["decode_position"] == 1023
-    assert written["llama_b1_p4096"]["cache_length"] == 4096 + models.DECODE_ROOM
+    assert written["llama_b1_p4096"]["cache_length"] == 4096 + hf_models.DECODE_ROOM
     os.remove(tmp_path / "llama_b16_p128.json")
     entries = run.load_configurations(str(tmp_path), ["gpt2", "llama"], "")
     assert [e["name"] for e in entries] == list(written)

@@ -151,39 +151,43 @@ class HfSteps:
     the cache's positions 0..position, and returns its logits [B, 1, V].
 
     transformers' StaticCache writes where its fill counter points (a
-    tensor per layer, in recent versions) and advances it; each call sets
-    the counter to its first position before running, so a call repeated in
-    a timing loop rewrites the same positions, as fkc's graphs do. In
-    versions without the counter the cache writes at `cache_position`,
-    which every call passes too."""
+    tensor per layer) and advances it, and the models take their positions
+    from it where none are given; each call sets the counter to its first
+    position and passes its positions, so a call repeated in a timing loop
+    rewrites the same cache entries, as fkc's graphs do."""
 
     def __init__(self, torch, transformers, model, batch, prompt,
                  cache_length, position, device):
-        self.torch, self.model = torch, model
+        self.model = model
         self.position = position
         self.cache = transformers.StaticCache(config=model.config,
                                               max_cache_len=cache_length)
-        self.prefill_positions = torch.arange(prompt, device=device)
-        self.decode_positions = torch.tensor([position], device=device)
+        # The counters are read at each call: the cache's first update moves
+        # them to the device (new tensors).
+        self.layers = list(getattr(self.cache, "layers", ()))
+        if not self.layers or not all(
+                isinstance(getattr(layer, "cumulative_length", None), torch.Tensor)
+                for layer in self.layers):
+            raise RuntimeError("this transformers' StaticCache keeps no fill "
+                               "counter tensor per layer (cumulative_length) "
+                               "to set back between calls")
+        self.prefill_positions = torch.arange(prompt, device=device).view(1, prompt)
+        self.decode_positions = torch.tensor([[position]], device=device)
 
     def _rewind(self, position):
-        for layer in getattr(self.cache, "layers", ()):
-            count = getattr(layer, "cumulative_length", None)
-            if isinstance(count, self.torch.Tensor):
-                count.fill_(position)
-            elif isinstance(count, int):
-                layer.cumulative_length = position
+        for layer in self.layers:
+            layer.cumulative_length.fill_(position)
 
     def prefill(self, ids):
         self._rewind(0)
         return self.model(input_ids=ids, past_key_values=self.cache,
-                          cache_position=self.prefill_positions,
+                          position_ids=self.prefill_positions,
                           use_cache=True).logits
 
     def decode(self, ids):
         self._rewind(self.position)
         return self.model(input_ids=ids, past_key_values=self.cache,
-                          cache_position=self.decode_positions,
+                          position_ids=self.decode_positions,
                           use_cache=True).logits
 
     def caches(self):
