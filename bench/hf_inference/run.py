@@ -56,6 +56,7 @@ PEERS = (FKC, EAGER, COMPILED)
 # Seconds a torch.compile peer (two shapes) is assumed to need at most:
 # --time-limit skips it when fewer are left.
 COMPILE_RESERVE_S = 120
+DEVICE = "cuda"
 
 
 def load_configurations(folder, model_names, pattern):
@@ -115,7 +116,7 @@ class Bench:
         torch = self.torch
         first = entries[0]
         model = hf_models.build_model(self.transformers, torch, first, torch.float16,
-                                   torch.device("cuda"))
+                                      torch.device(DEVICE))
         weights = os.path.join(tempfile.mkdtemp(), f"{name}.safetensors")
         hf_models.MODELS[name].save_weights(hf_models.sizes_of(first), model.state_dict(),
                                          weights)
@@ -133,7 +134,7 @@ class Bench:
 
     def run_config(self, entry, model, weights):
         torch = self.torch
-        device = torch.device("cuda")
+        device = torch.device(DEVICE)
         batch, prompt, pos = entry["batch"], entry["prompt"], entry["decode_position"]
         vocab = model.config.vocab_size
         g = torch.Generator(device="cpu").manual_seed(batch * 7919 + prompt)
@@ -206,13 +207,13 @@ class Bench:
         error = None
         for fullgraph in (True, False):
             torch._dynamo.reset()
-            compiled = torch.compile(call, mode="reduce-overhead", fullgraph=fullgraph,
-                                     dynamic=False)
 
             def run():
                 step_begin()
                 return compiled()
             try:
+                compiled = torch.compile(call, mode="reduce-overhead", fullgraph=fullgraph,
+                                         dynamic=False)
                 t0 = time.perf_counter()
                 for _ in range(3):  # compiles, warms up, records the CUDA graph
                     out = run()
@@ -288,7 +289,9 @@ def report(results, header):
     lines += ["", "## Checks against transformers eager", "",
               "Relative L2 of the logits and of the worst cache, and the share of rows "
               "(sequence, position) whose argmax agrees; torch.compile's first outputs "
-              "against eager's, and its compile time (both shapes' first three calls).", "",
+              "against eager's, and its compile time (both shapes' first three calls; "
+              "\"graph breaks\" where fullgraph=True failed and the model was compiled "
+              "without it).", "",
               "| config | fkc prefill logits | caches | argmax | fkc decode logits | caches "
               "| argmax | torch.compile prefill | decode | compile s |",
               "|---|---|---|---|---|---|---|---|---|---|"]
@@ -309,7 +312,8 @@ def report(results, header):
             f"{'-' if not p else '%.3f' % p['argmax_agreement']} | "
             f"{e(d.get('rel_l2_logits'))} | {e(d.get('rel_l2_caches'))} | "
             f"{'-' if not d else '%.3f' % d['argmax_agreement']} | {vs[0]} | {vs[1]} | "
-            f"{'%.0f' % compile_s if compiled else '-'} |")
+            f"{'%.0f' % compile_s if compiled else '-'}"
+            f"{' (graph breaks)' if any(not r['fullgraph'] for r in compiled.values()) else ''} |")
     failures = [r for r in results if "failed" in r]
     if failures:
         lines += ["", "## Failures", ""]

@@ -181,7 +181,7 @@ def test_configurations_and_report(tmp_path):
         return {"config": config, "model": model, "batch": int(batch[1:]),
                 "prompt": int(prompt[1:]), "graph": graph, "peer": peer,
                 "median_s": ms / 1e3, "check_vs_eager": {"rel_l2_logits": 1e-3},
-                "compile_s": 10.0}
+                "compile_s": 10.0, "fullgraph": True}
     results = [{"config": "gpt2_b16_p128", "model": "gpt2", "batch": 16, "prompt": 128,
                 "check": {g: {"rel_l2_logits": 1e-3, "rel_l2_caches": 2e-3,
                               "argmax_agreement": 1.0} for g in ("prefill", "decode")},
