@@ -9,6 +9,9 @@ import importlib.util
 import json
 import os
 import sys
+import tempfile
+import time
+import types
 
 import pytest
 import torch
@@ -202,3 +205,99 @@ def test_configurations_and_report(tmp_path):
     assert "- gpt2_b16_p128, torch.compile prefill: Unsupported: x" in text
     saved = json.loads((tmp_path / "out" / "hf-inference.json").read_text())
     assert saved["device"] == "GPU" and saved["results"] == results
+
+
+class InterpretedModule:
+    """fkrt.Module's part that run.py uses, on the CPU reference interpreter:
+    the signatures from the artifact's manifest (docs/artifact.md), each run
+    one `fkc --interpret` of the .graph beside it with the bound weights."""
+
+    def __init__(self, path):
+        lines = open(path).read().split("// fkc-manifest-end")[0].splitlines()[1:]
+        manifest = json.loads("\n".join(line[2:] for line in lines))
+        self.graphs = {g["name"]: g for g in manifest["graphs"]}
+        self.graph_file, self.bound = path[:-len(".ptx")] + ".graph", {}
+
+    def load_cuda(self):
+        pass
+
+    def bind_weights(self, graph, path):
+        self.bound[graph] = path
+
+    def inputs(self, graph):
+        names = set(safetensors_torch.load_file(self.bound[graph])) if graph in self.bound \
+            else set()
+        return [types.SimpleNamespace(name=t["name"], shape=tuple(t["shape"]),
+                                      dtype=t["dtype"], bound=t["name"] in names)
+                for t in self.graphs[graph]["inputs"]]
+
+    def outputs(self, graph):
+        return [types.SimpleNamespace(name=t["name"], shape=tuple(t["shape"]),
+                                      dtype=t["dtype"], aliases=t.get("aliases"))
+                for t in self.graphs[graph]["outputs"]]
+
+    def run(self, graph, inputs, outputs):
+        folder = tempfile.mkdtemp()
+        given = [i for i in self.inputs(graph) if not i.bound]
+        assert [tuple(t.shape) for t in inputs] == [i.shape for i in given]
+        safetensors_torch.save_file({i.name: t.contiguous() for i, t in zip(given, inputs)},
+                                    os.path.join(folder, "in.safetensors"))
+        run_fkc(self.graph_file, "--interpret", "--graph", graph, "--inputs", self.bound[graph],
+                "--inputs", os.path.join(folder, "in.safetensors"),
+                "--outputs", os.path.join(folder, "out.safetensors"))
+        out = safetensors_torch.load_file(os.path.join(folder, "out.safetensors"))
+        for info, t in zip(self.outputs(graph), outputs):
+            t.copy_(out[info.name])
+        return outputs
+
+    def close(self):
+        pass
+
+
+def test_run_end_to_end_on_the_cpu(tmp_path, monkeypatch):
+    """run.py's main at tiny sizes, with the GPU's parts stood in for: fkrt
+    by the reference interpreter, the device by the CPU, each timing by one
+    call, torch.compile's backend by aot_eager. Every configuration is
+    checked, timed for all three and reported."""
+    shapes = {"gpt2": ((1, 16),), "llama": ((2, 8),)}
+    for name, spec in hf_models.MODELS.items():
+        monkeypatch.setattr(spec, "config", dict(spec.config, **TINY[name]))
+        monkeypatch.setattr(spec, "shapes", shapes[name])
+        for batch, prompt in spec.shapes:
+            entry = hf_models.describe(spec, batch, prompt)
+            base = tmp_path / "artifacts" / entry["name"]
+            base.parent.mkdir(exist_ok=True)
+            base.with_suffix(".graph").write_text(hf_models.graph_of(entry))
+            base.with_suffix(".json").write_text(json.dumps(entry))
+            run_fkc(base.with_suffix(".graph"), "-o", base.with_suffix(".ptx"))
+
+    def one_call(torch_, fn, budget_s):
+        start = time.perf_counter()
+        fn()
+        return {"median_s": time.perf_counter() - start, "min_s": 0.0, "calls": 1}
+    compile_ = torch.compile
+    monkeypatch.setattr(run, "DEVICE", "cpu")
+    monkeypatch.setattr(run, "time_calls", one_call)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "CPU")
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch, "compile", lambda fn, mode, fullgraph, dynamic: compile_(
+        fn, backend="aot_eager", fullgraph=fullgraph, dynamic=dynamic))
+    monkeypatch.setitem(sys.modules, "fkrt", types.SimpleNamespace(Module=InterpretedModule))
+    monkeypatch.setattr(sys, "argv", ["run.py", "--artifacts", str(tmp_path / "artifacts"),
+                                      "--out", str(tmp_path / "out")])
+    try:
+        run.main()
+    finally:
+        torch._dynamo.reset()
+    saved = json.loads((tmp_path / "out" / "hf-inference.json").read_text())
+    results = saved["results"]
+    assert not [r for r in results if "failed" in r], [r["error"] for r in results if "failed" in r]
+    for config in ("gpt2_b1_p16", "llama_b2_p8"):
+        check = next(r for r in results if r["config"] == config and "check" in r)
+        assert check["ok"], check
+        timed = {(r["graph"], r["peer"]) for r in results
+                 if r["config"] == config and "median_s" in r}
+        assert timed == {(g, p) for g in ("prefill", "decode") for p in run.PEERS}
+    text = (tmp_path / "out" / "hf-inference.md").read_text()
+    assert "| llama | 2 | 8 |" in text and "transformers' attention implementation" in text
