@@ -84,9 +84,12 @@ def load_configurations(folder, model_names, pattern):
 class Bench:
     """One run: the libraries, the options and the results so far."""
 
-    def __init__(self, torch, transformers, fkrt, args):
+    def __init__(self, torch, transformers, fkrt, args, save):
         self.torch, self.transformers, self.fkrt = torch, transformers, fkrt
         self.args, self.results = args, []
+        # Writes the report so far: called after each configuration, so
+        # that a run stopped early leaves what it measured.
+        self.save = save
         # transformers' attention implementation of each model ("sdpa").
         self.attention = {}
         self.started = time.perf_counter()
@@ -133,6 +136,7 @@ class Bench:
                 self.fail(entry, "configuration", f"{type(e).__name__}: {e}")
             torch._dynamo.reset()
             torch.cuda.empty_cache()
+            self.save()
         os.remove(weights)
 
     def run_config(self, entry, model, weights):
@@ -378,17 +382,22 @@ def main():
     print(f"# {header['device']}, torch {header['torch']}, transformers "
           f"{header['transformers']}, fkc {commit}", flush=True)
     stem = "hf-inference" + ("" if set(names) == set(hf_models.MODELS) else "-" + "-".join(names))
-    bench = Bench(torch, transformers, fkrt, args)
+    def save():
+        header["attention"] = bench.attention
+        return write_report(args.out, stem, bench.results, header)
+    bench = Bench(torch, transformers, fkrt, args, save)
     for name in names:
         mine = [e for e in entries if e["model"] == name]
         for e in [e for e in mine if "missing" in e]:
             bench.fail(e, "configuration", f"no {e['missing']}: run bench/hf_inference/compile.sh")
         mine = [e for e in mine if "missing" not in e]
-        if mine:
-            bench.run_model(name, mine)
-        header["attention"] = bench.attention
-        write_report(args.out, stem, bench.results, header)
-    print(write_report(args.out, stem, bench.results, header))
+        try:
+            if mine:
+                bench.run_model(name, mine)
+        except Exception as e:  # the model itself could not be built
+            for entry in mine:
+                bench.fail(entry, "model", f"{type(e).__name__}: {e}")
+    print(save())
 
 
 if __name__ == "__main__":
