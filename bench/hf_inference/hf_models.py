@@ -22,9 +22,11 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
+sys.path.insert(0, os.path.dirname(HERE))
 
 import gpt2_inference_graph as gpt2_graph  # noqa: E402
 import llama_inference_graph as llama_graph  # noqa: E402
+from inference_timing import rel_l2  # noqa: E402
 
 # Tokens a Llama configuration's caches hold beyond its prompt: room for
 # the decode steps of a generation.
@@ -200,7 +202,7 @@ class HfSteps:
         return out
 
 
-def compare(torch, rel_l2, got, expected, got_caches=None, expected_caches=None):
+def compare(torch, got, expected, got_caches=None, expected_caches=None):
     """How fkc's (or a peer's) logits and caches of one call differ from
     transformers': relative L2 of the logits, the worst cache's, and the
     share of rows whose argmax agrees."""

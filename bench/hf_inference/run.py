@@ -48,7 +48,7 @@ sys.path.insert(0, HERE)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import hf_models  # noqa: E402
-from inference_timing import FkcGraph, rel_l2, time_calls  # noqa: E402
+from inference_timing import FkcGraph, time_calls  # noqa: E402
 
 TOLERANCE = 2e-2
 FKC, EAGER, COMPILED = "fkc", "transformers eager", "torch.compile"
@@ -125,7 +125,7 @@ class Bench:
         self.attention[name] = getattr(model.config, "_attn_implementation", None)
         weights = os.path.join(tempfile.mkdtemp(), f"{name}.safetensors")
         hf_models.MODELS[name].save_weights(hf_models.sizes_of(first), model.state_dict(),
-                                         weights)
+                                            weights)
         for entry in entries:
             print(f"{entry['name']}: batch {entry['batch']}, prompt {entry['prompt']}, "
                   f"cache {entry['cache_length']}, decode at {entry['decode_position']}",
@@ -148,7 +148,7 @@ class Bench:
         ids_prompt = torch.randint(0, vocab, (batch, prompt), generator=g).to(device)
         ids_next = torch.randint(0, vocab, (batch, 1), generator=g).to(device)
         steps = hf_models.HfSteps(torch, self.transformers, model, batch, prompt,
-                               entry["cache_length"], pos, device)
+                                  entry["cache_length"], pos, device)
         with torch.no_grad():
             ref_prefill = steps.prefill(ids_prompt).clone()
             after_prefill = {n: c.clone() for n, c in steps.caches().items()}
@@ -185,16 +185,16 @@ class Bench:
         ref_logits, ref_caches = prefill_ref
         caches = {n: torch.zeros_like(c) for n, c in ref_caches.items()}
         prefill = FkcGraph(torch, module, "prefill", dict(caches, ids=ids_prompt))
-        check = {"prefill": hf_models.compare(torch, rel_l2, prefill().clone(), ref_logits,
-                                           caches, ref_caches)}
+        check = {"prefill": hf_models.compare(torch, prefill().clone(), ref_logits,
+                                              caches, ref_caches)}
         for n, c in caches.items():
             c.copy_(ref_caches[n])
         position = torch.tensor(pos, dtype=torch.int32, device=ids_next.device)
         decode = FkcGraph(torch, module, "decode",
                           dict(caches, ids=ids_next, pos=position))
         ref_logits, ref_caches = decode_ref
-        check["decode"] = hf_models.compare(torch, rel_l2, decode().clone(), ref_logits,
-                                         caches, ref_caches)
+        check["decode"] = hf_models.compare(torch, decode().clone(), ref_logits,
+                                            caches, ref_caches)
         ok = all(v < TOLERANCE for c in check.values() for k, v in c.items()
                  if k.startswith("rel_l2"))
         self.results.append({"config": entry["name"], "model": entry["model"],
@@ -229,7 +229,7 @@ class Bench:
                     out = run()
                 torch.cuda.synchronize()
                 compile_s = time.perf_counter() - t0
-                check = hf_models.compare(torch, rel_l2, out.clone(), reference)
+                check = hf_models.compare(torch, out.clone(), reference)
                 del out
                 timing = time_calls(torch, run, self.budget)
             except Exception as e:

@@ -24,7 +24,6 @@ safetensors_torch = pytest.importorskip("safetensors.torch")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "hf_inference"))
 import hf_models  # noqa: E402
-from inference_timing import rel_l2  # noqa: E402
 
 
 def _load_run():
@@ -62,7 +61,7 @@ def tiny_entry(name, batch, prompt, dtype="f32"):
 
 def steps_of(entry, model):
     return hf_models.HfSteps(torch, transformers, model, entry["batch"], entry["prompt"],
-                          entry["cache_length"], entry["decode_position"], "cpu")
+                             entry["cache_length"], entry["decode_position"], "cpu")
 
 
 def tokens(entry, count):
@@ -132,7 +131,7 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
     graph.write_text(hf_models.graph_of(entry))
     model = hf_models.build_model(transformers, torch, entry, DTYPES[dtype], "cpu")
     hf_models.MODELS[name].save_weights(hf_models.sizes_of(entry), model.state_dict(),
-                                     str(tmp_path / "weights.safetensors"))
+                                        str(tmp_path / "weights.safetensors"))
     steps = steps_of(entry, model)
     ids, nxt = tokens(entry, prompt), tokens(entry, 1)
     with torch.no_grad():
@@ -145,16 +144,16 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
 
     zeros = {n: torch.zeros_like(c) for n, c in after_prefill.items()}
     out = interpret(tmp_path, graph, "prefill", dict(zeros, ids=ids))
-    check = hf_models.compare(torch, rel_l2, out["logits"], ref_prefill,
-                           {n: out[f"{n}_1"] for n in names}, after_prefill)
+    check = hf_models.compare(torch, out["logits"], ref_prefill,
+                              {n: out[f"{n}_1"] for n in names}, after_prefill)
     assert check["rel_l2_logits"] < TOLERANCE[dtype], check
     assert check["rel_l2_caches"] < TOLERANCE[dtype], check
     assert torch.equal(out["next"], out["logits"][:, -1:].argmax(-1))
 
     pos = torch.tensor(entry["decode_position"], dtype=torch.int32)
     out = interpret(tmp_path, graph, "decode", dict(after_prefill, ids=nxt, pos=pos))
-    check = hf_models.compare(torch, rel_l2, out["logits"], ref_decode,
-                           {n: out[f"{n}_1"] for n in names}, after_decode)
+    check = hf_models.compare(torch, out["logits"], ref_decode,
+                              {n: out[f"{n}_1"] for n in names}, after_decode)
     assert check["rel_l2_logits"] < TOLERANCE[dtype], check
     assert check["rel_l2_caches"] < TOLERANCE[dtype], check
     if dtype == "f32":
