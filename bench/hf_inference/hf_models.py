@@ -161,7 +161,6 @@ class HfSteps:
     def __init__(self, torch, transformers, model, batch, prompt,
                  cache_length, position, device):
         self.model = model
-        self.position = position
         self.cache = transformers.StaticCache(config=model.config,
                                               max_cache_len=cache_length)
         # The counters are read at each call: the cache's first update moves
@@ -173,21 +172,24 @@ class HfSteps:
             raise RuntimeError("this transformers' StaticCache keeps no fill "
                                "counter tensor per layer (cumulative_length) "
                                "to set back between calls")
+        # Positions are tensors, not constants of a compiled graph: decode
+        # steps at different positions are the same graph.
         self.prefill_positions = torch.arange(prompt, device=device).view(1, prompt)
         self.decode_positions = torch.tensor([[position]], device=device)
 
-    def _rewind(self, position):
+    def _rewind(self, start):
+        """Sets every layer's fill counter to `start` (a 0-d tensor)."""
         for layer in self.layers:
-            layer.cumulative_length.fill_(position)
+            layer.cumulative_length.copy_(start)
 
     def prefill(self, ids):
-        self._rewind(0)
+        self._rewind(self.prefill_positions[0, 0])
         return self.model(input_ids=ids, past_key_values=self.cache,
                           position_ids=self.prefill_positions,
                           use_cache=True).logits
 
     def decode(self, ids):
-        self._rewind(self.position)
+        self._rewind(self.decode_positions[0, 0])
         return self.model(input_ids=ids, past_key_values=self.cache,
                           position_ids=self.decode_positions,
                           use_cache=True).logits
