@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hugging Face inference benchmark, fkc's side: writes the prefill and
 # decode-step graphs of GPT-2 small and a Llama-style model
-# (bench/hf_inference/hf_models.py, through scripts/gpt2_inference_graph.py and
+# (bench/hf_inference/bench_models.py, through scripts/gpt2_inference_graph.py and
 # scripts/llama_inference_graph.py) and compiles them into
 # build/hf-artifacts-bench/, for bench/hf_inference/run.py on a GPU.
 #
@@ -20,7 +20,7 @@ python=${PYTHON:-.venv/bin/python}
 out=build/hf-artifacts-bench
 rm -rf "$out"
 mkdir -p "$out"
-"$python" bench/hf_inference/hf_models.py "$out" > /dev/null
+"$python" bench/hf_inference/bench_models.py "$out" > /dev/null
 count=0
 for graph in "$out"/*.graph; do
   "$fkc" "$graph" -o "${graph%.graph}.ptx"

@@ -6,13 +6,13 @@ torch.compile of the same transformers model.
         [--models gpt2,llama] [--configs REGEX] [--time-limit SECONDS]
 
 Runs on the GPU machine over the artifacts of bench/hf_inference/compile.sh
-(build/hf-artifacts-bench/NAME.ptx and NAME.json; hf_models.py says what each
+(build/hf-artifacts-bench/NAME.ptx and NAME.json; bench_models.py says what each
 configuration is). Per model: transformers' model is built from the config
 (torch.manual_seed(0), f16, cuda, eval) and its state_dict written under the
 graphs' names for fkrt's bind_weights, once. Per configuration (batch B,
 prompt T):
 
-1. transformers, eager, computes the reference (hf_models.HfSteps): a prefill
+1. transformers, eager, computes the reference (bench_models.HfSteps): a prefill
    of T random tokens at positions 0..T-1 into a StaticCache (the logits of
    every position, as fkc's prefill graph returns), then one decode step of
    B random tokens at the decode position (T, or the cache's last position
@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import hf_models  # noqa: E402
+import bench_models  # noqa: E402
 from inference_timing import FkcGraph, time_calls  # noqa: E402
 
 TOLERANCE = 2e-2
@@ -60,13 +60,13 @@ DEVICE = "cuda"
 
 
 def load_configurations(folder, model_names, pattern):
-    """describe()'s dicts of the artifacts in `folder`, in hf_models.py's
+    """describe()'s dicts of the artifacts in `folder`, in bench_models.py's
     order, of the models named and matching `pattern`."""
     entries = []
     for name in model_names:
-        spec = hf_models.MODELS[name]
+        spec = bench_models.MODELS[name]
         for batch, prompt in spec.shapes:
-            base = hf_models.artifact_name(name, batch, prompt)
+            base = bench_models.artifact_name(name, batch, prompt)
             if pattern and not re.search(pattern, base):
                 continue
             path = os.path.join(folder, base + ".json")
@@ -120,11 +120,11 @@ class Bench:
     def run_model(self, name, entries):
         torch = self.torch
         first = entries[0]
-        model = hf_models.build_model(self.transformers, torch, first, torch.float16,
+        model = bench_models.build_model(self.transformers, torch, first, torch.float16,
                                       torch.device(DEVICE))
         self.attention[name] = getattr(model.config, "_attn_implementation", None)
         weights = os.path.join(tempfile.mkdtemp(), f"{name}.safetensors")
-        hf_models.MODELS[name].save_weights(hf_models.sizes_of(first), model.state_dict(),
+        bench_models.MODELS[name].save_weights(bench_models.sizes_of(first), model.state_dict(),
                                             weights)
         for entry in entries:
             print(f"{entry['name']}: batch {entry['batch']}, prompt {entry['prompt']}, "
@@ -147,7 +147,7 @@ class Bench:
         g = torch.Generator(device="cpu").manual_seed(batch * 7919 + prompt)
         ids_prompt = torch.randint(0, vocab, (batch, prompt), generator=g).to(device)
         ids_next = torch.randint(0, vocab, (batch, 1), generator=g).to(device)
-        steps = hf_models.HfSteps(torch, self.transformers, model, batch, prompt,
+        steps = bench_models.HfSteps(torch, self.transformers, model, batch, prompt,
                                   entry["cache_length"], pos, device)
         with torch.no_grad():
             ref_prefill = steps.prefill(ids_prompt).clone()
@@ -185,7 +185,7 @@ class Bench:
         ref_logits, ref_caches = prefill_ref
         caches = {n: torch.zeros_like(c) for n, c in ref_caches.items()}
         prefill = FkcGraph(torch, module, "prefill", dict(caches, ids=ids_prompt))
-        check = {"prefill": hf_models.compare(torch, prefill().clone(), ref_logits,
+        check = {"prefill": bench_models.compare(torch, prefill().clone(), ref_logits,
                                               caches, ref_caches)}
         for n, c in caches.items():
             c.copy_(ref_caches[n])
@@ -193,7 +193,7 @@ class Bench:
         decode = FkcGraph(torch, module, "decode",
                           dict(caches, ids=ids_next, pos=position))
         ref_logits, ref_caches = decode_ref
-        check["decode"] = hf_models.compare(torch, decode().clone(), ref_logits,
+        check["decode"] = bench_models.compare(torch, decode().clone(), ref_logits,
                                             caches, ref_caches)
         ok = all(v < TOLERANCE for c in check.values() for k, v in c.items()
                  if k.startswith("rel_l2"))
@@ -229,7 +229,7 @@ class Bench:
                     out = run()
                 torch.cuda.synchronize()
                 compile_s = time.perf_counter() - t0
-                check = hf_models.compare(torch, out.clone(), reference)
+                check = bench_models.compare(torch, out.clone(), reference)
                 del out
                 timing = time_calls(torch, run, self.budget)
             except Exception as e:
@@ -350,8 +350,8 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT") or os.path.join(
         REPO, "bench", "results", "hf-inference"))
     parser.add_argument("--quick", action="store_true", help="shorter timing")
-    parser.add_argument("--models", default=",".join(hf_models.MODELS),
-                        help="comma-separated, of " + ", ".join(hf_models.MODELS))
+    parser.add_argument("--models", default=",".join(bench_models.MODELS),
+                        help="comma-separated, of " + ", ".join(bench_models.MODELS))
     parser.add_argument("--configs", default="",
                         help="regular expression over artifact names (gpt2_b1_p128, ...)")
     parser.add_argument("--time-limit", type=float, default=0,
@@ -360,10 +360,10 @@ def main():
     parser.add_argument("--no-compile", action="store_true", help="no torch.compile peer")
     args = parser.parse_args()
     names = args.models.split(",")
-    unknown = [n for n in names if n not in hf_models.MODELS]
+    unknown = [n for n in names if n not in bench_models.MODELS]
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)} (known: "
-                     f"{', '.join(hf_models.MODELS)})")
+                     f"{', '.join(bench_models.MODELS)})")
     entries = load_configurations(args.artifacts, names, args.configs)
     if not entries:
         parser.error(f"no configuration of {args.models} matches {args.configs!r}")
@@ -381,7 +381,7 @@ def main():
               "quick": args.quick}
     print(f"# {header['device']}, torch {header['torch']}, transformers "
           f"{header['transformers']}, fkc {commit}", flush=True)
-    stem = "hf-inference" + ("" if set(names) == set(hf_models.MODELS) else "-" + "-".join(names))
+    stem = "hf-inference" + ("" if set(names) == set(bench_models.MODELS) else "-" + "-".join(names))
     def save():
         header["attention"] = bench.attention
         return write_report(args.out, stem, bench.results, header)

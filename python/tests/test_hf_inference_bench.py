@@ -1,5 +1,5 @@
 """The Hugging Face inference benchmark (bench/hf_inference/) on the CPU, at
-tiny sizes of its two models: its transformers side (hf_models.HfSteps: a
+tiny sizes of its two models: its transformers side (bench_models.HfSteps: a
 StaticCache prefill and a repeatable decode step) against transformers' own
 forward without a cache, and its fkc side (the graphs and weights file it
 writes, the cache and position inputs it passes) through `fkc --interpret`
@@ -23,7 +23,7 @@ safetensors_torch = pytest.importorskip("safetensors.torch")
 
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "hf_inference"))
-import hf_models  # noqa: E402
+import bench_models  # noqa: E402
 
 
 def _load_run():
@@ -53,14 +53,14 @@ TOLERANCE = {"f32": 1e-4, "f16": run.TOLERANCE}
 
 
 def tiny_entry(name, batch, prompt, dtype="f32"):
-    spec = hf_models.MODELS[name]
-    entry = hf_models.describe(spec, batch, prompt, dict(spec.config, **TINY[name]))
+    spec = bench_models.MODELS[name]
+    entry = bench_models.describe(spec, batch, prompt, dict(spec.config, **TINY[name]))
     entry["dtype"] = dtype
     return entry
 
 
 def steps_of(entry, model):
-    return hf_models.HfSteps(torch, transformers, model, entry["batch"], entry["prompt"],
+    return bench_models.HfSteps(torch, transformers, model, entry["batch"], entry["prompt"],
                              entry["cache_length"], entry["decode_position"], "cpu")
 
 
@@ -72,7 +72,7 @@ def tokens(entry, count):
 @pytest.mark.parametrize("name,batch,prompt", CASES)
 def test_steps_repeat_and_match_forward_without_cache(name, batch, prompt):
     entry = tiny_entry(name, batch, prompt)
-    model = hf_models.build_model(transformers, torch, entry, torch.float32, "cpu")
+    model = bench_models.build_model(transformers, torch, entry, torch.float32, "cpu")
     steps = steps_of(entry, model)
     ids, nxt = tokens(entry, prompt), tokens(entry, 1)
     pos = entry["decode_position"]
@@ -100,7 +100,7 @@ def test_steps_trace_as_one_graph(name):
     without a graph break (here through the aot_eager backend, which runs
     the traced graph without Inductor's code generation)."""
     entry = tiny_entry(name, 2, 8)
-    model = hf_models.build_model(transformers, torch, entry, torch.float32, "cpu")
+    model = bench_models.build_model(transformers, torch, entry, torch.float32, "cpu")
     steps = steps_of(entry, model)
     ids, nxt = tokens(entry, 8), tokens(entry, 1)
     with torch.no_grad():
@@ -128,9 +128,9 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
                                                           dtype):
     entry = tiny_entry(name, batch, prompt, dtype)
     graph = tmp_path / "model.graph"
-    graph.write_text(hf_models.graph_of(entry))
-    model = hf_models.build_model(transformers, torch, entry, DTYPES[dtype], "cpu")
-    hf_models.MODELS[name].save_weights(hf_models.sizes_of(entry), model.state_dict(),
+    graph.write_text(bench_models.graph_of(entry))
+    model = bench_models.build_model(transformers, torch, entry, DTYPES[dtype], "cpu")
+    bench_models.MODELS[name].save_weights(bench_models.sizes_of(entry), model.state_dict(),
                                         str(tmp_path / "weights.safetensors"))
     steps = steps_of(entry, model)
     ids, nxt = tokens(entry, prompt), tokens(entry, 1)
@@ -139,12 +139,12 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
         after_prefill = {n: c.clone() for n, c in steps.caches().items()}
         ref_decode = steps.decode(nxt).clone()
         after_decode = {n: c.clone() for n, c in steps.caches().items()}
-    names = hf_models.cache_names(model.config.num_hidden_layers)
+    names = bench_models.cache_names(model.config.num_hidden_layers)
     assert sorted(names) == sorted(after_prefill)
 
     zeros = {n: torch.zeros_like(c) for n, c in after_prefill.items()}
     out = interpret(tmp_path, graph, "prefill", dict(zeros, ids=ids))
-    check = hf_models.compare(torch, out["logits"], ref_prefill,
+    check = bench_models.compare(torch, out["logits"], ref_prefill,
                               {n: out[f"{n}_1"] for n in names}, after_prefill)
     assert check["rel_l2_logits"] < TOLERANCE[dtype], check
     assert check["rel_l2_caches"] < TOLERANCE[dtype], check
@@ -152,7 +152,7 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
 
     pos = torch.tensor(entry["decode_position"], dtype=torch.int32)
     out = interpret(tmp_path, graph, "decode", dict(after_prefill, ids=nxt, pos=pos))
-    check = hf_models.compare(torch, out["logits"], ref_decode,
+    check = bench_models.compare(torch, out["logits"], ref_decode,
                               {n: out[f"{n}_1"] for n in names}, after_decode)
     assert check["rel_l2_logits"] < TOLERANCE[dtype], check
     assert check["rel_l2_caches"] < TOLERANCE[dtype], check
@@ -162,15 +162,15 @@ def test_fkc_graphs_match_transformers_on_the_interpreter(tmp_path, name, batch,
 
 def test_configurations_and_report(tmp_path):
     written = {}
-    for name, spec in hf_models.MODELS.items():
+    for name, spec in bench_models.MODELS.items():
         for batch, prompt in spec.shapes:
-            entry = hf_models.describe(spec, batch, prompt)
+            entry = bench_models.describe(spec, batch, prompt)
             assert entry["decode_position"] < entry["cache_length"]
             assert entry["prompt"] <= entry["cache_length"]
             (tmp_path / (entry["name"] + ".json")).write_text(json.dumps(entry))
             written[entry["name"]] = entry
     assert written["gpt2_b1_p1024"]["decode_position"] == 1023
-    assert written["llama_b1_p4096"]["cache_length"] == 4096 + hf_models.DECODE_ROOM
+    assert written["llama_b1_p4096"]["cache_length"] == 4096 + bench_models.DECODE_ROOM
     os.remove(tmp_path / "llama_b16_p128.json")
     entries = run.load_configurations(str(tmp_path), ["gpt2", "llama"], "")
     assert [e["name"] for e in entries] == list(written)
@@ -259,14 +259,14 @@ def test_run_end_to_end_on_the_cpu(tmp_path, monkeypatch):
     call, torch.compile's backend by aot_eager. Every configuration is
     checked, timed for all three and reported."""
     shapes = {"gpt2": ((1, 16),), "llama": ((2, 8),)}
-    for name, spec in hf_models.MODELS.items():
+    for name, spec in bench_models.MODELS.items():
         monkeypatch.setattr(spec, "config", dict(spec.config, **TINY[name]))
         monkeypatch.setattr(spec, "shapes", shapes[name])
         for batch, prompt in spec.shapes:
-            entry = hf_models.describe(spec, batch, prompt)
+            entry = bench_models.describe(spec, batch, prompt)
             base = tmp_path / "artifacts" / entry["name"]
             base.parent.mkdir(exist_ok=True)
-            base.with_suffix(".graph").write_text(hf_models.graph_of(entry))
+            base.with_suffix(".graph").write_text(bench_models.graph_of(entry))
             base.with_suffix(".json").write_text(json.dumps(entry))
             run_fkc(base.with_suffix(".graph"), "-o", base.with_suffix(".ptx"))
 
