@@ -31,7 +31,6 @@ import json
 import math
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,8 +40,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
+sys.path.insert(0, os.path.dirname(HERE))
 
 from gpt2_inference_graph import Sizes, legalize  # noqa: E402
+from inference_timing import FkcGraph, rel_l2, time_calls  # noqa: E402
 
 LAYERS, D, HEADS, MLP, VOCAB, POSITIONS = 12, 768, 12, 3072, 50257, 1024
 HEAD_DIM = D // HEADS
@@ -50,7 +51,6 @@ HEAD_DIM = D // HEADS
 # names its state_dict keys (scripts/gpt2_inference_graph.py).
 PARAMS = [(legalize(key), shape) for key, shape in
           Sizes(LAYERS, D, HEADS, MLP, VOCAB, POSITIONS, 1).model_params()]
-TORCH_DTYPES = {"f16": "float16", "i64": "int64"}
 
 
 def make_weights(torch, device, seed):
@@ -160,38 +160,6 @@ def make_model_class(torch):
     return TorchGPT2, Entry
 
 
-def time_calls(torch, fn, budget_s, max_calls=400, in_flight=32):
-    """Median time of calls of `fn` between CUDA events, with up to
-    `in_flight` calls enqueued ahead of the one whose time is read."""
-    fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    fn()
-    torch.cuda.synchronize()
-    estimate = time.perf_counter() - t0
-    for _ in range(min(50, max(3, int(0.1 / max(estimate, 1e-6))))):
-        fn()
-    torch.cuda.synchronize()
-    calls = max(10, min(max_calls, int(budget_s / max(estimate, 1e-6))))
-    ring = min(in_flight, calls)
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(ring)]
-    stops = [torch.cuda.Event(enable_timing=True) for _ in range(ring)]
-    times = []
-    for i in range(calls):
-        slot = i % ring
-        if i >= ring:
-            stops[slot].synchronize()
-            times.append(starts[slot].elapsed_time(stops[slot]) / 1e3)
-        starts[slot].record()
-        fn()
-        stops[slot].record()
-    torch.cuda.synchronize()
-    for i in range(calls - ring, calls):
-        times.append(starts[i % ring].elapsed_time(stops[i % ring]) / 1e3)
-    return {"median_s": statistics.median(times), "min_s": min(times),
-            "calls": len(times)}
-
-
 def fkc_run_bench(fkc_run, artifact, graph):
     """fkc's time from C++ (fkc-run --bench: random inputs, up to 64 runs in
     flight), without Python's per-call cost of checking ~220 tensors."""
@@ -200,34 +168,6 @@ def fkc_run_bench(fkc_run, artifact, graph):
                           check=True, capture_output=True, text=True).stdout
     m = re.search(r"median ([0-9.]+) ms, min ([0-9.]+) ms", text)
     return {"median_s": float(m.group(1)) / 1e3, "min_s": float(m.group(2)) / 1e3}
-
-
-def rel_l2(torch, a, b):
-    a, b = a.float(), b.float()
-    return (torch.linalg.vector_norm(a - b) /
-            torch.linalg.vector_norm(b).clamp_min(1e-30)).item()
-
-
-class FkcGraph:
-    """A graph of an artifact, called with the model's tensors by name; the
-    inputs bound with bind_weights are the module's, not passed."""
-
-    def __init__(self, torch, module, graph, tensors):
-        self.module, self.graph = module, graph
-        infos = module.inputs(graph)
-        every = [tensors[i.name] for i in infos]
-        self.inputs = [t for t, i in zip(every, infos) if not i.bound]
-        self.outputs = []
-        for info in module.outputs(graph):
-            if info.aliases is not None:
-                self.outputs.append(every[info.aliases])
-            else:
-                self.outputs.append(torch.empty(
-                    info.shape, dtype=getattr(torch, TORCH_DTYPES[info.dtype]),
-                    device=self.inputs[0].device))
-
-    def __call__(self):
-        return self.module.run(self.graph, self.inputs, self.outputs)[0]
 
 
 def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
