@@ -51,6 +51,14 @@ using namespace mlir::fk;
 /// 1.68 ms) and on the MLP yardstick, and tied at 4096^3.
 static constexpr int64_t kRasterRows = 16;
 
+/// The rows of a tileM-row tile that can hold output rows: all of them, or
+/// the product's rows when it has fewer (a decode step's one row per
+/// sequence), so that no thread walks rows that are never stored.
+static int64_t getLiveTileRows(int64_t tileM, int64_t productRows) {
+  return std::min(tileM, productRows);
+}
+
+
 /// The transpose `matmul`'s right operand is read through in place (see
 /// the file comment), or null.
 static TransposeOp getKMajorRhs(MatmulOp matmul) {
@@ -522,7 +530,7 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
   ResultTile tile;
   tile.anchor = matmul;
   tile.tile = cTile;
-  tile.rows = tiling.tileM;
+  tile.rows = getLiveTileRows(tiling.tileM, shape.m);
   tile.columns = tiling.tileN;
   tile.firstRow = tileRow;
   tile.firstColumn = tileColumn;
@@ -532,23 +540,27 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
   return emitTileEpilogue(k, tile);
 }
 
-/// `body(row, column)` for each element of a tileM x tileN tile, the 128
+/// `body(row, column)` for each element of a rows x columns tile, the 128
 /// threads taking adjacent columns.
-static void forEachTileElement(KernelContext &k, const TensorCoreTiling &tiling,
+static void forEachTileElement(KernelContext &k, int64_t rows, int64_t columns,
                                function_ref<void(Value, Value)> body) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  auto loop = scf::ForOp::create(b, loc, thread,
-                                 k.idx.constant(tiling.tileM * tiling.tileN),
+  auto loop = scf::ForOp::create(b, loc, thread, k.idx.constant(rows * columns),
                                  k.idx.constant(128));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value element = loop.getInductionVar();
-  Value tileN = k.idx.constant(tiling.tileN);
-  body(arith::DivUIOp::create(b, loc, element, tileN),
-       arith::RemUIOp::create(b, loc, element, tileN));
+  Value width = k.idx.constant(columns);
+  body(arith::DivUIOp::create(b, loc, element, width),
+       arith::RemUIOp::create(b, loc, element, width));
 }
+
+/// Output rows per block of the kernel that sums the splits: a 16-row slice
+/// of a tile, so that a product of few tiles still has several blocks per
+/// tile summing its partials.
+static constexpr int64_t kCombineRows = 16;
 
 /// Whether (row, column) of the product [rows, columns] exists.
 static Value isInside(KernelContext &k, Value row, Value column, int64_t rows,
@@ -563,7 +575,8 @@ static Value isInside(KernelContext &k, Value row, Value column, int64_t rows,
 
 void TensorCoreKernel::storePartialTile(Value tile) {
   Value split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  forEachTileElement(k, tiling, [&](Value r, Value c) {
+  int64_t rows = getLiveTileRows(tiling.tileM, shape.m);
+  forEachTileElement(k, rows, tiling.tileN, [&](Value r, Value c) {
     Value row = add(tileRow, r), column = add(tileColumn, c);
     auto inside = scf::IfOp::create(
         b, loc, isInside(k, row, column, shape.m, shape.n), false);
@@ -680,20 +693,20 @@ mlir::fk::buildSplitKCombineKernel(FusionOp fusion,
   Location loc = k.loc;
   kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({128, 1, 1}));
   Value partial = kernel.getBody().front().getArgument(0);
+  // One block per slice of `rows` rows of an output tile.
+  int64_t rows = getLiveTileRows(kCombineRows, shape.m);
   Value tile = kernel.addWorkgroupAttribution(
-      getSharedMemRefType(fusion.getContext(), {tiling.tileM, tiling.tileN},
+      getSharedMemRefType(fusion.getContext(), {rows, tiling.tileN},
                           b.getF32Type()),
       loc);
-  // One block per output tile, as the split kernel's blocks (without the
-  // grouped order: the partials are read once, from L2).
   Value tileRow = k.idx.mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
-                            k.idx.constant(tiling.tileM));
+                            k.idx.constant(rows));
   Value tileColumn =
       k.idx.mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
                 k.idx.constant(tiling.tileN));
-  // The tile's sums in shared memory (zeros outside the product, never
+  // The slice's sums in shared memory (zeros outside the product, never
   // stored), in the splits' order.
-  forEachTileElement(k, tiling, [&](Value r, Value c) {
+  forEachTileElement(k, rows, tiling.tileN, [&](Value r, Value c) {
     Value row = k.idx.add(tileRow, r), column = k.idx.add(tileColumn, c);
     Value inside = isInside(k, row, column, shape.m, shape.n);
     auto ifInside = scf::IfOp::create(b, loc, b.getF32Type(), inside,
@@ -722,7 +735,7 @@ mlir::fk::buildSplitKCombineKernel(FusionOp fusion,
   ResultTile result;
   result.anchor = matmul;
   result.tile = tile;
-  result.rows = tiling.tileM;
+  result.rows = rows;
   result.columns = tiling.tileN;
   result.firstRow = tileRow;
   result.firstColumn = tileColumn;
@@ -733,7 +746,7 @@ mlir::fk::buildSplitKCombineKernel(FusionOp fusion,
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;
-  launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
+  launch.grid = {(shape.m + rows - 1) / rows,
                  (shape.n + tiling.tileN - 1) / tiling.tileN, 1};
   launch.block = {128, 1, 1};
   return launch;
