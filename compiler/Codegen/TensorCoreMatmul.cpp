@@ -30,6 +30,11 @@
 // batches are instead rows of one product (batch x M rows), so B is read
 // once rather than once per batch (a decode step's [B, 1, K] @ [K, N]).
 //
+// With K split (TensorCoreTiling::splits > 1), the grid's z is the split:
+// a block runs the main loop over its split's K tiles and stores its f32
+// accumulator tile to the partial workspace instead of running the
+// epilogue; buildSplitKCombineKernel sums the splits and runs it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Codegen/TensorCoreMatmul.h"
