@@ -189,7 +189,8 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   if (kTiles < kMinKTilesToSplit)
     return tile;
   int64_t splits = 1;
-  for (int64_t d = 2; d <= kTiles / kMinSplitKTiles; ++d) {
+  for (int64_t d = 2; d <= std::min<int64_t>(kTiles / kMinSplitKTiles, 65535);
+       ++d) {
     if (kTiles % d)
       continue;
     splits = d;

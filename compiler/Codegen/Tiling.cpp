@@ -335,7 +335,9 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
       if (tiling.getStrategy() == KernelStrategy::TensorCore) {
         std::string bad = whyNotSplitK(fusion.getMatmul(), tiling.getTile());
         if (!bad.empty()) {
-          fusion.emitError() << "fk-tile: matmul-tile: " << bad;
+          fusion.emitError() << "fk-tile: "
+                             << (matmulTile.empty() ? "" : "matmul-tile: ")
+                             << bad;
           return WalkResult::interrupt();
         }
       }
