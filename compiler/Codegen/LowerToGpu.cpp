@@ -99,6 +99,16 @@ private:
   LogicalResult
   lowerKernel(Location loc, const std::string &name, ArrayRef<Value> arguments,
               function_ref<FailureOr<LaunchShape>(gpu::GPUFuncOp)> build);
+  /// A kernel whose blocks split the work, writing partial results to the
+  /// `workspace` buffers, and the kernel `name`_combine that combines them
+  /// and stores the results. The split kernel takes `leading` (tensor
+  /// maps), the workspace and the fusion's input buffers; the combining
+  /// kernel the workspace, then the input and result buffers (`buffers`).
+  LogicalResult lowerSplitAndCombine(
+      FusionOp fusion, const std::string &name, ArrayRef<Value> leading,
+      ArrayRef<Value> workspace, ArrayRef<Value> buffers,
+      function_ref<FailureOr<LaunchShape>(gpu::GPUFuncOp)> buildSplit,
+      function_ref<FailureOr<LaunchShape>(gpu::GPUFuncOp)> buildCombine);
   /// An empty kernel named `name` taking `arguments`.
   gpu::GPUFuncOp createKernel(Location loc, const std::string &name,
                               ValueRange arguments);
@@ -225,31 +235,38 @@ LogicalResult GraphLowering::lowerKernel(
   return success();
 }
 
+LogicalResult GraphLowering::lowerSplitAndCombine(
+    FusionOp fusion, const std::string &name, ArrayRef<Value> leading,
+    ArrayRef<Value> workspace, ArrayRef<Value> buffers,
+    function_ref<FailureOr<LaunchShape>(gpu::GPUFuncOp)> buildSplit,
+    function_ref<FailureOr<LaunchShape>(gpu::GPUFuncOp)> buildCombine) {
+  Location loc = fusion.getLoc();
+  SmallVector<Value> splitArguments(leading);
+  llvm::append_range(splitArguments, workspace);
+  llvm::append_range(splitArguments, buffers.drop_back(fusion.getNumResults()));
+  SmallVector<Value> combineArguments(workspace);
+  llvm::append_range(combineArguments, buffers);
+  if (failed(lowerKernel(loc, name, splitArguments, buildSplit)))
+    return failure();
+  return lowerKernel(loc, name + "_combine", combineArguments, buildCombine);
+}
+
 LogicalResult GraphLowering::lowerSplitKMatmul(FusionOp fusion,
                                                const TensorCoreTiling &tiling,
                                                ArrayRef<Value> arguments,
                                                const std::string &name) {
-  Location loc = fusion.getLoc();
   // The splits' partial products pass through a workspace buffer.
   Value partial = memref::AllocOp::create(
-      b, loc, getSplitKPartialType(fusion.getMatmul(), tiling));
-  ArrayRef<Value> maps = arguments.take_front(2),
-                  buffers = arguments.drop_front(2);
-  SmallVector<Value> splitArguments(maps);
-  splitArguments.push_back(partial);
-  llvm::append_range(splitArguments,
-                     buffers.drop_back(fusion.getNumResults()));
-  SmallVector<Value> combineArguments = {partial};
-  llvm::append_range(combineArguments, buffers);
-  if (failed(lowerKernel(loc, name, splitArguments, [&](gpu::GPUFuncOp kernel) {
+      b, fusion.getLoc(), getSplitKPartialType(fusion.getMatmul(), tiling));
+  return lowerSplitAndCombine(
+      fusion, name, /*leading=*/arguments.take_front(2), partial,
+      arguments.drop_front(2),
+      [&](gpu::GPUFuncOp kernel) {
         return buildTensorCoreMatmulKernel(fusion, tiling, kernel, kernels);
-      })))
-    return failure();
-  return lowerKernel(loc, name + "_combine", combineArguments,
-                     [&](gpu::GPUFuncOp kernel) {
-                       return buildSplitKCombineKernel(fusion, tiling, kernel,
-                                                       kernels);
-                     });
+      },
+      [&](gpu::GPUFuncOp kernel) {
+        return buildSplitKCombineKernel(fusion, tiling, kernel, kernels);
+      });
 }
 
 LogicalResult GraphLowering::lowerDecodeAttention(FusionOp fusion,
@@ -268,18 +285,12 @@ LogicalResult GraphLowering::lowerDecodeAttention(FusionOp fusion,
       getDecodeAttentionPartialTypes(fusion.getAttention(), decode);
   SmallVector<Value> partials = {memref::AllocOp::create(b, loc, statsType),
                                  memref::AllocOp::create(b, loc, partialType)};
-  SmallVector<Value> splitArguments(partials);
-  llvm::append_range(splitArguments,
-                     arguments.drop_back(fusion.getNumResults()));
-  SmallVector<Value> combineArguments(partials);
-  llvm::append_range(combineArguments, arguments);
-  if (failed(lowerKernel(loc, name, splitArguments, splitKernel)))
-    return failure();
-  return lowerKernel(loc, name + "_combine", combineArguments,
-                     [&](gpu::GPUFuncOp kernel) {
-                       return buildDecodeAttentionCombineKernel(
-                           fusion, decode, kernel, kernels);
-                     });
+  return lowerSplitAndCombine(
+      fusion, name, /*leading=*/{}, partials, arguments, splitKernel,
+      [&](gpu::GPUFuncOp kernel) {
+        return buildDecodeAttentionCombineKernel(fusion, decode, kernel,
+                                                 kernels);
+      });
 }
 
 gpu::GPUFuncOp GraphLowering::createKernel(Location loc,

@@ -125,6 +125,37 @@ int64_t mlir::fk::getTensorCoreRows(MatmulOp matmul) {
   return MatmulShape(matmul).m;
 }
 
+namespace {
+/// An f32 tile of the product in shared memory: `rows` x `columns` of it
+/// hold output elements.
+struct SharedTile {
+  Value memref;
+  int64_t rows, columns;
+};
+} // namespace
+
+/// The fusion's epilogue on `tile` of the product, whose first element is
+/// at (firstRow, firstColumn) of the product's rows (batches folded into
+/// rows included) and `batchCoords`; the block's 128 threads store every
+/// result element the tile holds.
+static LogicalResult emitMatmulEpilogue(KernelContext &k,
+                                        const MatmulShape &shape,
+                                        SharedTile tile, Value firstRow,
+                                        Value firstColumn,
+                                        ArrayRef<Value> batchCoords) {
+  ResultTile result;
+  result.anchor = k.fusion.getMatmul();
+  result.tile = tile.memref;
+  result.rows = tile.rows;
+  result.columns = tile.columns;
+  result.firstRow = firstRow;
+  result.firstColumn = firstColumn;
+  result.batchCoords.assign(batchCoords.begin(), batchCoords.end());
+  result.rowBatchShape = shape.foldedBatch;
+  result.threads = 128;
+  return emitTileEpilogue(k, result);
+}
+
 TensorCoreTiling TensorCoreTiling::get(TilingAttr tiling, int64_t stages) {
   ArrayRef<int64_t> tile = tiling.getTile();
   return {tile[0], tile[1], tile[2], stages, tile.size() > 3 ? tile[3] : 1};
@@ -533,17 +564,10 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
     storePartialTile(cTile);
     return success();
   }
-  ResultTile tile;
-  tile.anchor = matmul;
-  tile.tile = cTile;
-  tile.rows = getLiveTileRows(tiling.tileM, shape.m);
-  tile.columns = tiling.tileN;
-  tile.firstRow = tileRow;
-  tile.firstColumn = tileColumn;
-  tile.batchCoords = batchCoords;
-  tile.rowBatchShape = shape.foldedBatch;
-  tile.threads = 128;
-  return emitTileEpilogue(k, tile);
+  return emitMatmulEpilogue(k, shape,
+                            {cTile, getLiveTileRows(tiling.tileM, shape.m),
+                             tiling.tileN},
+                            tileRow, tileColumn, batchCoords);
 }
 
 /// `body(row, column)` for each element of a rows x columns tile, the 128
@@ -738,16 +762,8 @@ mlir::fk::buildSplitKCombineKernel(FusionOp fusion,
                             ValueRange{r, c});
   });
   gpu::BarrierOp::create(b, loc);
-  ResultTile result;
-  result.anchor = matmul;
-  result.tile = tile;
-  result.rows = rows;
-  result.columns = tiling.tileN;
-  result.firstRow = tileRow;
-  result.firstColumn = tileColumn;
-  result.rowBatchShape = shape.foldedBatch;
-  result.threads = 128;
-  if (failed(emitTileEpilogue(k, result)))
+  if (failed(emitMatmulEpilogue(k, shape, {tile, rows, tiling.tileN}, tileRow,
+                                tileColumn, /*batchCoords=*/{})))
     return failure();
   gpu::ReturnOp::create(b, loc);
 
