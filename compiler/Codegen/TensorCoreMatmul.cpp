@@ -39,8 +39,8 @@
 
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/KernelEmission.h"
+#include "Codegen/MatmulShape.h"
 #include "Codegen/SharedMemory.h"
-#include "Codegen/TileEpilogue.h"
 #include "fk/IR/FkKernelLimits.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -51,109 +51,8 @@
 using namespace mlir;
 using namespace mlir::fk;
 
-/// Row tiles per group of the block order (see TensorCoreKernel::build):
-/// on an H200, 16 beat 1, 8 and 32 at 8192^3 (1.58 against 1.69, 1.73 and
-/// 1.68 ms) and on the MLP yardstick, and tied at 4096^3.
-static constexpr int64_t kRasterRows = 16;
-
-/// The rows of a tileM-row tile that can hold output rows: all of them, or
-/// the product's rows when it has fewer (a decode step's one row per
-/// sequence), so that no thread walks rows that are never stored.
-static int64_t getLiveTileRows(int64_t tileM, int64_t productRows) {
-  return std::min(tileM, productRows);
-}
-
-
-/// The transpose `matmul`'s right operand is read through in place (see
-/// the file comment), or null.
-static TransposeOp getKMajorRhs(MatmulOp matmul) {
-  auto transpose = matmul.getRhs().getDefiningOp<TransposeOp>();
-  if (transpose && swapsLastTwoDims(transpose))
-    return transpose;
-  return nullptr;
-}
-
-Value mlir::fk::getTensorCoreRhsInput(MatmulOp matmul) {
-  if (TransposeOp transpose = getKMajorRhs(matmul))
-    return transpose.getOperand();
-  return matmul.getRhs();
-}
-
-namespace {
-/// The shapes of a matmul whose operands are fusion inputs.
-struct MatmulShape {
-  int64_t m, n, k;
-  /// B is read K-major from the input it is the transpose of.
-  bool rhsKMajor;
-  /// The batch dims folded into M: [batch..., M, K] @ [K, N] is one product
-  /// of batch x M rows (B is the same for every batch, and A's batches are
-  /// consecutive rows, as are the result's), so B is read once, not once per
-  /// batch: a decode step's [B, 1, K] @ [K, N] is a B x K x N product.
-  SmallVector<int64_t> foldedBatch;
-  /// Batch dims of the result and of each operand (broadcast to the result's).
-  SmallVector<int64_t> batch, lhsBatch, rhsBatch;
-  Type elementType;
-
-  explicit MatmulShape(MatmulOp matmul) {
-    ArrayRef<int64_t> lhs = tensorType(matmul.getLhs()).getShape(),
-                      rhs = tensorType(matmul.getRhs()).getShape(),
-                      result = tensorType(matmul.getResult()).getShape();
-    m = lhs[lhs.size() - 2];
-    k = lhs.back();
-    n = rhs.back();
-    batch.assign(result.begin(), result.end() - 2);
-    lhsBatch.assign(lhs.begin(), lhs.end() - 2);
-    rhsBatch.assign(rhs.begin(), rhs.end() - 2);
-    elementType = tensorType(matmul.getLhs()).getElementType();
-    rhsKMajor = getKMajorRhs(matmul) != nullptr;
-    if (!batch.empty() && lhsBatch == batch &&
-        ShapedType::getNumElements(rhsBatch) == 1) {
-      foldedBatch = batch;
-      m *= ShapedType::getNumElements(batch);
-      batch.clear();
-      lhsBatch.clear();
-      rhsBatch.clear();
-    }
-  }
-  int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
-  /// Whether an operand's tensor map needs a batch dimension.
-  bool batched() const { return !batch.empty(); }
-};
-} // namespace
-
 int64_t mlir::fk::getTensorCoreRows(MatmulOp matmul) {
   return MatmulShape(matmul).m;
-}
-
-namespace {
-/// An f32 tile of the product in shared memory: `rows` x `columns` of it
-/// hold output elements.
-struct SharedTile {
-  Value memref;
-  int64_t rows, columns;
-};
-} // namespace
-
-/// The fusion's epilogue on `tile` of the product, whose first element is
-/// at (firstRow, firstColumn) of the product's rows (batches folded into
-/// rows included) and `batchCoords`; the block's 128 threads store every
-/// result element the tile holds.
-static LogicalResult emitMatmulEpilogue(KernelContext &k,
-                                        const MatmulShape &shape,
-                                        SharedTile tile, Value firstRow,
-                                        Value firstColumn,
-                                        ArrayRef<Value> batchCoords) {
-  ResultTile result;
-  result.anchor = k.fusion.getMatmul();
-  result.tile = tile.memref;
-  result.rows = tile.rows;
-  result.columns = tile.columns;
-  result.firstRow = firstRow;
-  result.firstColumn = firstColumn;
-  result.batchCoords.assign(batchCoords.begin(), batchCoords.end());
-  result.rowBatchShape = shape.foldedBatch;
-  result.threads = 128;
-  return emitTileEpilogue(k, result);
 }
 
 TensorCoreTiling TensorCoreTiling::get(TilingAttr tiling, int64_t stages) {
@@ -202,7 +101,7 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   // [1024, 768] @ [768, 768] was faster on 48 blocks of 128 x 128 than on
   // 192 of 64 x 64; docs/tiling.md, "Split-K").
   SmallVector<int64_t> tile = {128, 128, 64};
-  if (shape.m <= 64 || 4 * blocks(128, 128) <= sms)
+  if (prefersNarrowTiles(shape, sms))
     tile = {64, 64, 64};
   int64_t tileBlocks = blocks(tile[0], tile[1]);
   // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK).
@@ -245,33 +144,7 @@ std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
   std::string why = whyNoWarpgroupKernels(target);
   if (!why.empty())
     return why;
-  MatmulOp matmul = fusion.getMatmul();
-  if (!matmul)
-    return "not a matmul fusion";
-  for (Value operand : {Value(matmul.getLhs()), getTensorCoreRhsInput(matmul)})
-    if (!isa<BlockArgument>(operand))
-      return "an operand is computed in the fusion (a prologue); tensor maps "
-             "read only fusion inputs";
-  MatmulShape shape(matmul);
-  if (!shape.elementType.isF16() && !shape.elementType.isBF16())
-    return "operands are not f16 or bf16";
-  if (shape.m == 0 || shape.n == 0 || shape.k == 0)
-    return "the matmul has no elements";
-  // Tensor maps take row strides that are multiples of 16 bytes: A's rows
-  // and a K-major B's are K long, an N-major B's N.
-  if ((shape.k * shape.elementBytes()) % 16)
-    return "rows of an operand are not a multiple of 16 bytes (K must be a "
-           "multiple of 8)";
-  if (!shape.rhsKMajor && (shape.n * shape.elementBytes()) % 16)
-    return "rows of the right operand are not a multiple of 16 bytes (N must "
-           "be a multiple of 8, or the operand given as transpose(w) of a "
-           "[N, K] w)";
-  if (ShapedType::getNumElements(shape.batch) > 65535)
-    return "more than 65535 batches";
-  // The grid's y walks column tiles of at least 64 (the narrowest tile).
-  if (llvm::divideCeil(shape.n, 64) > 65535)
-    return "more than 65535 column tiles";
-  return "";
+  return whyNotTensorCoreOperands(fusion);
 }
 
 SmallVector<Value, 2>
@@ -564,10 +437,10 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
     storePartialTile(cTile);
     return success();
   }
-  return emitMatmulEpilogue(k, shape,
-                            {cTile, getLiveTileRows(tiling.tileM, shape.m),
-                             tiling.tileN},
-                            tileRow, tileColumn, batchCoords);
+  return emitMatmulEpilogue(k, shape, cTile,
+                            getLiveTileRows(tiling.tileM, shape.m),
+                            tiling.tileN, tileRow, tileColumn, batchCoords,
+                            /*threads=*/128);
 }
 
 /// `body(row, column)` for each element of a rows x columns tile, the 128
@@ -653,29 +526,8 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
                                   index(0));
-  // Blocks run in launch order (x fastest). Walked plainly, the blocks
-  // resident at once span every row tile of a few column tiles, and A is
-  // read from device memory again for each such wave when it exceeds L2.
-  // Groups of kRasterRows row tiles walk their column tiles together: a
-  // wave then shares a few A and B panels through L2.
-  int64_t rowTiles = llvm::divideCeil(shape.m, tiling.tileM);
-  int64_t columnTiles = llvm::divideCeil(shape.n, tiling.tileN);
-  int64_t groupRows = std::min<int64_t>(kRasterRows, rowTiles);
-  Value linear = add(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
-                     mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
-                         index(rowTiles)));
-  Value group = arith::DivUIOp::create(b, loc, linear,
-                                       index(groupRows * columnTiles));
-  Value inGroup = arith::RemUIOp::create(b, loc, linear,
-                                         index(groupRows * columnTiles));
-  Value firstRow = mul(group, index(groupRows));
-  // The last group may have fewer row tiles.
-  Value rowsLeft = arith::SubIOp::create(b, loc, index(rowTiles), firstRow);
-  Value rows = arith::MinUIOp::create(b, loc, rowsLeft, index(groupRows));
-  Value rowTile = add(firstRow, arith::RemUIOp::create(b, loc, inGroup, rows));
-  Value columnTile = arith::DivUIOp::create(b, loc, inGroup, rows);
-  tileRow = mul(rowTile, index(tiling.tileM));
-  tileColumn = mul(columnTile, index(tiling.tileN));
+  std::tie(tileRow, tileColumn) =
+      emitOutputTileOrigin(k, shape, tiling.tileM, tiling.tileN);
   if (partial)
     firstKTile = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z),
                      index(kTiles));
@@ -762,8 +614,9 @@ mlir::fk::buildSplitKCombineKernel(FusionOp fusion,
                             ValueRange{r, c});
   });
   gpu::BarrierOp::create(b, loc);
-  if (failed(emitMatmulEpilogue(k, shape, {tile, rows, tiling.tileN}, tileRow,
-                                tileColumn, /*batchCoords=*/{})))
+  if (failed(emitMatmulEpilogue(k, shape, tile, rows, tiling.tileN, tileRow,
+                                tileColumn, /*batchCoords=*/{},
+                                /*threads=*/128)))
     return failure();
   gpu::ReturnOp::create(b, loc);
 

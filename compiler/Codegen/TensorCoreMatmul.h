@@ -56,11 +56,6 @@ struct TensorCoreTiling {
 /// an empty string when it can.
 std::string whyNotTensorCoreMatmul(FusionOp fusion, TargetAttr target);
 
-/// The fusion input the kernel reads `matmul`'s right operand from: the
-/// operand, or `w` where the operand is transpose(w) of w's last two
-/// dimensions (read K-major, in place).
-Value getTensorCoreRhsInput(MatmulOp matmul);
-
 /// The rows of the product the kernel computes for `matmul`: M, or batch x
 /// M where the right operand has no batch dims (the batches are folded into
 /// one product that reads B once).

@@ -4,6 +4,7 @@
 #include "Codegen/DecodeAttention.h"
 #include "Codegen/FlashAttention.h"
 #include "Codegen/KernelEmission.h"
+#include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "fk/IR/FkKernelLimits.h"

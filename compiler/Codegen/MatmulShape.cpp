@@ -1,0 +1,133 @@
+//===- MatmulShape.cpp - a matmul fusion as its tiled kernels see it ------===//
+
+#include "Codegen/MatmulShape.h"
+#include "Codegen/TileEpilogue.h"
+#include "fk/IR/FkKernelLimits.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+/// Row tiles per group of the block order (emitOutputTileOrigin): on an
+/// H200, 16 beat 1, 8 and 32 at 8192^3 with the wgmma kernel (1.58 against
+/// 1.69, 1.73 and 1.68 ms) and on the MLP yardstick, and tied at 4096^3.
+static constexpr int64_t kRasterRows = 16;
+
+TransposeOp mlir::fk::getKMajorRhs(MatmulOp matmul) {
+  auto transpose = matmul.getRhs().getDefiningOp<TransposeOp>();
+  if (transpose && swapsLastTwoDims(transpose))
+    return transpose;
+  return nullptr;
+}
+
+Value mlir::fk::getTensorCoreRhsInput(MatmulOp matmul) {
+  if (TransposeOp transpose = getKMajorRhs(matmul))
+    return transpose.getOperand();
+  return matmul.getRhs();
+}
+
+MatmulShape::MatmulShape(MatmulOp matmul) {
+  ArrayRef<int64_t> lhs = tensorType(matmul.getLhs()).getShape(),
+                    rhs = tensorType(matmul.getRhs()).getShape(),
+                    result = tensorType(matmul.getResult()).getShape();
+  m = lhs[lhs.size() - 2];
+  k = lhs.back();
+  n = rhs.back();
+  batch.assign(result.begin(), result.end() - 2);
+  lhsBatch.assign(lhs.begin(), lhs.end() - 2);
+  rhsBatch.assign(rhs.begin(), rhs.end() - 2);
+  elementType = tensorType(matmul.getLhs()).getElementType();
+  rhsKMajor = getKMajorRhs(matmul) != nullptr;
+  if (!batch.empty() && lhsBatch == batch &&
+      ShapedType::getNumElements(rhsBatch) == 1) {
+    foldedBatch = batch;
+    m *= ShapedType::getNumElements(batch);
+    batch.clear();
+    lhsBatch.clear();
+    rhsBatch.clear();
+  }
+}
+
+std::string mlir::fk::whyNotTensorCoreOperands(FusionOp fusion) {
+  MatmulOp matmul = fusion.getMatmul();
+  if (!matmul)
+    return "not a matmul fusion";
+  for (Value operand : {Value(matmul.getLhs()), getTensorCoreRhsInput(matmul)})
+    if (!isa<BlockArgument>(operand))
+      return "an operand is computed in the fusion (a prologue); tensor-core "
+             "kernels copy tiles of fusion inputs only";
+  MatmulShape shape(matmul);
+  if (!shape.elementType.isF16() && !shape.elementType.isBF16())
+    return "operands are not f16 or bf16";
+  if (shape.m == 0 || shape.n == 0 || shape.k == 0)
+    return "the matmul has no elements";
+  // Tiles are copied in 16-byte pieces of rows (tensor maps and cp.async
+  // take 16-byte aligned rows): A's rows and a K-major B's are K long, an
+  // N-major B's N.
+  if ((shape.k * shape.elementBytes()) % 16)
+    return "rows of an operand are not a multiple of 16 bytes (K must be a "
+           "multiple of 8)";
+  if (!shape.rhsKMajor && (shape.n * shape.elementBytes()) % 16)
+    return "rows of the right operand are not a multiple of 16 bytes (N must "
+           "be a multiple of 8, or the operand given as transpose(w) of a "
+           "[N, K] w)";
+  if (shape.batches() > 65535)
+    return "more than 65535 batches";
+  // The grid's y walks column tiles of at least 64 (the narrowest tile).
+  if (llvm::divideCeil(shape.n, 64) > 65535)
+    return "more than 65535 column tiles";
+  return "";
+}
+
+bool mlir::fk::prefersNarrowTiles(const MatmulShape &shape, int64_t smCount) {
+  int64_t wideBlocks = llvm::divideCeil(shape.m, 128) *
+                       llvm::divideCeil(shape.n, 128) * shape.batches();
+  return shape.m <= 64 || 4 * wideBlocks <= smCount;
+}
+
+std::pair<Value, Value>
+mlir::fk::emitOutputTileOrigin(KernelContext &k, const MatmulShape &shape,
+                               int64_t tileM, int64_t tileN) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto index = [&](int64_t v) { return k.idx.constant(v); };
+  int64_t rowTiles = llvm::divideCeil(shape.m, tileM);
+  int64_t columnTiles = llvm::divideCeil(shape.n, tileN);
+  int64_t groupRows = std::min<int64_t>(kRasterRows, rowTiles);
+  Value linear =
+      k.idx.add(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+                k.idx.mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
+                          index(rowTiles)));
+  Value group = arith::DivUIOp::create(b, loc, linear,
+                                       index(groupRows * columnTiles));
+  Value inGroup = arith::RemUIOp::create(b, loc, linear,
+                                         index(groupRows * columnTiles));
+  Value firstRow = k.idx.mul(group, index(groupRows));
+  // The last group may have fewer row tiles.
+  Value rowsLeft = arith::SubIOp::create(b, loc, index(rowTiles), firstRow);
+  Value rows = arith::MinUIOp::create(b, loc, rowsLeft, index(groupRows));
+  Value rowTile =
+      k.idx.add(firstRow, arith::RemUIOp::create(b, loc, inGroup, rows));
+  Value columnTile = arith::DivUIOp::create(b, loc, inGroup, rows);
+  return {k.idx.mul(rowTile, index(tileM)),
+          k.idx.mul(columnTile, index(tileN))};
+}
+
+LogicalResult mlir::fk::emitMatmulEpilogue(KernelContext &k,
+                                           const MatmulShape &shape,
+                                           Value tile, int64_t rows,
+                                           int64_t columns, Value firstRow,
+                                           Value firstColumn,
+                                           ArrayRef<Value> batchCoords,
+                                           int64_t threads) {
+  ResultTile result;
+  result.anchor = k.fusion.getMatmul();
+  result.tile = tile;
+  result.rows = rows;
+  result.columns = columns;
+  result.firstRow = firstRow;
+  result.firstColumn = firstColumn;
+  result.batchCoords.assign(batchCoords.begin(), batchCoords.end());
+  result.rowBatchShape = shape.foldedBatch;
+  result.threads = threads;
+  return emitTileEpilogue(k, result);
+}

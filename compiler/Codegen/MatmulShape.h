@@ -1,0 +1,95 @@
+//===- MatmulShape.h - a matmul fusion as its tiled kernels see it -*- C++ -*-===//
+//
+// What the two tensor-core matmul kernels (wgmma on sm_90a,
+// TensorCoreMatmul.cpp; mma.sync on sm_80 and later, WarpMmaMatmul.cpp)
+// share: the product's shape with batches folded into rows where B has
+// none, the right operand read K-major from w where it is transpose(w),
+// the order in which blocks walk the output tiles, and the fusion's
+// epilogue on an f32 tile in shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_CODEGEN_MATMULSHAPE_H
+#define FKC_CODEGEN_MATMULSHAPE_H
+
+#include "Codegen/KernelEmission.h"
+
+#include <string>
+
+namespace mlir::fk {
+
+/// The transpose `matmul`'s right operand is read through in place (it
+/// swaps the last two dims of a fusion input w: x @ transpose(w)), or null.
+TransposeOp getKMajorRhs(MatmulOp matmul);
+
+/// The fusion input the tensor-core kernels read `matmul`'s right operand
+/// from: the operand, or `w` where the operand is transpose(w) of w's last
+/// two dimensions (read K-major, in place).
+Value getTensorCoreRhsInput(MatmulOp matmul);
+
+/// The shapes of a matmul whose operands are fusion inputs.
+struct MatmulShape {
+  int64_t m, n, k;
+  /// B is read K-major from the input it is the transpose of.
+  bool rhsKMajor;
+  /// The batch dims folded into M: [batch..., M, K] @ [K, N] is one product
+  /// of batch x M rows (B is the same for every batch, and A's batches are
+  /// consecutive rows, as are the result's), so B is read once, not once per
+  /// batch: a decode step's [B, 1, K] @ [K, N] is a B x K x N product.
+  SmallVector<int64_t> foldedBatch;
+  /// Batch dims of the result and of each operand (broadcast to the result's).
+  SmallVector<int64_t> batch, lhsBatch, rhsBatch;
+  Type elementType;
+
+  explicit MatmulShape(MatmulOp matmul);
+  int64_t elementBytes() const {
+    return elementType.getIntOrFloatBitWidth() / 8;
+  }
+  /// Whether the grid walks batches (they are not folded into rows).
+  bool batched() const { return !batch.empty(); }
+  int64_t batches() const { return ShapedType::getNumElements(batch); }
+};
+
+/// Why the tensor-core kernels cannot read `fusion`'s matmul operands: they
+/// copy whole 16-byte pieces of operand rows from fusion inputs of 16-bit
+/// floats into shared memory; or "" when they can.
+std::string whyNotTensorCoreOperands(FusionOp fusion);
+
+/// Whether 64 x 64 output tiles suit the product better than 128 x 128 on a
+/// GPU of `smCount` SMs: where it has at most 64 rows (a 128-row tile would
+/// compute at least half zeros), or where 128 x 128 tiles would occupy at
+/// most a quarter of the SMs (64 x 64 tiles spread the reads over four
+/// times the blocks).
+bool prefersNarrowTiles(const MatmulShape &shape, int64_t smCount);
+
+/// The rows of a tileM-row tile that can hold output rows: all of them, or
+/// the product's rows when it has fewer (a decode step's one row per
+/// sequence), so that no thread walks rows that are never stored.
+inline int64_t getLiveTileRows(int64_t tileM, int64_t productRows) {
+  return std::min(tileM, productRows);
+}
+
+/// The output tile of the block (grid x and y): blocks run in launch order
+/// (x fastest), and walked plainly the blocks resident at once span every
+/// row tile of a few column tiles, so A is read from device memory again
+/// for each such wave when it exceeds L2. Groups of row tiles walk their
+/// column tiles together instead: a wave then shares a few A and B panels
+/// through L2. Returns the first row and column of the tile.
+std::pair<Value, Value> emitOutputTileOrigin(KernelContext &k,
+                                             const MatmulShape &shape,
+                                             int64_t tileM, int64_t tileN);
+
+/// The fusion's epilogue on the f32 `tile` (shared memory, at least `rows`
+/// x `columns`) of the product, whose first element is at (firstRow,
+/// firstColumn) of the product's rows (batches folded into rows included)
+/// and `batchCoords`; the block's `threads` threads store every result
+/// element the tile holds.
+LogicalResult emitMatmulEpilogue(KernelContext &k, const MatmulShape &shape,
+                                 Value tile, int64_t rows, int64_t columns,
+                                 Value firstRow, Value firstColumn,
+                                 ArrayRef<Value> batchCoords,
+                                 int64_t threads);
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_MATMULSHAPE_H
