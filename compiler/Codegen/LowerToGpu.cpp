@@ -6,6 +6,7 @@
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
+#include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkTarget.h"
 
@@ -174,9 +175,9 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   if (!tiling)
     return fusion.emitOpError() << "is an attention fusion without "
                                    "fk.tiling (run fk-tile and fk-promote)";
-  // Of the kernels, only those on wgmma and TMA depend on the target.
+  // Of the kernels, only those on tensor cores depend on the target.
   TargetAttr target;
-  if (isWarpgroupKernel(tiling)) {
+  if (isTensorCoreKernel(tiling)) {
     FailureOr<TargetAttr> moduleTarget = getTarget(fusion, "fk-lower-to-gpu");
     if (failed(moduleTarget))
       return failure();
@@ -216,6 +217,10 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   if (tensorCore && tensorCore->splits > 1)
     return lowerSplitKMatmul(fusion, *tensorCore, arguments, name);
   return lowerKernel(loc, name, arguments, [&](gpu::GPUFuncOp kernel) {
+    if (tiling.getStrategy() == KernelStrategy::WarpMma)
+      return buildWarpMmaMatmulKernel(
+          fusion, WarpMmaTiling::get(tiling, promotion.getStages()), kernel,
+          kernels);
     return tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore,
                                                     kernel, kernels)
            : flash    ? buildFlashAttentionKernel(fusion, *flash, target,
@@ -370,7 +375,7 @@ struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
         // layout says; its index casts would not reconcile with 32-bit ones.
         if (auto fusion = dyn_cast<FusionOp>(op)) {
           TilingAttr tiling = getTiling(fusion);
-          smallBuffers &= tiling && !isWarpgroupKernel(tiling);
+          smallBuffers &= tiling && !isTensorCoreKernel(tiling);
         }
         for (Type type : op->getResultTypes())
           if (auto tensor = dyn_cast<RankedTensorType>(type))

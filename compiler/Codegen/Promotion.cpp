@@ -4,6 +4,7 @@
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
+#include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkTarget.h"
 
 namespace mlir::fk {
@@ -42,10 +43,31 @@ static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
   return range;
 }
 
+/// The mma.sync kernel's ring holds an A and a B tile per stage; its
+/// epilogue's f32 tile reuses the ring, or more shared memory when larger.
+static StageRange getWarpMmaStageRange(FusionOp fusion, TilingAttr tiling,
+                                       TargetAttr target) {
+  auto lhsType =
+      cast<RankedTensorType>(fusion.getMatmul().getLhs().getType());
+  int64_t elementBytes = lhsType.getElementTypeBitWidth() / 8;
+  WarpMmaTiling one = WarpMmaTiling::get(tiling, /*stages=*/1);
+  StageRange range;
+  range.stageBytes = one.getStageBytes(elementBytes);
+  range.least = 2;
+  range.most =
+      (target.getSharedMemoryPerBlock() - kRingAlignment) / range.stageBytes;
+  // More stages than K steps + 1 are never filled.
+  range.useful = std::max<int64_t>(
+      range.least, llvm::divideCeil(lhsType.getShape().back(), one.tileK) + 1);
+  return range;
+}
+
 StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
                                    TargetAttr target) {
   if (tiling.getStrategy() == KernelStrategy::Flash)
     return getFlashStageRange(fusion, tiling, target);
+  if (tiling.getStrategy() == KernelStrategy::WarpMma)
+    return getWarpMmaStageRange(fusion, tiling, target);
   MatmulOp matmul = fusion.getMatmul();
   auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
   TensorCoreTiling one = TensorCoreTiling::get(tiling, /*stages=*/1);
@@ -70,10 +92,15 @@ FailureOr<PromotionAttr>
 mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
                           TargetAttr target, int64_t stages) {
   bool flash = tiling.getStrategy() == KernelStrategy::Flash;
-  if (tiling.getStrategy() != KernelStrategy::TensorCore && !flash)
+  bool warpMma = tiling.getStrategy() == KernelStrategy::WarpMma;
+  if (!isTensorCoreKernel(tiling))
     return PromotionAttr();
   StageRange range = getStageRange(fusion, tiling, target);
-  if (stages == 0 && flash) {
+  if (stages == 0 && warpMma) {
+    // Four stages: three K tiles in flight while the warps read one, as
+    // CUTLASS's sm_80 kernels of 128 x 128 x 32 tiles.
+    stages = std::clamp<int64_t>(kWarpMmaStages, range.least, range.most);
+  } else if (stages == 0 && flash) {
     // Double buffering, as FlashAttention-3: one block fills while the
     // other is read; deeper rings cost blocks per SM.
     stages = range.least;
@@ -92,7 +119,7 @@ mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
            << tiling.getTile()[1] << " tile needs " << range.least << " to "
            << range.most << " on " << target.getChip();
   return PromotionAttr::get(fusion.getContext(), getPromotedOperands(fusion),
-                            CopyEngine::Tma,
+                            warpMma ? CopyEngine::AsyncCopy : CopyEngine::Tma,
                             stages, /*swizzle=*/128);
 }
 

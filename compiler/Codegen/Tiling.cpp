@@ -7,6 +7,7 @@
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
+#include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkTarget.h"
 
@@ -93,16 +94,25 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
   case FusionKind::Reduction:
     return getElementOrRowTiling(fusion);
   case FusionKind::Matmul: {
-    std::string why = whyNotTensorCoreMatmul(fusion, target);
-    if (!why.empty()) {
-      if (whyNotTensorCores)
-        *whyNotTensorCores = why;
-      return getElementOrRowTiling(fusion);
-    }
+    // Hopper's wgmma kernel where the target has it, else mma.sync (sm_80
+    // and later); `matmulTile` is a tile of the target's kernel.
     SmallVector<int64_t> tile(matmulTile);
-    if (tile.empty())
-      tile = chooseTensorCoreTile(fusion.getMatmul(), target);
-    return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
+    std::string why = whyNotTensorCoreMatmul(fusion, target);
+    if (why.empty()) {
+      if (tile.empty())
+        tile = chooseTensorCoreTile(fusion.getMatmul(), target);
+      return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
+    }
+    std::string whyNotMma = whyNotWarpMmaMatmul(fusion, target);
+    if (whyNotMma.empty()) {
+      if (tile.empty())
+        tile = chooseWarpMmaTile(fusion.getMatmul(), target);
+      return TilingAttr::get(ctx, KernelStrategy::WarpMma, tile,
+                             kWarpMmaThreads);
+    }
+    if (whyNotTensorCores)
+      *whyNotTensorCores = target.getWgmma() ? why : whyNotMma;
+    return getElementOrRowTiling(fusion);
   }
   case FusionKind::Attention: {
     // Few query rows (decode): the decode kernel, where the flash kernel
@@ -165,8 +175,9 @@ static std::string checkFlashTile(AttentionOp attention, ArrayRef<int64_t> tile,
   return "";
 }
 
-bool mlir::fk::isWarpgroupKernel(TilingAttr tiling) {
+bool mlir::fk::isTensorCoreKernel(TilingAttr tiling) {
   return tiling.getStrategy() == KernelStrategy::TensorCore ||
+         tiling.getStrategy() == KernelStrategy::WarpMma ||
          tiling.getStrategy() == KernelStrategy::Flash;
 }
 
@@ -219,6 +230,18 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
       return error() << why;
     break;
   }
+  case KernelStrategy::WarpMma: {
+    if (fusion.getKind() != FusionKind::Matmul)
+      return error() << "only matmul fusions run on tensor cores";
+    std::string why = whyNotWarpMmaMatmul(fusion, target);
+    if (why.empty())
+      why = checkWarpMmaTile(tile);
+    if (why.empty() && threads != kWarpMmaThreads)
+      why = "the mma.sync kernel is four warps, 128 threads";
+    if (!why.empty())
+      return error() << why;
+    break;
+  }
   case KernelStrategy::Flash: {
     if (fusion.getKind() != FusionKind::Attention)
       return error() << "only attention fusions run the flash kernel";
@@ -239,18 +262,18 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     break;
   }
   }
-  // The tensor-core and flash kernels read their operands by TMA, as their
-  // promotion says.
-  if (!isWarpgroupKernel(tiling))
+  // The tensor-core and flash kernels read their operands through a
+  // shared-memory ring, as their promotion says.
+  if (!isTensorCoreKernel(tiling))
     return success();
   if (promotion)
     return checkPromotion(fusion, tiling, promotion, target);
   if (needPromotion)
     return fusion.emitOpError()
            << "is tiled for "
-           << (tiling.getStrategy() == KernelStrategy::TensorCore
-                   ? "tensor cores"
-                   : "the flash kernel")
+           << (tiling.getStrategy() == KernelStrategy::Flash
+                   ? "the flash kernel"
+                   : "tensor cores")
            << " but has no fk.promotion (run fk-promote)";
   return success();
 }
@@ -276,17 +299,22 @@ LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
                                        TargetAttr target) {
   SmallVector<int64_t> operands = getPromotedOperands(fusion);
   StageRange range = getStageRange(fusion, tiling, target);
+  bool asyncCopy = tiling.getStrategy() == KernelStrategy::WarpMma;
+  CopyEngine copy = asyncCopy ? CopyEngine::AsyncCopy : CopyEngine::Tma;
   if (promotion.getOperands() == ArrayRef<int64_t>(operands) &&
-      promotion.getCopy() == CopyEngine::Tma && promotion.getSwizzle() == 128 &&
+      promotion.getCopy() == copy && promotion.getSwizzle() == 128 &&
       promotion.getStages() >= range.least &&
       promotion.getStages() <= range.most)
     return success();
-  InFlightDiagnostic diag = fusion.emitOpError()
-                            << "has an unusable " << promotion << ": the "
-                            << (fusion.getMatmul() ? "tensor-core" : "flash")
-                            << " kernel reads operands [";
+  InFlightDiagnostic diag =
+      fusion.emitOpError() << "has an unusable " << promotion << ": the "
+                           << (asyncCopy           ? "mma.sync"
+                               : fusion.getMatmul() ? "tensor-core"
+                                                    : "flash")
+                           << " kernel reads operands [";
   llvm::interleaveComma(operands, diag);
-  return diag << "] by TMA, 128-byte swizzled, in " << range.least << " to "
+  return diag << "] by " << (asyncCopy ? "cp.async" : "TMA")
+              << ", 128-byte swizzled, in " << range.least << " to "
               << range.most << " stages";
 }
 
@@ -305,7 +333,9 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
     if (failed(target))
       return signalPassFailure();
     if (!matmulTile.empty()) {
-      std::string bad = checkTensorCoreTile(matmulTile);
+      // The tile of the target's matmul kernel: wgmma's or mma.sync's.
+      std::string bad = target->getWgmma() ? checkTensorCoreTile(matmulTile)
+                                           : checkWarpMmaTile(matmulTile);
       if (!bad.empty()) {
         getOperation().emitError() << "fk-tile: matmul-tile: " << bad;
         return signalPassFailure();
@@ -347,6 +377,14 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
+      if (explain && tiling.getStrategy() == KernelStrategy::WarpMma)
+        fusion.emitRemark()
+            << "matmul on the mma.sync tensor-core kernel (sm_80 and later), "
+               "not wgmma ("
+            << whyNotTensorCoreMatmul(fusion, *target) << "): tiles of "
+            << tiling.getTile()[0] << " x " << tiling.getTile()[1]
+            << ", K in steps of " << tiling.getTile()[2]
+            << " through a cp.async ring";
       if (explain && tiling.getStrategy() == KernelStrategy::TensorCore &&
           tiling.getTile().size() > 3)
         fusion.emitRemark()

@@ -42,13 +42,14 @@ struct StageRange {
 StageRange getStageRange(FusionOp fusion, TilingAttr tiling,
                          TargetAttr target);
 
-/// Whether `tiling` asks for a kernel built on wgmma and TMA (tensor_core,
-/// flash), which only some targets run.
-bool isWarpgroupKernel(TilingAttr tiling);
+/// Whether `tiling` asks for a tensor-core kernel (tensor_core, mma_sync,
+/// flash): one that only some targets run, that reads its operands through
+/// a promoted shared-memory ring, and that is built of NVGPU ops.
+bool isTensorCoreKernel(TilingAttr tiling);
 
 /// Whether a kernel can be built for `fusion` as `tiling` and `promotion`
 /// say (they may come from IR written by hand) on `target`, which only
-/// warpgroup kernels read (it may be null for others); emits an error if
+/// tensor-core kernels read (it may be null for others); emits an error if
 /// not.
 LogicalResult checkTiling(FusionOp fusion, TilingAttr tiling,
                           TargetAttr target, PromotionAttr promotion = {},

@@ -1,10 +1,14 @@
 // fk-tile gives every fusion a kernel strategy and its tiles for the
 // module's target: loop fusions run elements in 16-byte runs, row
 // reductions one block per row, matmuls wgmma tiles where the target
-// (sm_90a) and the operands allow, attentions the flash kernel's tiles.
+// (sm_90a) and the operands allow and mma.sync tiles on the other targets
+// from sm_80, attentions the flash kernel's tiles.
 // RUN: fkc-opt %s --split-input-file --fk-tile | FileCheck %s
-// RUN: fkc-opt %s --split-input-file --fk-tile="matmul-tile=64,256,64" | FileCheck %s --check-prefix=TILE
+// RUN: not fkc-opt %s --split-input-file --fk-tile="matmul-tile=64,256,64" 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: fkc-opt %s --split-input-file --fk-tile="explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHY
+// A matmul tile is one of the target's matmul kernel: the sm_90 module's
+// mma.sync kernel takes no 256-wide tile.
+// TILE: error: fk-tile: matmul-tile: tile N must be 64 or 128 (2 x 2 warps, B fragments 16 wide)
 
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   // CHECK-LABEL: func.func @loop
@@ -45,10 +49,11 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
     return %0 : tensor<100x72xbf16>
   }
 
-  // An operand computed in the fusion cannot be read through a tensor map.
+  // An operand computed in the fusion is not a tile a tensor-core kernel can
+  // copy.
   // CHECK-LABEL: func.func @prologue
   // CHECK: fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>
-  // WHY: remark: matmul on the element-per-thread kernel, not tensor cores: an operand is computed in the fusion (a prologue); tensor maps read only fusion inputs
+  // WHY: remark: matmul on the element-per-thread kernel, not tensor cores: an operand is computed in the fusion (a prologue); tensor-core kernels copy tiles of fusion inputs only
   func.func @prologue(%x: tensor<16x64xf32>, %w: tensor<64x16xf16>) -> tensor<16x16xf16> {
     %0 = fk.fusion matmul(%x, %w) : (tensor<16x64xf32>, tensor<64x16xf16>) -> tensor<16x16xf16> {
     ^bb0(%a: tensor<16x64xf32>, %b: tensor<64x16xf16>):
@@ -62,10 +67,11 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
 
 // -----
 
-// The same matmul on sm_90, which has no wgmma.
+// The same matmul on sm_90, which has no wgmma: the mma.sync kernel, whose
+// tiles a matmul tile must then be (the error, on stderr, comes first).
 // CHECK-LABEL: func.func @gemm_sm90
-// CHECK: fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>
-// WHY: remark: matmul on the element-per-thread kernel, not tensor cores: target sm_90 has no wgmma
+// CHECK: fk.tiling = #fk.tiling<mma_sync, tile = [64, 64, 32], threads = 128>
+// WHY: remark: matmul on the mma.sync tensor-core kernel (sm_80 and later), not wgmma (target sm_90 has no wgmma): tiles of 64 x 64, K in steps of 32 through a cp.async ring
 module attributes {fk.target = #fk.target<chip = "sm_90">} {
   func.func @gemm_sm90(%x: tensor<100x64xbf16>, %w: tensor<64x72xbf16>) -> tensor<100x72xbf16> {
     %0 = fk.fusion matmul(%x, %w) : (tensor<100x64xbf16>, tensor<64x72xbf16>) -> tensor<100x72xbf16> {

@@ -47,7 +47,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
 
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   func.func @computed_operand(%x: tensor<128x64xf32>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
-    // expected-error @+1 {{an operand is computed in the fusion (a prologue); tensor maps read only fusion inputs}}
+    // expected-error @+1 {{an operand is computed in the fusion (a prologue); tensor-core kernels copy tiles of fusion inputs only}}
     %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>} : (tensor<128x64xf32>, tensor<64x128xf16>) -> tensor<128x128xf16> {
     ^bb0(%a: tensor<128x64xf32>, %b: tensor<64x128xf16>):
       %c = fk.cast %a : tensor<128x64xf32> -> tensor<128x64xf16>
@@ -183,5 +183,62 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
       fk.yield %o : tensor<2x100x64xf32>
     }
     return %0 : tensor<2x100x64xf32>
+  }
+}
+
+// -----
+
+// The mma.sync kernel: targets from sm_80, its tiles, its cp.async ring.
+module attributes {fk.target = #fk.target<chip = "sm_75">} {
+  func.func @mma_sync_sm75(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+    // expected-error @+1 {{has an unusable #fk.tiling<mma_sync, tile = [128, 128, 32], threads = 128>: target sm_75 predates sm_80 (mma.sync m16n8k16 and cp.async)}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<mma_sync, tile = [128, 128, 32], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = cp_async, stages = 4, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+    ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+      %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+      fk.yield %m : tensor<128x128xf16>
+    }
+    return %0 : tensor<128x128xf16>
+  }
+}
+
+// -----
+
+module attributes {fk.target = #fk.target<chip = "sm_80">} {
+  func.func @mma_sync_wide_tile(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+    // expected-error @+1 {{tile N must be 64 or 128 (2 x 2 warps, B fragments 16 wide)}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<mma_sync, tile = [128, 256, 32], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = cp_async, stages = 4, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+    ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+      %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+      fk.yield %m : tensor<128x128xf16>
+    }
+    return %0 : tensor<128x128xf16>
+  }
+}
+
+// -----
+
+module attributes {fk.target = #fk.target<chip = "sm_80">} {
+  func.func @mma_sync_split_k(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+    // expected-error @+1 {{expects tile sizes M,N,K (the mma.sync kernel does not split K)}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<mma_sync, tile = [64, 64, 32, 2], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = cp_async, stages = 4, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+    ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+      %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+      fk.yield %m : tensor<128x128xf16>
+    }
+    return %0 : tensor<128x128xf16>
+  }
+}
+
+// -----
+
+module attributes {fk.target = #fk.target<chip = "sm_80">} {
+  func.func @mma_sync_tma(%x: tensor<128x64xf16>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
+    // expected-error @+1 {{the mma.sync kernel reads operands [0, 1] by cp.async, 128-byte swizzled, in 2 to 10 stages}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<mma_sync, tile = [128, 128, 32], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 4, swizzle = 128>} : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+    ^bb0(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>):
+      %m = fk.matmul %a, %b : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+      fk.yield %m : tensor<128x128xf16>
+    }
+    return %0 : tensor<128x128xf16>
   }
 }

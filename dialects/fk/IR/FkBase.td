@@ -83,7 +83,8 @@ def Fk_KernelStrategy : I32EnumAttr<"KernelStrategy",
       I32EnumAttrCase<"Rows", 1, "rows">,
       I32EnumAttrCase<"TensorCore", 2, "tensor_core">,
       I32EnumAttrCase<"Flash", 3, "flash">,
-      I32EnumAttrCase<"Decode", 4, "decode">]> {
+      I32EnumAttrCase<"Decode", 4, "decode">,
+      I32EnumAttrCase<"WarpMma", 5, "mma_sync">]> {
   let cppNamespace = "::mlir::fk";
   let genSpecializedAttr = 0;
 }
@@ -100,7 +101,9 @@ def Fk_TilingAttr : AttrDef<Fk_Dialect, "Tiling"> {
     `elements` (each thread computes runs of `tile[0]` adjacent result
     elements in a grid-stride loop), `rows` (one block per row, the row in
     registers, `tile[0]` adjacent elements per access) or `tensor_core`
-    (one block per output tile of `tile = [M, N, K-step]`, wgmma) or `flash`
+    (one block per output tile of `tile = [M, N, K-step]`, wgmma, sm_90a) or
+    `mma_sync` (the same on every GPU from sm_80: four warps per output tile
+    of `tile = [M, N, K-step]`, mma.sync fed by ldmatrix) or `flash`
     (attention: one block per `tile = [query rows, key block, head dim]`
     of one batch, a warpgroup per 64 query rows, looping over key blocks
     with an online softmax) or `decode` (attention with few query rows:
@@ -139,7 +142,10 @@ def Fk_PromotionAttr : AttrDef<Fk_Dialect, "Promotion"> {
     tensor-core kernel (sm_90a) takes `copy = tma` and `swizzle = 128`;
     the flash-attention kernel promotes Q (read once) and K and V (its ring
     of `stages` key blocks);
-    `cp_async` names sm_80's copy for the mma.sync kernel, not built yet.
+    the mma.sync kernel (`mma_sync`, sm_80 and later) takes `copy =
+    cp_async` (every thread copies 16-byte pieces, zero-filled outside the
+    operand) and `swizzle = 128` (16-byte chunks XORed within 128-byte
+    spans).
 
     ```mlir
     {fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 3, swizzle = 128>}
