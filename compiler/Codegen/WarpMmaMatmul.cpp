@@ -38,6 +38,7 @@
 #include "Codegen/KernelEmission.h"
 #include "Codegen/MatmulShape.h"
 #include "Codegen/SharedMemory.h"
+#include "Codegen/WarpMma.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -46,15 +47,10 @@
 using namespace mlir;
 using namespace mlir::fk;
 
-/// Elements of 16 bits in a 16-byte chunk, the unit of copies and of
-/// ldmatrix rows.
-static constexpr int64_t kChunkElements = 8;
 /// f32 columns the accumulator tile's rows are padded by: a half-warp's
 /// 8-byte stores of a fragment (4 rows x 4 column pairs) then cover the 32
 /// banks once.
 static constexpr int64_t kAccumulatorPadding = 8;
-/// The mma.sync shape: 16 x 8 outputs, 16 of K.
-static constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
 
 WarpMmaTiling WarpMmaTiling::get(TilingAttr tiling, int64_t stages) {
   ArrayRef<int64_t> tile = tiling.getTile();
@@ -101,19 +97,6 @@ SmallVector<int64_t> mlir::fk::chooseWarpMmaTile(MatmulOp matmul,
 }
 
 namespace {
-/// An operand tile in the ring: `rows` rows of `rowChunks` 16-byte chunks.
-struct RingTile {
-  int64_t rows, rowChunks;
-  /// The chunk's column bits XORed with the row's: rows one ldmatrix phase
-  /// reads (8 consecutive, at one chunk column) land in 8 bank groups of a
-  /// 128-byte span. Rows of 8 or more chunks are a span each, so the row's
-  /// low 3 bits swizzle; with 4 (2) chunks a span holds 2 (4) rows, and the
-  /// bits above those do.
-  int64_t swizzleShift() const { return rowChunks >= 8 ? 0 : rowChunks == 4 ? 1 : 2; }
-  int64_t swizzleMask() const { return std::min<int64_t>(rowChunks, 8) - 1; }
-  int64_t elements() const { return rows * rowChunks * kChunkElements; }
-};
-
 /// Builds the kernel body; see the file comment.
 class WarpMmaKernel {
 public:
@@ -137,29 +120,27 @@ private:
   }
   Value less(Value x, int64_t bound) { return k.idx.inRange(x, bound); }
 
-  /// The element offset in the ring of chunk `chunk` of row `row` of
-  /// `tile`, whose first element is at `tileStart`.
-  Value ringOffset(const RingTile &tile, Value tileStart, Value row,
-                   Value chunk);
   /// Issues the copies of the K tile `kTile` of A and B into `stage`.
   void loadStage(Value stage, Value kTile);
-  /// Copies into `tile` at `tileStart` the tile.rows x tile.rowChunks
-  /// pieces of the row-major [rowBound, columnBound] matrix at `base` of
-  /// `global` whose first element is (firstRow, firstColumn); pieces
-  /// outside the matrix are zeros.
-  void copyTile(const RingTile &tile, Value tileStart, Value global,
-                Value base, Value firstRow, Value firstColumn,
-                int64_t rowBound, int64_t columnBound);
-  Value commitGroup() {
-    return nvgpu::DeviceAsyncCreateGroupOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), ValueRange{});
-  }
-  /// ldmatrix .x4 at `offset` of the ring: four 8 x 8 matrices, as four
-  /// registers of two 16-bit elements (the operand type mma.sync takes).
-  SmallVector<Value, 4> loadMatrices(Value offset, bool transpose);
   /// The mma.syncs of one K tile on the stage at those ring offsets.
   SmallVector<Value> multiplyTile(Value aStart, Value bStart,
                                   ValueRange accumulators);
+  /// copyTileAsync of `tile` at `tileStart` by the block's threads.
+  void copyTile(const SwizzledTile &tile, Value tileStart, Value global,
+                Value base, Value firstRow, Value firstColumn,
+                int64_t rowBound, int64_t columnBound) {
+    copyTileAsync(k.idx, thread, kWarpMmaThreads, tile, ring, tileStart,
+                  global, base, firstRow, firstColumn, rowBound, columnBound,
+                  columnBound);
+  }
+  Value offset(const SwizzledTile &tile, Value tileStart, Value row,
+               Value chunk) {
+    return tile.offset(k.idx, tileStart, row, chunk);
+  }
+  SmallVector<Value, 4> loadMatrices(Value offset, bool transpose) {
+    return fk::loadMatrices(b, loc, ring, offset, transpose,
+                            shape.elementType);
+  }
   SmallVector<Value> mainLoop();
   LogicalResult epilogue(ValueRange accumulators);
 
@@ -172,7 +153,7 @@ private:
   MLIRContext *ctx;
   gpu::GPUFuncOp kernel;
 
-  RingTile aTile{}, bTile{};
+  SwizzledTile aTile{}, bTile{};
   int64_t kTiles = 0, warpRows = 0, warpColumns = 0;
   /// The mma tiles of a warp's quarter: mTiles x nTiles.
   int64_t mTiles = 0, nTiles = 0;
@@ -180,51 +161,8 @@ private:
   Value ring, lhs, rhs, lhsBase, rhsBase;
   Value thread, lane, warpRow, warpColumn, tileRow, tileColumn;
   SmallVector<Value> batchCoords;
-  Type accumulatorType;
 };
 } // namespace
-
-Value WarpMmaKernel::ringOffset(const RingTile &tile, Value tileStart,
-                                Value row, Value chunk) {
-  Value bits = arith::AndIOp::create(
-      b, loc,
-      arith::ShRUIOp::create(b, loc, row, index(tile.swizzleShift())),
-      index(tile.swizzleMask()));
-  Value swizzled = arith::XOrIOp::create(b, loc, chunk, bits);
-  return add(tileStart,
-             add(mul(row, index(tile.rowChunks * kChunkElements)),
-                 mul(swizzled, index(kChunkElements))));
-}
-
-void WarpMmaKernel::copyTile(const RingTile &tile, Value tileStart,
-                             Value global, Value base, Value firstRow,
-                             Value firstColumn, int64_t rowBound,
-                             int64_t columnBound) {
-  // Adjacent threads take adjacent pieces of a row: coalesced reads.
-  int64_t pieces = tile.rows * tile.rowChunks;
-  for (int64_t i = 0; i < pieces / kWarpMmaThreads; ++i) {
-    Value piece = add(thread, index(i * kWarpMmaThreads));
-    Value row = div(piece, tile.rowChunks), chunk = rem(piece, tile.rowChunks);
-    Value globalRow = add(firstRow, row);
-    Value globalColumn = add(firstColumn, mul(chunk, index(kChunkElements)));
-    // Rows are a multiple of 16 bytes long (whyNotTensorCoreOperands), so a
-    // piece is wholly inside the matrix or wholly outside.
-    Value inside = arith::AndIOp::create(b, loc, less(globalRow, rowBound),
-                                         less(globalColumn, columnBound));
-    // A piece outside reads nothing (a source size of 0) from the base.
-    Value source = arith::SelectOp::create(
-        b, loc, inside,
-        add(base, add(mul(globalRow, index(columnBound)), globalColumn)),
-        base);
-    Value sourceElements = arith::SelectOp::create(
-        b, loc, inside, index(kChunkElements), index(0));
-    nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), ring,
-        ValueRange{ringOffset(tile, tileStart, row, chunk)}, global,
-        ValueRange{source}, b.getIndexAttr(kChunkElements), sourceElements,
-        /*bypassL1=*/b.getUnitAttr());
-  }
-}
 
 void WarpMmaKernel::loadStage(Value stage, Value kTile) {
   int64_t stageElements = aTile.elements() + bTile.elements();
@@ -240,34 +178,9 @@ void WarpMmaKernel::loadStage(Value stage, Value kTile) {
              shape.n);
 }
 
-SmallVector<Value, 4> WarpMmaKernel::loadMatrices(Value offset,
-                                                  bool transpose) {
-  Type element = shape.elementType;
-  auto pair = VectorType::get({2}, element);
-  Value matrices = nvgpu::LdMatrixOp::create(
-      b, loc, VectorType::get({4, 2}, element), ring, ValueRange{offset},
-      b.getBoolAttr(transpose), /*numTiles=*/b.getI32IntegerAttr(4));
-  // The NVGPU lowering makes the vector an array of four pairs; the casts
-  // cancel there.
-  Value array = UnrealizedConversionCastOp::create(
-                    b, loc, LLVM::LLVMArrayType::get(pair, 4), matrices)
-                    .getResult(0);
-  SmallVector<Value, 4> registers;
-  for (int64_t i = 0; i < 4; ++i) {
-    Value value = LLVM::ExtractValueOp::create(b, loc, array, i);
-    // mma.sync takes bf16 pairs as 32-bit registers.
-    if (element.isBF16())
-      value = LLVM::BitcastOp::create(b, loc, b.getI32Type(), value);
-    registers.push_back(value);
-  }
-  return registers;
-}
-
 SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
                                                ValueRange accumulators) {
   SmallVector<Value> next(accumulators);
-  NVVM::MMATypes type = shape.elementType.isBF16() ? NVVM::MMATypes::bf16
-                                                   : NVVM::MMATypes::f16;
   Value laneRow16 = rem(lane, 16), laneHalf = div(lane, 16);
   Value laneRow8 = rem(lane, 8), laneQuarter = rem(div(lane, 8), 2);
   for (int64_t step = 0; step < tiling.tileK / kMmaK; ++step) {
@@ -279,7 +192,7 @@ SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
     for (int64_t i = 0; i < mTiles; ++i) {
       Value row = add(warpRow, add(index(i * kMmaM), laneRow16));
       a.push_back(loadMatrices(
-          ringOffset(aTile, aStart, row, add(index(firstChunk), laneHalf)),
+          offset(aTile, aStart, row, add(index(firstChunk), laneHalf)),
           /*transpose=*/false));
     }
     // B, per pair of 8-column mma tiles: two registers (K 0-7, K 8-15) for
@@ -292,7 +205,7 @@ SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
         // 8-15), (N 8-15, K 0-7), (N 8-15, K 8-15).
         Value row = add(column, add(laneRow8, mul(laneHalf, index(8))));
         Value chunk = add(index(firstChunk), laneQuarter);
-        bPairs.push_back(loadMatrices(ringOffset(bTile, bStart, row, chunk),
+        bPairs.push_back(loadMatrices(offset(bTile, bStart, row, chunk),
                                       /*transpose=*/false));
         continue;
       }
@@ -300,24 +213,18 @@ SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
       // (K 0-7, N 8-15), (K 8-15, N 8-15).
       Value row = add(index(step * kMmaK), add(laneRow8, mul(laneQuarter, index(8))));
       Value chunk = add(div(column, kChunkElements), laneHalf);
-      bPairs.push_back(loadMatrices(ringOffset(bTile, bStart, row, chunk),
+      bPairs.push_back(loadMatrices(offset(bTile, bStart, row, chunk),
                                     /*transpose=*/true));
     }
     for (int64_t i = 0; i < mTiles; ++i)
       for (int64_t j = 0; j < nTiles; ++j) {
-        Value &c = next[i * nTiles + j];
-        SmallVector<Value, 4> cValues;
-        for (int64_t e = 0; e < 4; ++e)
-          cValues.push_back(LLVM::ExtractValueOp::create(b, loc, c, e));
+        MutableArrayRef<Value> c =
+            MutableArrayRef<Value>(next).slice((i * nTiles + j) * 4, 4);
         ArrayRef<Value> bRegisters =
             ArrayRef<Value>(bPairs[j / 2]).slice(j % 2 * 2, 2);
-        c = NVVM::MmaOp::create(
-            b, loc, accumulatorType, a[i], bRegisters, cValues,
-            ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
-            /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-            std::array<NVVM::MMATypes, 2>{type, type},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
+        SmallVector<Value, 4> d =
+            mmaSync(b, loc, shape.elementType, a[i], bRegisters, c);
+        llvm::copy(d, c.begin());
       }
   }
   return next;
@@ -331,18 +238,18 @@ SmallVector<Value> WarpMmaKernel::mainLoop() {
   for (int64_t s = 0; s + 1 < stages; ++s) {
     if (s < kTiles)
       loadStage(index(s), index(s));
-    token = commitGroup();
+    token = commitAsyncCopies(b, loc);
   }
-  Value zero = LLVM::ZeroOp::create(b, loc, accumulatorType);
-  SmallVector<Value> init(mTiles * nTiles, zero);
+  // Four f32 values per mma tile (WarpMma.h), zeros.
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  SmallVector<Value> init(mTiles * nTiles * 4, zero);
   auto loop =
       scf::ForOp::create(b, loc, index(0), index(kTiles), index(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kTile = loop.getInductionVar();
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, token,
-                                     b.getI32IntegerAttr(stages - 2));
+    waitAsyncCopies(b, loc, token, stages - 2);
     gpu::BarrierOp::create(b, loc);
     Value ahead = add(kTile, index(stages - 1));
     auto inRange = scf::IfOp::create(b, loc, less(ahead, kTiles),
@@ -352,7 +259,7 @@ SmallVector<Value> WarpMmaKernel::mainLoop() {
       b.setInsertionPointToStart(&inRange.getThenRegion().front());
       loadStage(rem(ahead, stages), ahead);
     }
-    commitGroup();
+    commitAsyncCopies(b, loc);
     int64_t stageElements = aTile.elements() + bTile.elements();
     Value aStart = mul(rem(kTile, stages), index(stageElements));
     Value bStart = add(aStart, index(aTile.elements()));
@@ -361,7 +268,7 @@ SmallVector<Value> WarpMmaKernel::mainLoop() {
   }
   // Every copy has landed (the last groups are empty) and every warp is
   // done reading the ring before it holds the accumulator tile.
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, token, b.getI32IntegerAttr(0));
+  waitAsyncCopies(b, loc, token, 0);
   gpu::BarrierOp::create(b, loc);
   return loop.getResults();
 }
@@ -376,16 +283,13 @@ LogicalResult WarpMmaKernel::epilogue(ValueRange accumulators) {
   Value laneRow = div(lane, 4), laneColumn = mul(rem(lane, 4), index(2));
   for (int64_t i = 0; i < mTiles; ++i)
     for (int64_t j = 0; j < nTiles; ++j) {
-      Value c = accumulators[i * nTiles + j];
       Value row = add(warpRow, add(index(i * kMmaM), laneRow));
       Value column = add(warpColumn, add(index(j * kMmaN), laneColumn));
-      for (int64_t e = 0; e < 4; ++e) {
-        Value value = LLVM::ExtractValueOp::create(b, loc, c, e);
+      for (int64_t e = 0; e < 4; ++e)
         memref::StoreOp::create(
-            b, loc, value, tile,
+            b, loc, accumulators[(i * nTiles + j) * 4 + e], tile,
             ValueRange{e < 2 ? row : add(row, index(8)),
                        e % 2 ? add(column, index(1)) : column});
-      }
     }
   gpu::BarrierOp::create(b, loc);
   return emitMatmulEpilogue(k, shape, tile,
@@ -398,15 +302,13 @@ FailureOr<LaunchShape> WarpMmaKernel::build() {
   int64_t bytes = shape.elementBytes();
   int64_t kChunks = tiling.tileK * bytes / 16;
   aTile = {tiling.tileM, kChunks};
-  bTile = shape.rhsKMajor ? RingTile{tiling.tileN, kChunks}
-                          : RingTile{tiling.tileK, tiling.tileN * bytes / 16};
+  bTile = shape.rhsKMajor ? SwizzledTile{tiling.tileN, kChunks}
+                          : SwizzledTile{tiling.tileK, tiling.tileN * bytes / 16};
   kTiles = llvm::divideCeil(shape.k, tiling.tileK);
   warpRows = tiling.tileM / 2;
   warpColumns = tiling.tileN / 2;
   mTiles = warpRows / kMmaM;
   nTiles = warpColumns / kMmaN;
-  accumulatorType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(4, b.getF32Type()));
   kernel.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({kWarpMmaThreads, 1, 1}));
 

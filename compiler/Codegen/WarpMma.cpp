@@ -1,0 +1,139 @@
+//===- WarpMma.cpp - the pieces of the mma.sync kernels -------------------===//
+
+#include "Codegen/WarpMma.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::fk;
+
+Value SwizzledTile::offset(IndexBuilder &idx, Value tileStart, Value row,
+                           Value chunk) const {
+  // Rows of 8 or more chunks span 128 bytes each, so the row's low 3 bits
+  // swizzle; with 4 (2) chunks a 128-byte span holds 2 (4) rows, and the
+  // row bits above those do.
+  int64_t shift = rowChunks >= 8 ? 0 : rowChunks == 4 ? 1 : 2;
+  int64_t mask = std::min<int64_t>(rowChunks, 8) - 1;
+  OpBuilder &b = idx.b;
+  Location loc = idx.loc;
+  Value bits = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, row, idx.constant(shift)),
+      idx.constant(mask));
+  Value swizzled = arith::XOrIOp::create(b, loc, chunk, bits);
+  return idx.add(tileStart,
+                 idx.add(idx.mul(row, idx.constant(rowChunks * kChunkElements)),
+                         idx.mul(swizzled, idx.constant(kChunkElements))));
+}
+
+void mlir::fk::copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
+                             const SwizzledTile &tile, Value shared,
+                             Value tileStart, Value global, Value base,
+                             Value firstRow, Value firstColumn,
+                             int64_t rowBound, int64_t columnBound,
+                             int64_t rowStride) {
+  OpBuilder &b = idx.b;
+  Location loc = idx.loc;
+  MLIRContext *ctx = b.getContext();
+  int64_t chunks = tile.rows * tile.rowChunks;
+  for (int64_t i = 0; i < llvm::divideCeil(chunks, threads); ++i) {
+    Value chunkIndex = idx.add(thread, idx.constant(i * threads));
+    // The last round of a tile whose chunks the threads do not divide.
+    std::optional<OpBuilder::InsertionGuard> guard;
+    if ((i + 1) * threads > chunks) {
+      guard.emplace(b);
+      auto within = scf::IfOp::create(b, loc, idx.inRange(chunkIndex, chunks),
+                                      /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&within.getThenRegion().front());
+    }
+    Value row = arith::DivUIOp::create(b, loc, chunkIndex,
+                                       idx.constant(tile.rowChunks));
+    Value chunk = arith::RemUIOp::create(b, loc, chunkIndex,
+                                         idx.constant(tile.rowChunks));
+    Value globalRow = idx.add(firstRow, row);
+    Value globalColumn =
+        idx.add(firstColumn, idx.mul(chunk, idx.constant(kChunkElements)));
+    Value inside = arith::AndIOp::create(b, loc, idx.inRange(globalRow, rowBound),
+                                         idx.inRange(globalColumn, columnBound));
+    // A chunk outside reads nothing (a source size of 0) from the base.
+    Value source = arith::SelectOp::create(
+        b, loc, inside,
+        idx.add(base, idx.add(idx.mul(globalRow, idx.constant(rowStride)),
+                              globalColumn)),
+        base);
+    Value sourceElements = arith::SelectOp::create(
+        b, loc, inside, idx.constant(kChunkElements), idx.constant(0));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), shared,
+        ValueRange{tile.offset(idx, tileStart, row, chunk)}, global,
+        ValueRange{source}, b.getIndexAttr(kChunkElements), sourceElements,
+        /*bypassL1=*/b.getUnitAttr());
+  }
+}
+
+Value mlir::fk::commitAsyncCopies(OpBuilder &b, Location loc) {
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
+}
+
+void mlir::fk::waitAsyncCopies(OpBuilder &b, Location loc, Value token,
+                               int64_t pending) {
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, token,
+                                   b.getI32IntegerAttr(pending));
+}
+
+SmallVector<Value, 4> mlir::fk::loadMatrices(OpBuilder &b, Location loc,
+                                             Value shared, Value offset,
+                                             bool transpose, Type element) {
+  auto pair = VectorType::get({2}, element);
+  Value matrices = nvgpu::LdMatrixOp::create(
+      b, loc, VectorType::get({4, 2}, element), shared, ValueRange{offset},
+      b.getBoolAttr(transpose), /*numTiles=*/b.getI32IntegerAttr(4));
+  // The NVGPU lowering makes the vector an array of four pairs; the casts
+  // cancel there.
+  Value array = UnrealizedConversionCastOp::create(
+                    b, loc, LLVM::LLVMArrayType::get(pair, 4), matrices)
+                    .getResult(0);
+  SmallVector<Value, 4> registers;
+  for (int64_t i = 0; i < 4; ++i) {
+    Value value = LLVM::ExtractValueOp::create(b, loc, array, i);
+    // mma.sync takes bf16 pairs as 32-bit registers.
+    if (element.isBF16())
+      value = LLVM::BitcastOp::create(b, loc, b.getI32Type(), value);
+    registers.push_back(value);
+  }
+  return registers;
+}
+
+Value mlir::fk::packPair(OpBuilder &b, Location loc, Value low, Value high,
+                         Type element) {
+  // cvt.rn.f16x2.f32 puts its first source in the high half.
+  std::string convert = element.isF16() ? "cvt.rn.f16x2.f32 $0, $2, $1;"
+                                        : "cvt.rn.bf16x2.f32 $0, $2, $1;";
+  Value packed = emitInlinePtx(b, loc, b.getI32Type(), convert, "=r,f,f",
+                               ValueRange{low, high}, /*sideEffects=*/false);
+  if (element.isBF16())
+    return packed;
+  return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, element), packed);
+}
+
+SmallVector<Value, 4> mlir::fk::mmaSync(OpBuilder &b, Location loc,
+                                        Type element, ArrayRef<Value> a,
+                                        ArrayRef<Value> bRegisters,
+                                        ArrayRef<Value> c) {
+  NVVM::MMATypes type =
+      element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, b.getF32Type()));
+  Value d = NVVM::MmaOp::create(
+      b, loc, resultType, a, bRegisters, c,
+      ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK}, /*b1Op=*/std::nullopt,
+      /*intOverflow=*/std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value, 4> values;
+  for (int64_t e = 0; e < 4; ++e)
+    values.push_back(LLVM::ExtractValueOp::create(b, loc, d, e));
+  return values;
+}

@@ -1,0 +1,86 @@
+//===- WarpMma.h - the pieces of the mma.sync kernels ------------*- C++ -*-===//
+//
+// What the kernels on warp-level tensor cores (sm_80 and later: the
+// mma.sync matmul, WarpMmaMatmul.cpp, and the flash kernel's mma.sync form,
+// FlashAttention.cpp) are made of: operand tiles in shared memory as rows of
+// 16-byte chunks, swizzled against bank conflicts; cp.async copies into
+// them, zero-filled outside the operand; ldmatrix loads of four 8 x 8
+// matrices into the registers mma.sync takes; and mma.sync m16n8k16 with
+// f32 accumulation.
+//
+// Fragments follow PTX's m16n8k16 layouts: lane l holds accumulator values
+// (row l / 4, columns 2 (l % 4) + 0, 1) and the same 8 rows down, in that
+// order; the same four values per 8 columns as one warp's part of a
+// wgmma accumulator, which the flash kernel's softmax code relies on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_CODEGEN_WARPMMA_H
+#define FKC_CODEGEN_WARPMMA_H
+
+#include "Codegen/KernelEmission.h"
+
+namespace mlir::fk {
+
+/// Elements of 16 bits in a 16-byte chunk: the unit of copies and of
+/// ldmatrix rows.
+inline constexpr int64_t kChunkElements = 8;
+/// The mma.sync shape: 16 x 8 outputs, 16 of K.
+inline constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
+
+/// A tile in shared memory of `rows` rows of `rowChunks` 16-byte chunks
+/// (a power of two), each chunk's column bits XORed with bits of its row,
+/// so that the 8 rows one ldmatrix phase reads (consecutive, one chunk
+/// column) fall in 8 different bank groups of 128 bytes.
+struct SwizzledTile {
+  int64_t rows, rowChunks;
+
+  int64_t elements() const { return rows * rowChunks * kChunkElements; }
+  /// The element offset of chunk `chunk` of row `row` of the tile whose
+  /// first element is at `tileStart`.
+  Value offset(IndexBuilder &idx, Value tileStart, Value row,
+               Value chunk) const;
+};
+
+/// Issues the cp.async copies of `tile` (at `tileStart` of the shared
+/// memref `shared`) from the row-major matrix of `rowBound` x `columnBound`
+/// elements, `rowStride` apart, at element `base` of the 1-D memref
+/// `global`, from element (firstRow, firstColumn) on; `threads` threads
+/// (`thread` is this one) share the chunks, adjacent threads adjacent
+/// chunks of a row. Chunks outside the matrix are zeros. Rows are a
+/// multiple of 16 bytes long, so a chunk is wholly in or out.
+void copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
+                   const SwizzledTile &tile, Value shared, Value tileStart,
+                   Value global, Value base, Value firstRow,
+                   Value firstColumn, int64_t rowBound, int64_t columnBound,
+                   int64_t rowStride);
+
+/// Closes the group of the copies issued since the last one (possibly
+/// none); returns its token.
+Value commitAsyncCopies(OpBuilder &b, Location loc);
+
+/// Waits until at most `pending` groups of this thread's copies are in
+/// flight (`token`: any group's; the wait counts groups, not tokens).
+void waitAsyncCopies(OpBuilder &b, Location loc, Value token,
+                     int64_t pending);
+
+/// ldmatrix .x4 at element `offset` of the shared memref `shared`: four
+/// 8 x 8 matrices (lane l addresses row l % 8 of matrix l / 8), as the four
+/// registers of two `element`s each that mma.sync takes.
+SmallVector<Value, 4> loadMatrices(OpBuilder &b, Location loc, Value shared,
+                                   Value offset, bool transpose, Type element);
+
+/// The register mma.sync takes for the two values (low, high) rounded to
+/// `element` (f16 or bf16): P's A fragments from the scores.
+Value packPair(OpBuilder &b, Location loc, Value low, Value high,
+               Type element);
+
+/// D = A B + C on one 16 x 8 tile: `a` four registers, `bRegisters` two,
+/// `c` four f32 values; returns D's four f32 values.
+SmallVector<Value, 4> mmaSync(OpBuilder &b, Location loc, Type element,
+                              ArrayRef<Value> a, ArrayRef<Value> bRegisters,
+                              ArrayRef<Value> c);
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_WARPMMA_H
