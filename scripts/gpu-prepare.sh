@@ -59,10 +59,17 @@ for graph in examples/*.graph $(find test -name '*.graph' | sort); do
   # A graph with symbolic dimensions names the sizes it is checked at
   # (`# GPU-BIND: B=2,S=7`, given to --bind).
   bind=$(sed -n 's/^# GPU-BIND: //p' "$graph" | head -1)
-  # A graph may name fkc flags it is checked with (`# GPU-FLAGS: ...`).
-  read -ra flags <<<"$(sed -n 's/^# GPU-FLAGS: //p' "$graph" | head -1)"
-  compile "$graph" "$(echo "${graph%.graph}" | tr '/' '_')" \
-    ${bind:+--bind "$bind"} "${flags[@]}" "$@"
+  # A graph may name fkc flags it is checked with (`# GPU-FLAGS: ...`),
+  # one artifact per such line: the first is NAME, the n-th NAME_fn (the
+  # same graphs for another target, say).
+  name=$(echo "${graph%.graph}" | tr '/' '_')
+  mapfile -t flag_sets < <(sed -n 's/^# GPU-FLAGS: *//p' "$graph")
+  [[ ${#flag_sets[@]} -eq 0 ]] && flag_sets=("")
+  for i in "${!flag_sets[@]}"; do
+    read -ra flags <<<"${flag_sets[$i]}"
+    suffix=; [[ $i -gt 0 ]] && suffix=_f$((i + 1))
+    compile "$graph" "$name$suffix" ${bind:+--bind "$bind"} "${flags[@]}" "$@"
+  done
 done
 
 # The random batch: seeds seed*1000, seed*1000+1, ... so that every run

@@ -33,6 +33,7 @@
 #include "Codegen/AttentionShape.h"
 #include "Codegen/KernelEmission.h"
 #include "Codegen/TileEpilogue.h"
+#include "Codegen/WarpMma.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -91,11 +92,12 @@ namespace {
 class FlashKernel {
 public:
   FlashKernel(FusionOp fusion, const FlashAttentionTiling &tiling,
-              TargetAttr target, gpu::GPUFuncOp kernel,
+              TargetAttr target, bool warpMma, gpu::GPUFuncOp kernel,
               gpu::GPUModuleOp kernels)
-      : k(fusion, kernel, kernels, /*firstBuffer=*/3), tiling(tiling),
-        target(target), attention(fusion.getAttention()), shape(attention),
-        b(k.b), loc(k.loc), ctx(fusion.getContext()), kernel(kernel) {}
+      : k(fusion, kernel, kernels, /*firstBuffer=*/warpMma ? 0 : 3),
+        tiling(tiling), target(target), warpMma(warpMma),
+        attention(fusion.getAttention()), shape(attention), b(k.b),
+        loc(k.loc), ctx(fusion.getContext()), kernel(kernel) {}
 
   FailureOr<LaunchShape> build();
 
@@ -139,6 +141,24 @@ private:
   Value tileStart(Value offset);
   Value descriptor(Value start, int64_t bytes, int64_t leadingBytes);
   SmallVector<Value> scores(Value stage);
+  /// The mma.sync form (sm_80 and later): cp.async copies of Q and of K
+  /// and V blocks, S = Q K^T and O += P V on mma.sync.
+  struct AsyncOperand {
+    Value global, base;
+    int64_t rows, rowStride;
+  };
+  AsyncOperand asyncOperand(Value operand, ArrayRef<int64_t> operandBatch,
+                            int64_t rows, int64_t heads);
+  void loadQueryAsync();
+  void loadKeyValueAsync(Value stage, Value block, Value inRange);
+  SmallVector<Value> scoresMma(Value stage);
+  SmallVector<Value> accumulateMma(ArrayRef<Value> o, ArrayRef<Value> p,
+                                   Value stage);
+  /// Element offsets in the ring of Q and of `stage`'s K (part 0) or V.
+  Value ringElement(Value stage, int64_t part) {
+    return add(mul(stage, index(stageBytes / elementBytes)),
+               index(stageOffset(part) / elementBytes));
+  }
   SmallVector<Value> hideKeys(ArrayRef<Value> s, Value block);
   SmallVector<Value> addMaskInput(ArrayRef<Value> s, Value block);
   SmallVector<Value> accumulate(ArrayRef<Value> o, ArrayRef<Value> p,
@@ -174,6 +194,8 @@ private:
   KernelContext k;
   const FlashAttentionTiling &tiling;
   TargetAttr target;
+  /// mma.sync and cp.async rather than wgmma and TMA.
+  bool warpMma;
   AttentionOp attention;
   AttentionShape shape;
   OpBuilder &b;
@@ -193,12 +215,25 @@ private:
   Value warpgroup, quadLane, row0, row1;
   /// The i64 descriptor bits that do not depend on the address.
   Value sharedAddress;
+  /// The mma.sync form's: the shared memory as elements, Q, K and V as
+  /// they are copied, the tiles' layout, the thread and its lane.
+  Value ring, thread, lane;
+  AsyncOperand queryOperand, keyOperand, valueOperand;
+  SwizzledTile queryTile{}, keyTile{};
 };
 } // namespace
 
 void FlashKernel::setUp() {
   shared = DynamicSharedMemory::create(b, loc, k.kernels,
                                        tiling.getSharedBytes(elementBytes));
+  if (warpMma) {
+    int64_t elements =
+        (queryBytes + tiling.stages * stageBytes) / elementBytes;
+    ring = shared.view(
+        b, loc, index(0),
+        getSharedMemRefType(ctx, {elements}, shape.elementType));
+    return;
+  }
   sharedAddress = add(shared.address, shared.base);
   // Barrier 0: Q; barrier 1 + s: ring slot s.
   barriers = createCopyBarriers(b, loc, tiling.stages + 1, primary);
@@ -245,6 +280,124 @@ void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
           b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock, heads)),
           barriers, map, coords, barrier, Value(), predicate);
     }
+}
+
+FlashKernel::AsyncOperand
+FlashKernel::asyncOperand(Value operand, ArrayRef<int64_t> operandBatch,
+                          int64_t rows, int64_t heads) {
+  // [batch..., rows, D] (its batch dims possibly regrouped: the same
+  // linear batch), or a head split read in place: head h of [lead...,
+  // rows, heads, D], rows heads * D apart.
+  AsyncOperand result;
+  result.global = collapseToOneDim(
+      b, loc, k.buffers.lookup(getAttentionOperandInput(operand)));
+  result.rows = rows;
+  SmallVector<Value, 2> coords = mapBatchCoords(operandBatch, heads);
+  if (!heads) {
+    result.rowStride = shape.headDim;
+    result.base = mul(coords[0], index(rows * shape.headDim));
+    return result;
+  }
+  result.rowStride = heads * shape.headDim;
+  result.base = add(mul(coords[1], index(rows * heads * shape.headDim)),
+                    mul(coords[0], index(shape.headDim)));
+  return result;
+}
+
+void FlashKernel::loadQueryAsync() {
+  copyTileAsync(k.idx, thread, tiling.getThreads(), queryTile, ring, index(0),
+                queryOperand.global, queryOperand.base, firstQuery, index(0),
+                shape.queries, shape.headDim, queryOperand.rowStride);
+}
+
+void FlashKernel::loadKeyValueAsync(Value stage, Value block, Value inRange) {
+  auto ifInRange = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifInRange.getThenRegion().front());
+  Value firstKey = mul(block, index(tiling.keyBlock));
+  for (auto [part, operand] :
+       {std::pair{0, &keyOperand}, std::pair{1, &valueOperand}})
+    copyTileAsync(k.idx, thread, tiling.getThreads(), keyTile, ring,
+                  ringElement(stage, part), operand->global, operand->base,
+                  firstKey, index(0), shape.keys, shape.headDim,
+                  operand->rowStride);
+}
+
+SmallVector<Value> FlashKernel::scoresMma(Value stage) {
+  // Per 16 of the head dim: the warp's 16 query rows as A (rows l % 16,
+  // chunk l / 16 of the step), then per 16 keys K's rows as B, read
+  // K-major (keys l % 8 + 8 (l / 16), chunk (l / 8) % 2 of the step).
+  Value warpRow = mul(arith::DivUIOp::create(b, loc, thread, index(32)),
+                      index(kMmaM));
+  Value lane16 = arith::RemUIOp::create(b, loc, lane, index(16));
+  Value laneHalf = arith::DivUIOp::create(b, loc, lane, index(16));
+  Value lane8 = arith::RemUIOp::create(b, loc, lane, index(8));
+  Value laneQuarter = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(2));
+  Value keyStart = ringElement(stage, 0);
+  SmallVector<Value> s(tiling.keyBlock / kMmaN * 4, f32(0));
+  for (int64_t step = 0; step < shape.headDim / kMmaK; ++step) {
+    Value chunk = index(step * kMmaK / kChunkElements);
+    SmallVector<Value, 4> a = loadMatrices(
+        b, loc, ring,
+        queryTile.offset(k.idx, index(0), add(warpRow, lane16),
+                         add(chunk, laneHalf)),
+        /*transpose=*/false, shape.elementType);
+    for (int64_t pair = 0; pair < tiling.keyBlock / (2 * kMmaN); ++pair) {
+      Value key = add(index(pair * 2 * kMmaN),
+                      add(lane8, mul(laneHalf, index(8))));
+      SmallVector<Value, 4> keys = loadMatrices(
+          b, loc, ring,
+          keyTile.offset(k.idx, keyStart, key, add(chunk, laneQuarter)),
+          /*transpose=*/false, shape.elementType);
+      for (int64_t half = 0; half < 2; ++half) {
+        MutableArrayRef<Value> c =
+            MutableArrayRef<Value>(s).slice((2 * pair + half) * 4, 4);
+        SmallVector<Value, 4> d =
+            mmaSync(b, loc, shape.elementType, a,
+                    ArrayRef<Value>(keys).slice(2 * half, 2), c);
+        llvm::copy(d, c.begin());
+      }
+    }
+  }
+  return s;
+}
+
+SmallVector<Value> FlashKernel::accumulateMma(ArrayRef<Value> o,
+                                              ArrayRef<Value> p, Value stage) {
+  // P's A fragments, as for wgmma: K step t (16 keys) is S values 8t ..
+  // 8t+7, packed in pairs. V is keys x head dim, N innermost: read by
+  // ldmatrix.trans (keys l % 8 + 8 ((l / 8) % 2), chunk l / 16 of the pair
+  // of 8-column tiles).
+  SmallVector<Value> a;
+  for (size_t i = 0; i < p.size(); i += 2)
+    a.push_back(packPair(b, loc, p[i], p[i + 1], shape.elementType));
+  Value lane8 = arith::RemUIOp::create(b, loc, lane, index(8));
+  Value laneHalf = arith::DivUIOp::create(b, loc, lane, index(16));
+  Value laneQuarter = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(2));
+  Value valueStart = ringElement(stage, 1);
+  SmallVector<Value> next(o);
+  for (int64_t step = 0; step < tiling.keyBlock / kMmaK; ++step) {
+    Value key = add(index(step * kMmaK), add(lane8, mul(laneQuarter, index(8))));
+    for (int64_t pair = 0; pair < shape.headDim / (2 * kMmaN); ++pair) {
+      SmallVector<Value, 4> values = loadMatrices(
+          b, loc, ring,
+          keyTile.offset(k.idx, valueStart, key,
+                         add(index(2 * pair), laneHalf)),
+          /*transpose=*/true, shape.elementType);
+      for (int64_t half = 0; half < 2; ++half) {
+        MutableArrayRef<Value> c =
+            MutableArrayRef<Value>(next).slice((2 * pair + half) * 4, 4);
+        SmallVector<Value, 4> d = mmaSync(
+            b, loc, shape.elementType,
+            ArrayRef<Value>(a).slice(4 * step, 4),
+            ArrayRef<Value>(values).slice(2 * half, 2), c);
+        llvm::copy(d, c.begin());
+      }
+    }
+  }
+  return next;
 }
 
 /// The start-address field of wgmma matrix descriptors of the tile at
@@ -532,18 +685,20 @@ FailureOr<LaunchShape> FlashKernel::build() {
                b, loc, getSwizzledTensorMapType(loadBox(rows, heads)), pointer)
         .getResult(0);
   };
-  queryMap = cast(entry.getArgument(0), tiling.queryRows, shape.queryHeads);
-  keyMap = cast(entry.getArgument(1), tiling.keyBlock, shape.keyHeads);
-  valueMap = cast(entry.getArgument(2), tiling.keyBlock, shape.valueHeads);
+  if (!warpMma) {
+    queryMap = cast(entry.getArgument(0), tiling.queryRows, shape.queryHeads);
+    keyMap = cast(entry.getArgument(1), tiling.keyBlock, shape.keyHeads);
+    valueMap = cast(entry.getArgument(2), tiling.keyBlock, shape.valueHeads);
+  }
 
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
                                   index(0));
   warpgroup =
       arith::DivUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
   Value inGroup =
       arith::RemUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
-  Value lane = arith::RemUIOp::create(b, loc, inGroup, index(32));
+  lane = arith::RemUIOp::create(b, loc, inGroup, index(32));
   quadLane = arith::RemUIOp::create(b, loc, lane, index(4));
   row0 = add(mul(warpgroup, index(kFlashRowsPerWarpgroup)),
              add(mul(arith::DivUIOp::create(b, loc, inGroup, index(32)),
@@ -577,18 +732,43 @@ FailureOr<LaunchShape> FlashKernel::build() {
   }
 
   setUp();
-  for (Value map : {queryMap, keyMap, valueMap})
-    nvgpu::TmaPrefetchOp::create(b, loc, map, primary);
-  loadQuery();
-  for (int64_t s = 0; s < tiling.stages && s < keyBlocks; ++s) {
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          index(s), blocks);
-    loadKeyValue(index(s), index(s),
-                 arith::AndIOp::create(b, loc, primary, inRange));
+  // The mma.sync form's copies: one commit group per ring slot (Q in the
+  // first), empty past the last block, so that at block n "at most stages
+  // - 1 groups pending" means that block n has landed.
+  Value copies;
+  if (warpMma) {
+    int64_t rowChunks = shape.headDim * elementBytes / 16;
+    queryTile = {tiling.queryRows, rowChunks};
+    keyTile = {tiling.keyBlock, rowChunks};
+    queryOperand = asyncOperand(attention.getQuery(), shape.queryBatch,
+                                shape.queries, shape.queryHeads);
+    keyOperand = asyncOperand(attention.getKey(), shape.keyBatch, shape.keys,
+                              shape.keyHeads);
+    valueOperand = asyncOperand(attention.getValue(), shape.valueBatch,
+                                shape.keys, shape.valueHeads);
+    loadQueryAsync();
+    for (int64_t s = 0; s < tiling.stages; ++s) {
+      if (s < keyBlocks)
+        loadKeyValueAsync(index(s), index(s),
+                          arith::CmpIOp::create(b, loc,
+                                                arith::CmpIPredicate::slt,
+                                                index(s), blocks));
+      copies = commitAsyncCopies(b, loc);
+    }
+  } else {
+    for (Value map : {queryMap, keyMap, valueMap})
+      nvgpu::TmaPrefetchOp::create(b, loc, map, primary);
+    loadQuery();
+    for (int64_t s = 0; s < tiling.stages && s < keyBlocks; ++s) {
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            index(s), blocks);
+      loadKeyValue(index(s), index(s),
+                   arith::AndIOp::create(b, loc, primary, inRange));
+    }
+    Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
+                                           index(10000000), index(0));
   }
-  Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
-                                         index(10000000), index(0));
 
   // With a positive scale and no mask input the max of the raw scores gives
   // the max of the scaled ones, and scale * log2(e) folds into one FMA
@@ -608,16 +788,24 @@ FailureOr<LaunchShape> FlashKernel::build() {
     Value block = loop.getInductionVar();
     ValueRange carried = loop.getRegionIterArgs();
     Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
-    // A slot's mbarrier completes one phase per fill: fill n of a slot is
-    // phase n, waited on with parity n % 2.
-    Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
-    Value parity = arith::TruncIOp::create(
-        b, loc, b.getI1Type(),
-        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
-                                           index(10000000), add(stage, index(1)));
+    if (warpMma) {
+      // This thread's copies of the block have landed, and the barrier
+      // makes every thread's visible.
+      waitAsyncCopies(b, loc, copies, tiling.stages - 1);
+      gpu::BarrierOp::create(b, loc);
+    } else {
+      // A slot's mbarrier completes one phase per fill: fill n of a slot
+      // is phase n, waited on with parity n % 2.
+      Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
+      Value parity = arith::TruncIOp::create(
+          b, loc, b.getI1Type(),
+          arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
+      nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
+                                             index(10000000),
+                                             add(stage, index(1)));
+    }
 
-    SmallVector<Value> s = scores(stage);
+    SmallVector<Value> s = warpMma ? scoresMma(stage) : scores(stage);
     if (shape.masked)
       s = addMaskInput(s, block);
     else if (!foldScale)
@@ -687,7 +875,8 @@ FailureOr<LaunchShape> FlashKernel::build() {
     for (int64_t i = 0; i < outputs; ++i)
       o.push_back(arith::MulFOp::create(b, loc, carried[4 + i],
                                         alpha[rowSlot(i)]));
-    SmallVector<Value> updated = accumulate(o, p, stage);
+    SmallVector<Value> updated =
+        warpMma ? accumulateMma(o, p, stage) : accumulate(o, p, stage);
     next.append(updated.begin(), updated.end());
 
     // Every warp is done with the slot: refill it with the block `stages`
@@ -696,9 +885,19 @@ FailureOr<LaunchShape> FlashKernel::build() {
     Value ahead = add(block, index(tiling.stages));
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                           ahead, blocks);
-    loadKeyValue(stage, ahead, arith::AndIOp::create(b, loc, primary, inRange));
+    if (warpMma) {
+      loadKeyValueAsync(stage, ahead, inRange);
+      commitAsyncCopies(b, loc);
+    } else {
+      loadKeyValue(stage, ahead,
+                   arith::AndIOp::create(b, loc, primary, inRange));
+    }
     scf::YieldOp::create(b, loc, next);
   }
+  // Q's copies are still in flight where the loop never ran (a causal mask
+  // hides every key from the block's rows); the epilogue's tile overlays Q.
+  if (warpMma)
+    waitAsyncCopies(b, loc, copies, 0);
 
   // O / l once per row; a row with nothing visible has l = 0 and gives NaN,
   // as the unfused softmax (0 / 0) does.
@@ -727,5 +926,17 @@ mlir::fk::buildFlashAttentionKernel(FusionOp fusion,
                                     const FlashAttentionTiling &tiling,
                                     TargetAttr target, gpu::GPUFuncOp kernel,
                                     gpu::GPUModuleOp kernels) {
-  return FlashKernel(fusion, tiling, target, kernel, kernels).build();
+  return FlashKernel(fusion, tiling, target, /*warpMma=*/false, kernel,
+                     kernels)
+      .build();
+}
+
+FailureOr<LaunchShape>
+mlir::fk::buildWarpMmaFlashAttentionKernel(FusionOp fusion,
+                                           const FlashAttentionTiling &tiling,
+                                           TargetAttr target,
+                                           gpu::GPUFuncOp kernel,
+                                           gpu::GPUModuleOp kernels) {
+  return FlashKernel(fusion, tiling, target, /*warpMma=*/true, kernel, kernels)
+      .build();
 }

@@ -87,6 +87,14 @@ buildFlashAttentionKernel(FusionOp fusion, const FlashAttentionTiling &tiling,
                           TargetAttr target, gpu::GPUFuncOp kernel,
                           gpu::GPUModuleOp kernels);
 
+/// The same kernel on mma.sync and cp.async, for targets from sm_80 without
+/// wgmma: `kernel`'s arguments are the fusion's input and result buffers.
+/// Each warp owns 16 query rows; the accumulators have the wgmma form's
+/// layout, so the softmax is the same code.
+FailureOr<LaunchShape> buildWarpMmaFlashAttentionKernel(
+    FusionOp fusion, const FlashAttentionTiling &tiling, TargetAttr target,
+    gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels);
+
 } // namespace mlir::fk
 
 #endif // FKC_CODEGEN_FLASHATTENTION_H

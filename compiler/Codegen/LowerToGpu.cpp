@@ -192,8 +192,9 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   // operands.
   std::optional<TensorCoreTiling> tensorCore;
   std::optional<FlashAttentionTiling> flash;
-  if (tiling.getStrategy() == KernelStrategy::Flash) {
+  if (isFlashKernel(tiling))
     flash = FlashAttentionTiling::get(tiling, promotion.getStages());
+  if (tiling.getStrategy() == KernelStrategy::Flash) {
     ArrayRef<int64_t> operands = promotion.getOperands();
     auto buffer = [&](int64_t i) {
       return buffers.lookup(fusion.getInputs()[operands[i]]);
@@ -221,6 +222,9 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
       return buildWarpMmaMatmulKernel(
           fusion, WarpMmaTiling::get(tiling, promotion.getStages()), kernel,
           kernels);
+    if (tiling.getStrategy() == KernelStrategy::WarpMmaFlash)
+      return buildWarpMmaFlashAttentionKernel(fusion, *flash, target, kernel,
+                                              kernels);
     return tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore,
                                                     kernel, kernels)
            : flash    ? buildFlashAttentionKernel(fusion, *flash, target,

@@ -64,7 +64,7 @@ static StageRange getWarpMmaStageRange(FusionOp fusion, TilingAttr tiling,
 
 StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
                                    TargetAttr target) {
-  if (tiling.getStrategy() == KernelStrategy::Flash)
+  if (isFlashKernel(tiling))
     return getFlashStageRange(fusion, tiling, target);
   if (tiling.getStrategy() == KernelStrategy::WarpMma)
     return getWarpMmaStageRange(fusion, tiling, target);
@@ -91,8 +91,10 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
 FailureOr<PromotionAttr>
 mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
                           TargetAttr target, int64_t stages) {
-  bool flash = tiling.getStrategy() == KernelStrategy::Flash;
+  bool flash = isFlashKernel(tiling);
   bool warpMma = tiling.getStrategy() == KernelStrategy::WarpMma;
+  bool asyncCopy =
+      warpMma || tiling.getStrategy() == KernelStrategy::WarpMmaFlash;
   if (!isTensorCoreKernel(tiling))
     return PromotionAttr();
   StageRange range = getStageRange(fusion, tiling, target);
@@ -119,7 +121,7 @@ mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
            << tiling.getTile()[1] << " tile needs " << range.least << " to "
            << range.most << " on " << target.getChip();
   return PromotionAttr::get(fusion.getContext(), getPromotedOperands(fusion),
-                            warpMma ? CopyEngine::AsyncCopy : CopyEngine::Tma,
+                            asyncCopy ? CopyEngine::AsyncCopy : CopyEngine::Tma,
                             stages, /*swizzle=*/128);
 }
 

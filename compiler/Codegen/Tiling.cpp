@@ -7,6 +7,7 @@
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
+#include "Codegen/WarpMma.h"
 #include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkTarget.h"
@@ -144,9 +145,17 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     int64_t queries = queryType.getShape()[queryType.getRank() - 2];
     if (queries <= kFlashRowsPerWarpgroup)
       rows = kFlashRowsPerWarpgroup, keys = 64;
+    // On mma.sync a warp holds its 16 rows' scores of a key block and their
+    // output in registers: blocks of 64 keys, as FlashAttention-2's.
+    bool warpgroups = usesWarpgroupFlash(target);
+    if (!warpgroups)
+      keys = 64;
     if (!attentionTile.empty())
       rows = attentionTile[0], keys = attentionTile[1];
-    return TilingAttr::get(ctx, KernelStrategy::Flash, {rows, keys, headDim},
+    return TilingAttr::get(ctx,
+                           warpgroups ? KernelStrategy::Flash
+                                      : KernelStrategy::WarpMmaFlash,
+                           {rows, keys, headDim},
                            rows / kFlashRowsPerWarpgroup * 128);
   }
   }
@@ -178,7 +187,12 @@ static std::string checkFlashTile(AttentionOp attention, ArrayRef<int64_t> tile,
 bool mlir::fk::isTensorCoreKernel(TilingAttr tiling) {
   return tiling.getStrategy() == KernelStrategy::TensorCore ||
          tiling.getStrategy() == KernelStrategy::WarpMma ||
-         tiling.getStrategy() == KernelStrategy::Flash;
+         isFlashKernel(tiling);
+}
+
+bool mlir::fk::isFlashKernel(TilingAttr tiling) {
+  return tiling.getStrategy() == KernelStrategy::Flash ||
+         tiling.getStrategy() == KernelStrategy::WarpMmaFlash;
 }
 
 LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
@@ -242,10 +256,15 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
       return error() << why;
     break;
   }
-  case KernelStrategy::Flash: {
+  case KernelStrategy::Flash:
+  case KernelStrategy::WarpMmaFlash: {
     if (fusion.getKind() != FusionKind::Attention)
       return error() << "only attention fusions run the flash kernel";
     std::string why = whyNotFlashAttention(fusion.getAttention(), target);
+    // The wgmma form needs wgmma; the mma.sync form runs wherever the
+    // flash kernel does.
+    if (why.empty() && tiling.getStrategy() == KernelStrategy::Flash)
+      why = whyNoWarpgroupKernels(target);
     if (why.empty())
       why = checkFlashTile(fusion.getAttention(), tile, threads);
     if (!why.empty())
@@ -271,9 +290,7 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
   if (needPromotion)
     return fusion.emitOpError()
            << "is tiled for "
-           << (tiling.getStrategy() == KernelStrategy::Flash
-                   ? "the flash kernel"
-                   : "tensor cores")
+           << (isFlashKernel(tiling) ? "the flash kernel" : "tensor cores")
            << " but has no fk.promotion (run fk-promote)";
   return success();
 }
@@ -299,7 +316,8 @@ LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
                                        TargetAttr target) {
   SmallVector<int64_t> operands = getPromotedOperands(fusion);
   StageRange range = getStageRange(fusion, tiling, target);
-  bool asyncCopy = tiling.getStrategy() == KernelStrategy::WarpMma;
+  bool asyncCopy = tiling.getStrategy() == KernelStrategy::WarpMma ||
+                   tiling.getStrategy() == KernelStrategy::WarpMmaFlash;
   CopyEngine copy = asyncCopy ? CopyEngine::AsyncCopy : CopyEngine::Tma;
   if (promotion.getOperands() == ArrayRef<int64_t>(operands) &&
       promotion.getCopy() == copy && promotion.getSwizzle() == 128 &&
@@ -308,9 +326,9 @@ LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
     return success();
   InFlightDiagnostic diag =
       fusion.emitOpError() << "has an unusable " << promotion << ": the "
-                           << (asyncCopy           ? "mma.sync"
-                               : fusion.getMatmul() ? "tensor-core"
-                                                    : "flash")
+                           << (fusion.getAttention() ? "flash"
+                               : asyncCopy          ? "mma.sync"
+                                                    : "tensor-core")
                            << " kernel reads operands [";
   llvm::interleaveComma(operands, diag);
   return diag << "] by " << (asyncCopy ? "cp.async" : "TMA")
@@ -404,7 +422,7 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
                  << " blocks whose partial results a second kernel combines";
         remark << "; online softmax in f32 registers, keys that the mask "
                   "hides from every row are not read";
-      } else if (explain && fusion.getKind() == FusionKind::Attention) {
+      } else if (explain && tiling.getStrategy() == KernelStrategy::Flash) {
         ArrayRef<int64_t> tile = tiling.getTile();
         fusion.emitRemark()
             << "attention in online-softmax form on the flash kernel: blocks "
@@ -413,6 +431,17 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
             << " warpgroups) walk the keys in blocks of " << tile[1]
             << " with a running max and sum; S = Q K^T and P V on wgmma, "
                "the scores never leave the chip";
+      } else if (explain &&
+                 tiling.getStrategy() == KernelStrategy::WarpMmaFlash) {
+        ArrayRef<int64_t> tile = tiling.getTile();
+        fusion.emitRemark()
+            << "attention in online-softmax form on the flash kernel's "
+               "mma.sync form ("
+            << whyNoWarpgroupKernels(*target) << "): blocks of " << tile[0]
+            << " query rows (" << tile[0] / kMmaM
+            << " warps of 16) walk the keys in blocks of " << tile[1]
+            << " copied by cp.async, with a running max and sum; S = Q K^T "
+               "and P V on mma.sync, the scores never leave the registers";
       }
       return WalkResult::advance();
     });

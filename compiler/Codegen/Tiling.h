@@ -47,6 +47,10 @@ StageRange getStageRange(FusionOp fusion, TilingAttr tiling,
 /// a promoted shared-memory ring, and that is built of NVGPU ops.
 bool isTensorCoreKernel(TilingAttr tiling);
 
+/// Whether `tiling` asks for the flash-attention kernel, in its wgmma
+/// (flash) or mma.sync (flash_mma_sync) form.
+bool isFlashKernel(TilingAttr tiling);
+
 /// Whether a kernel can be built for `fusion` as `tiling` and `promotion`
 /// say (they may come from IR written by hand) on `target`, which only
 /// tensor-core kernels read (it may be null for others); emits an error if

@@ -84,7 +84,8 @@ def Fk_KernelStrategy : I32EnumAttr<"KernelStrategy",
       I32EnumAttrCase<"TensorCore", 2, "tensor_core">,
       I32EnumAttrCase<"Flash", 3, "flash">,
       I32EnumAttrCase<"Decode", 4, "decode">,
-      I32EnumAttrCase<"WarpMma", 5, "mma_sync">]> {
+      I32EnumAttrCase<"WarpMma", 5, "mma_sync">,
+      I32EnumAttrCase<"WarpMmaFlash", 6, "flash_mma_sync">]> {
   let cppNamespace = "::mlir::fk";
   let genSpecializedAttr = 0;
 }
@@ -106,7 +107,8 @@ def Fk_TilingAttr : AttrDef<Fk_Dialect, "Tiling"> {
     of `tile = [M, N, K-step]`, mma.sync fed by ldmatrix) or `flash`
     (attention: one block per `tile = [query rows, key block, head dim]`
     of one batch, a warpgroup per 64 query rows, looping over key blocks
-    with an online softmax) or `decode` (attention with few query rows:
+    with an online softmax; wgmma, sm_90a) or `flash_mma_sync` (the same on
+    mma.sync from sm_80, a warp per 16 query rows) or `decode` (attention with few query rows:
     one block per `tile[0]` query rows of one batch and per one of
     `tile[1]` interleaved key splits, warps walking the keys with an online
     softmax in f32 registers; with more than one split a second kernel
@@ -142,7 +144,8 @@ def Fk_PromotionAttr : AttrDef<Fk_Dialect, "Promotion"> {
     tensor-core kernel (sm_90a) takes `copy = tma` and `swizzle = 128`;
     the flash-attention kernel promotes Q (read once) and K and V (its ring
     of `stages` key blocks);
-    the mma.sync kernel (`mma_sync`, sm_80 and later) takes `copy =
+    the mma.sync kernels (`mma_sync`, `flash_mma_sync`, sm_80 and later)
+    take `copy =
     cp_async` (every thread copies 16-byte pieces, zero-filled outside the
     operand) and `swizzle = 128` (16-byte chunks XORed within 128-byte
     spans).

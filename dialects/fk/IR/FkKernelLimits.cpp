@@ -136,24 +136,31 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
   return "";
 }
 
+bool mlir::fk::usesWarpgroupFlash(TargetAttr target) {
+  return whyNoWarpgroupKernels(target).empty();
+}
+
 std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
                                            TargetAttr target) {
-  std::string why = whyNoWarpgroupKernels(target);
-  if (!why.empty())
-    return why;
+  // wgmma where the target has it, else mma.sync m16n8k16 and cp.async
+  // (sm_80 and later).
+  if (!usesWarpgroupFlash(target) && target.getComputeCapability() < 80)
+    return "target " + target.getChip().str() +
+           " has neither wgmma nor mma.sync m16n8k16 (sm_80)";
   RankedTensorType query = typeOf(attention.getQuery()),
                    key = typeOf(attention.getKey()),
                    value = typeOf(attention.getValue());
   Type element = query.getElementType();
   if (!element.isF16() && !element.isBF16())
-    return "the operands are not f16 or bf16 (wgmma reads 16-bit tiles)";
-  why = whyNotAttentionKernel(attention);
+    return "the operands are not f16 or bf16 (the tensor cores read 16-bit "
+           "tiles)";
+  std::string why = whyNotAttentionKernel(attention);
   if (!why.empty())
     return why;
   int64_t headDim = query.getShape().back();
   if (headDim != 64 && headDim != 128)
     return "the head dim is " + std::to_string(headDim) +
-           ", not 64 or 128 (one or two 128-byte swizzled rows)";
+           ", not 64 or 128 (one or two 128-byte rows of a swizzled tile)";
   if (key.getShape().back() != headDim || value.getShape().back() != headDim)
     return "the value head dim differs from the query's";
   return "";

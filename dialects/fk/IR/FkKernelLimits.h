@@ -72,6 +72,10 @@ Value getAttentionOperandInput(Value operand);
 /// receives the transpose.
 Value getHeadMergeSource(Value result, TransposeOp *merge = nullptr);
 
+/// Whether the flash kernel runs on wgmma and TMA on `target` (sm_90a);
+/// elsewhere from sm_80 on it runs on mma.sync and cp.async.
+bool usesWarpgroupFlash(TargetAttr target);
+
 /// Why the flash kernel cannot compute `attention` on `target`, or "" if it
 /// can.
 std::string whyNotFlashAttention(AttentionOp attention, TargetAttr target);

@@ -494,7 +494,7 @@ void FusionPlanner::offer(Operation *producer) {
     if (group->contraction && isa<AttentionOp>(group->contraction) &&
         isReadInPlaceIn(producer, group->ops, group->contraction))
       layout = "; the flash kernel reads its operand in place (head split: "
-               "a tensor map over the [B, T, H, D] layout)";
+               "its tiles are rows of the [B, T, H, D] layout)";
     if (auto attention = dyn_cast<AttentionOp>(producer);
         attention && getHeadMerge(group->root, group->ops, attention))
       layout = "; the kernel stores its epilogue through the head merge "

@@ -15,7 +15,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
     return %0 : tensor<2x128x64xf16>
   }
 
-  // f32: decomposed (wgmma reads 16-bit tiles).
+  // f32: decomposed (the tensor cores read 16-bit tiles).
   // CHECK-LABEL: func.func @f32
   // CHECK-NOT:     fk.attention
   // CHECK:         fk.matmul
@@ -25,7 +25,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   // CHECK-NOT:     fk.softmax
   // CHECK:         return
   func.func @f32(%q: tensor<2x128x64xf32>, %k: tensor<2x128x64xf32>, %v: tensor<2x128x64xf32>) -> tensor<2x128x64xf32> {
-    // expected-remark @+1 {{attention decomposed into its naive kernels, not the flash kernel: the operands are not f16 or bf16 (wgmma reads 16-bit tiles)}}
+    // expected-remark @+1 {{attention decomposed into its naive kernels, not the flash kernel: the operands are not f16 or bf16 (the tensor cores read 16-bit tiles)}}
     %0 = fk.attention %q, %k, %v scale = 0.125 causal = false : tensor<2x128x64xf32>, tensor<2x128x64xf32>, tensor<2x128x64xf32> -> tensor<2x128x64xf32>
     // Other composite ops are decomposed as always.
     %1 = fk.softmax %0 axis = 2 : tensor<2x128x64xf32>
@@ -38,7 +38,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   // CHECK:         fk.cast
   // CHECK:         fk.matmul
   func.func @head_dim_32(%q: tensor<2x128x32xbf16>, %k: tensor<2x128x32xbf16>, %v: tensor<2x128x32xbf16>) -> tensor<2x128x32xbf16> {
-    // expected-remark @+1 {{attention decomposed into its naive kernels, not the flash kernel: the head dim is 32, not 64 or 128 (one or two 128-byte swizzled rows)}}
+    // expected-remark @+1 {{attention decomposed into its naive kernels, not the flash kernel: the head dim is 32, not 64 or 128 (one or two 128-byte rows of a swizzled tile)}}
     %0 = fk.attention %q, %k, %v scale = 0.125 causal = false : tensor<2x128x32xbf16>, tensor<2x128x32xbf16>, tensor<2x128x32xbf16> -> tensor<2x128x32xbf16>
     return %0 : tensor<2x128x32xbf16>
   }
@@ -46,15 +46,13 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
 
 // -----
 
-// On sm_90, which has no wgmma, every attention is decomposed.
+// On sm_90, which has no wgmma, the flash kernel runs on mma.sync: the
+// attention stays whole.
 // CHECK-LABEL: func.func @sm90
-// CHECK-NOT:     fk.attention
-// CHECK:         fk.matmul
-// CHECK:         fk.matmul
+// CHECK:         fk.attention
 // CHECK:         return
 module attributes {fk.target = #fk.target<chip = "sm_90">} {
   func.func @sm90(%q: tensor<2x128x64xf16>, %k: tensor<2x128x64xf16>, %v: tensor<2x128x64xf16>) -> tensor<2x128x64xf16> {
-    // expected-remark @+1 {{attention decomposed into its naive kernels, not the flash kernel: target sm_90 has no wgmma}}
     %0 = fk.attention %q, %k, %v scale = 0.125 causal = true : tensor<2x128x64xf16>, tensor<2x128x64xf16>, tensor<2x128x64xf16> -> tensor<2x128x64xf16>
     return %0 : tensor<2x128x64xf16>
   }
@@ -62,14 +60,29 @@ module attributes {fk.target = #fk.target<chip = "sm_90">} {
 
 // -----
 
-// A made-up sm_90a without TMA has no flash kernel either.
+// A made-up sm_90a without TMA takes the mma.sync form too.
 // CHECK-LABEL: func.func @no_tma
-// CHECK-NOT:     fk.attention
+// CHECK:         fk.attention
 // CHECK:         return
 module attributes {fk.target = #fk.target<chip = "sm_90a", tma = false>} {
   func.func @no_tma(%q: tensor<2x128x64xf16>, %k: tensor<2x128x64xf16>, %v: tensor<2x128x64xf16>) -> tensor<2x128x64xf16> {
-    // expected-remark @+1 {{attention decomposed into its naive kernels, not the flash kernel: target sm_90a has no TMA}}
     %0 = fk.attention %q, %k, %v scale = 0.125 causal = false : tensor<2x128x64xf16>, tensor<2x128x64xf16>, tensor<2x128x64xf16> -> tensor<2x128x64xf16>
+    return %0 : tensor<2x128x64xf16>
+  }
+}
+
+// -----
+
+// sm_75 predates mma.sync m16n8k16: its attentions are decomposed.
+// CHECK-LABEL: func.func @sm75
+// CHECK-NOT:     fk.attention
+// CHECK:         fk.matmul
+// CHECK:         fk.matmul
+// CHECK:         return
+module attributes {fk.target = #fk.target<chip = "sm_75">} {
+  func.func @sm75(%q: tensor<2x128x64xf16>, %k: tensor<2x128x64xf16>, %v: tensor<2x128x64xf16>) -> tensor<2x128x64xf16> {
+    // expected-remark @+1 {{attention decomposed into its naive kernels, not the flash kernel: target sm_75 has neither wgmma nor mma.sync m16n8k16 (sm_80)}}
+    %0 = fk.attention %q, %k, %v scale = 0.125 causal = true : tensor<2x128x64xf16>, tensor<2x128x64xf16>, tensor<2x128x64xf16> -> tensor<2x128x64xf16>
     return %0 : tensor<2x128x64xf16>
   }
 }
