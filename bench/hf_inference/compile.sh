@@ -5,7 +5,10 @@
 # scripts/llama_inference_graph.py) and compiles them into
 # build/hf-artifacts-bench/, for bench/hf_inference/run.py on a GPU.
 #
-#   bash bench/hf_inference/compile.sh [FKC]
+#   bash bench/hf_inference/compile.sh [FKC [FKC_OPTION...]]
+#
+# Options after FKC go to every fkc call (`--target=sm_80` benchmarks the
+# kernels of other GPUs on this one); HF_BENCH_OUT names another folder.
 #
 # One artifact per (model, batch, prompt length), NAME.ptx, each holding the
 # prefill graph of that prompt and the decode-step graph (the language has
@@ -15,15 +18,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 fkc=${1:-${FKC:-build/bin/fkc}}
+shift || true
 python=${PYTHON:-.venv/bin/python}
 [ -x "$python" ] || python=python3
-out=build/hf-artifacts-bench
+out=${HF_BENCH_OUT:-build/hf-artifacts-bench}
 rm -rf "$out"
 mkdir -p "$out"
 "$python" bench/hf_inference/bench_models.py "$out" > /dev/null
 count=0
 for graph in "$out"/*.graph; do
-  "$fkc" "$graph" -o "${graph%.graph}.ptx"
+  "$fkc" "$graph" -o "${graph%.graph}.ptx" "$@"
   count=$((count + 1))
 done
 git rev-parse --short HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"

@@ -140,12 +140,20 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
       keys = 64;
     // On mma.sync a warp holds its 16 rows' scores of a key block and their
     // output in registers. Head dim 128 takes blocks of 128 keys (half the
-    // loop iterations and Q reads), still without spilling; head dim 64 and
-    // masked attentions 64 (measured on an H100, sm_80 PTX, B4 H16 N4096:
-    // D128 1.80 -> 1.60 ms, causal 1.00 -> 0.92 ms; D64 0.93 -> 1.11 ms).
+    // loop iterations and Q reads), still without spilling, where a block's
+    // shared memory holds them (not on the 99 KiB of sm_86/89/120); head
+    // dim 64 and masked attentions 64 (measured on an H100, sm_80 PTX, B4
+    // H16 N4096: D128 1.80 -> 1.60 ms, causal 1.00 -> 0.92 ms; D64 0.93 ->
+    // 1.11 ms).
     bool warpgroups = usesWarpgroupFlash(target);
-    if (!warpgroups)
-      keys = headDim == 128 && !fusion.getAttention().getMask() ? 128 : 64;
+    if (!warpgroups) {
+      bool wideFits = FlashAttentionTiling{rows, 128, headDim, /*stages=*/2}
+                          .getSharedBytes(elementBytes) <=
+                      target.getSharedMemoryPerBlock();
+      keys = headDim == 128 && !fusion.getAttention().getMask() && wideFits
+                 ? 128
+                 : 64;
+    }
     // Few query rows fill one warpgroup's 64, and the kernel reads K and V
     // once per block: blocks of 64 rows and 64 keys are smaller, more fit
     // on an SM, and reading the keys is faster (measured on an H100:
