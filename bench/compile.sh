@@ -14,7 +14,8 @@
 #   PTXAS_ARCH     -arch for ptxas (default: the artifact's .target, else sm_90)
 #
 # A failing case is reported and the others still compile; the exit status
-# is 1 if any case failed. The folder also gets COMMIT (the commit compiled,
+# is 1 if any case failed. The folder also gets FKC_OPTIONS (the options
+# given), COMMIT (the commit compiled,
 # for run.py's report) and status.tsv (each case: fkc and ptxas results).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +45,8 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
   if ! git diff --quiet HEAD -- 2>/dev/null; then commit="$commit-dirty"; fi
 fi
 echo "$commit" > "$out/COMMIT"
+# The fkc options every case was compiled with (run.py's report notes them).
+printf '%s\n' "$*" > "$out/FKC_OPTIONS"
 printf 'case\tfkc\tptxas\n' > "$out/status.tsv"
 
 failed=0

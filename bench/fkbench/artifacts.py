@@ -48,6 +48,16 @@ def compiled_commit(folder):
     return None
 
 
+def compiled_options(folder):
+    """The fkc options compile.sh passed (its FKC_OPTIONS file), or None
+    when there were none."""
+    path = os.path.join(folder, "FKC_OPTIONS")
+    if os.path.exists(path):
+        with open(path) as f:
+            return f.read().strip() or None
+    return None
+
+
 def signature(folder, case_name):
     """The signature of graph `case_name` in the case's artifact."""
     path = artifact_path(folder, case_name)

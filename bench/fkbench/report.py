@@ -149,6 +149,16 @@ def _case_entry(case, res):
     return entry
 
 
+def _options_notes(args):
+    """A note of the fkc options the artifacts were compiled with, if any
+    (`bash bench/compile.sh --target=sm_80`: another GPU's kernels)."""
+    options = artifacts.compiled_options(args.artifacts)
+    if not options:
+        return []
+    return ["fkc's artifacts were compiled with `%s` (bench/compile.sh)"
+            % options]
+
+
 def build_report(args, cases, state):
     meta = dict(state.get("meta") or {})
     jax_info = state.get("jax") or {}
@@ -167,7 +177,7 @@ def build_report(args, cases, state):
                     "device": args.device},
         "ceilings": state.get("ceilings"),
         "elapsed_s": state.get("elapsed_s"),
-        "notes": state.get("notes", []),
+        "notes": _options_notes(args) + state.get("notes", []),
         "method": METHOD,
         "cases": [_case_entry(case, state["results"].get(
             case.name, {"case": case.name, "peers": {}, "error": "not run"}))
@@ -252,6 +262,8 @@ def _header(report):
                      opts["seed"], opts["compile_mode"],
                      ", SHAPES SHRUNK by %d (not a measurement)" %
                      opts["shrink"] if opts["shrink"] > 1 else ""))
+    for note in report.get("notes") or []:
+        lines.append("- note: %s" % note)
     ceil = report.get("ceilings") or {}
     if ceil.get("copy") and ceil.get("gemm_f16_8192"):
         lines.append("- ceilings measured in this run: device copy %.0f GB/s "

@@ -31,4 +31,5 @@ for graph in "$out"/*.graph; do
   count=$((count + 1))
 done
 git rev-parse --short HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
+printf '%s\n' "$*" > "$out/FKC_OPTIONS"
 echo "hf_inference: compiled $count configurations into $out ($(du -sh "$out" | cut -f1))"

@@ -270,7 +270,9 @@ def report(results, header):
              f"torch {header['torch']}, transformers {header['transformers']}, "
              f"fkc {header['commit']}{', --quick' if header.get('quick') else ''}. "
              "`python3 bench/hf_inference/run.py` over `bash bench/hf_inference/compile.sh`; "
-             "bench/README.md says what is compared.", "",
+             "bench/README.md says what is compared."
+             + (f" fkc's artifacts were compiled with `{header['fkc_options']}`."
+                if header.get("fkc_options") else ""), "",
              "Median time per call, up to 32 calls in flight; f16; random weights "
              "(torch.manual_seed(0)) and tokens. Speed-up: the peer's time over fkc's "
              "(above 1: fkc is faster). The prefill computes the logits of every "
@@ -379,6 +381,12 @@ def main():
     header = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
               "transformers": transformers.__version__, "commit": commit,
               "quick": args.quick}
+    try:
+        options = open(os.path.join(args.artifacts, "FKC_OPTIONS")).read().strip()
+        if options:
+            header["fkc_options"] = options
+    except OSError:
+        pass
     print(f"# {header['device']}, torch {header['torch']}, transformers "
           f"{header['transformers']}, fkc {commit}", flush=True)
     stem = "hf-inference" + ("" if set(names) == set(bench_models.MODELS) else "-" + "-".join(names))

@@ -673,8 +673,13 @@ FailureOr<LaunchShape> FlashKernel::build() {
       b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   // Two blocks per SM when their shared memory fits: the warpgroups of one
   // block then fill the tensor cores while the other's do their softmax.
-  // ptxas holds each thread to 128 registers for it.
-  if (tiling.twoBlocksFit(shape.elementBytes(), target))
+  // ptxas holds each thread to 128 registers for it, which the mma.sync
+  // form's warps (a 16-row slice of O each) keep only up to head dim 64
+  // without a mask input (above, or with the mask's values live, they
+  // spill).
+  bool smallSlice = shape.headDim <= 64 && !shape.masked;
+  if (tiling.twoBlocksFit(shape.elementBytes(), target) &&
+      (!warpMma || smallSlice))
     kernel->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
 
   // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu

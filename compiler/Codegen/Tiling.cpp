@@ -145,14 +145,20 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     // dim 64 and masked attentions 64 (measured on an H100, sm_80 PTX, B4
     // H16 N4096: D128 1.80 -> 1.60 ms, causal 1.00 -> 0.92 ms; D64 0.93 ->
     // 1.11 ms).
-    bool warpgroups = usesWarpgroupFlash(target);
+    // Other head dims run on mma.sync (on sm_90a too), in blocks of 64 query
+    // rows where 128 would not fit.
+    bool warpgroups = whyNotWarpgroupFlash(fusion.getAttention(), target).empty();
     if (!warpgroups) {
-      bool wideFits = FlashAttentionTiling{rows, 128, headDim, /*stages=*/2}
-                          .getSharedBytes(elementBytes) <=
-                      target.getSharedMemoryPerBlock();
-      keys = headDim == 128 && !fusion.getAttention().getMask() && wideFits
+      auto fits = [&](int64_t rows, int64_t keys) {
+        return getFlashSharedBytes(rows, keys, headDim, elementBytes) <=
+               target.getSharedMemoryPerBlock();
+      };
+      keys = headDim == 128 && !fusion.getAttention().getMask() &&
+                     fits(rows, 128)
                  ? 128
                  : 64;
+      if (!fits(rows, keys))
+        rows = kFlashRowsPerWarpgroup;
     }
     // Few query rows fill one warpgroup's 64, and the kernel reads K and V
     // once per block: blocks of 64 rows and 64 keys are smaller, more fit
@@ -275,7 +281,7 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     // The wgmma form needs wgmma; the mma.sync form runs wherever the
     // flash kernel does.
     if (why.empty() && tiling.getStrategy() == KernelStrategy::Flash)
-      why = whyNoWarpgroupKernels(target);
+      why = whyNotWarpgroupFlash(fusion.getAttention(), target);
     if (why.empty())
       why = checkFlashTile(fusion.getAttention(), tile, threads);
     if (!why.empty())
@@ -448,7 +454,8 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         fusion.emitRemark()
             << "attention in online-softmax form on the flash kernel's "
                "mma.sync form ("
-            << whyNoWarpgroupKernels(*target) << "): blocks of " << tile[0]
+            << whyNotWarpgroupFlash(fusion.getAttention(), *target)
+            << "): blocks of " << tile[0]
             << " query rows (" << tile[0] / kMmaM
             << " warps of 16) walk the keys in blocks of " << tile[1]
             << " copied by cp.async, with a running max and sum; S = Q K^T "

@@ -11,11 +11,15 @@ using namespace mlir::fk;
 
 Value SwizzledTile::offset(IndexBuilder &idx, Value tileStart, Value row,
                            Value chunk) const {
-  // Rows of 8 or more chunks span 128 bytes each, so the row's low 3 bits
-  // swizzle; with 4 (2) chunks a 128-byte span holds 2 (4) rows, and the
-  // row bits above those do.
-  int64_t shift = rowChunks >= 8 ? 0 : rowChunks == 4 ? 1 : 2;
-  int64_t mask = std::min<int64_t>(rowChunks, 8) - 1;
+  // Rows of a multiple of 8 chunks start at the same bank, so the row's
+  // low 3 bits swizzle the chunk's low 3; with a multiple of 4 (2) chunks,
+  // rows 2 (4) apart start at the same bank, and the row bits above those
+  // swizzle the chunk's low 2 bits (1 bit). XOR changes only those low
+  // bits, so a chunk stays in its row, whatever the chunk count (12 for a
+  // head dim of 96).
+  int64_t shift = rowChunks % 8 == 0 ? 0 : rowChunks % 4 == 0 ? 1 : 2;
+  int64_t mask = rowChunks % 8 == 0 ? 7 : rowChunks % 4 == 0 ? 3
+               : rowChunks % 2 == 0 ? 1 : 0;
   OpBuilder &b = idx.b;
   Location loc = idx.loc;
   Value bits = arith::AndIOp::create(

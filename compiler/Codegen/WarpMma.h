@@ -28,8 +28,8 @@ inline constexpr int64_t kChunkElements = 8;
 /// The mma.sync shape: 16 x 8 outputs, 16 of K.
 inline constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
 
-/// A tile in shared memory of `rows` rows of `rowChunks` 16-byte chunks
-/// (a power of two), each chunk's column bits XORed with bits of its row,
+/// A tile in shared memory of `rows` rows of `rowChunks` 16-byte chunks,
+/// each chunk's column bits XORed with bits of its row,
 /// so that the 8 rows one ldmatrix phase reads (consecutive, one chunk
 /// column) fall in 8 different bank groups of 128 bytes.
 struct SwizzledTile {

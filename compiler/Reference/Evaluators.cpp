@@ -577,13 +577,15 @@ static Results evaluateRmsNorm(RmsNormOp op, ArrayRef<RefTensor> operands) {
   return single(std::move(result));
 }
 
-/// The flash kernel's tile of `op`, when it sits in a fusion tiled for it.
+/// The flash kernel's tile of `op`, when it sits in a fusion tiled for it
+/// (either form: wgmma or mma.sync compute the same online softmax).
 static std::optional<TilingAttr> getFlashTiling(AttentionOp op) {
   auto fusion = op->getParentOfType<FusionOp>();
   if (!fusion)
     return std::nullopt;
   if (auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName);
-      tiling && tiling.getStrategy() == KernelStrategy::Flash)
+      tiling && (tiling.getStrategy() == KernelStrategy::Flash ||
+                 tiling.getStrategy() == KernelStrategy::WarpMmaFlash))
     return tiling;
   return std::nullopt;
 }

@@ -136,15 +136,24 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
   return "";
 }
 
-bool mlir::fk::usesWarpgroupFlash(TargetAttr target) {
-  return whyNoWarpgroupKernels(target).empty();
+std::string mlir::fk::whyNotWarpgroupFlash(AttentionOp attention,
+                                           TargetAttr target) {
+  std::string why = whyNoWarpgroupKernels(target);
+  if (!why.empty())
+    return why;
+  int64_t headDim = typeOf(attention.getQuery()).getShape().back();
+  if (headDim != 64 && headDim != 128)
+    return "the head dim is " + std::to_string(headDim) +
+           " (the wgmma form takes 64 and 128)";
+  return "";
 }
 
 std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
                                            TargetAttr target) {
   // wgmma where the target has it, else mma.sync m16n8k16 and cp.async
   // (sm_80 and later).
-  if (!usesWarpgroupFlash(target) && target.getComputeCapability() < 80)
+  if (!whyNoWarpgroupKernels(target).empty() &&
+      target.getComputeCapability() < 80)
     return "target " + target.getChip().str() +
            " has neither wgmma nor mma.sync m16n8k16 (sm_80)";
   RankedTensorType query = typeOf(attention.getQuery()),
@@ -157,12 +166,23 @@ std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
   std::string why = whyNotAttentionKernel(attention);
   if (!why.empty())
     return why;
+  // Head dims 64 and 128 on wgmma; on mma.sync any multiple of 16 (its K
+  // step and two 8-column output tiles) whose smallest tile fits.
   int64_t headDim = query.getShape().back();
-  if (headDim != 64 && headDim != 128)
+  if (headDim % 16 != 0 || headDim > 256)
     return "the head dim is " + std::to_string(headDim) +
-           ", not 64 or 128 (one or two 128-byte rows of a swizzled tile)";
+           ", not a multiple of 16 up to 256 (mma.sync's K step)";
   if (key.getShape().back() != headDim || value.getShape().back() != headDim)
     return "the value head dim differs from the query's";
+  if (!whyNotWarpgroupFlash(attention, target).empty() &&
+      getFlashSharedBytes(kFlashRowsPerWarpgroup, 64, headDim,
+                          element.getIntOrFloatBitWidth() / 8) >
+          target.getSharedMemoryPerBlock())
+    return "the head dim is " + std::to_string(headDim) +
+           ": the smallest tile (64 query rows, two blocks of 64 keys) does "
+           "not fit the " +
+           std::to_string(target.getSharedMemoryPerBlock()) +
+           " bytes of shared memory a block has on " + target.getChip().str();
   return "";
 }
 

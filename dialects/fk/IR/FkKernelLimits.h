@@ -72,9 +72,21 @@ Value getAttentionOperandInput(Value operand);
 /// receives the transpose.
 Value getHeadMergeSource(Value result, TransposeOp *merge = nullptr);
 
-/// Whether the flash kernel runs on wgmma and TMA on `target` (sm_90a);
+/// Why the flash kernel does not run `attention` on wgmma and TMA on
+/// `target` (only sm_90a has them, for head dims 64 and 128), or "";
 /// elsewhere from sm_80 on it runs on mma.sync and cp.async.
-bool usesWarpgroupFlash(TargetAttr target);
+std::string whyNotWarpgroupFlash(AttentionOp attention, TargetAttr target);
+
+/// The dynamic shared memory of a flash block of `rows` query rows and
+/// key blocks of `keys` in a ring of two: Q, two K and V blocks, 1 KiB of
+/// alignment (FlashAttentionTiling::getSharedBytes), or the f32 output
+/// tile that reuses them where larger.
+inline int64_t getFlashSharedBytes(int64_t rows, int64_t keys,
+                                   int64_t headDim, int64_t elementBytes) {
+  int64_t operands = (rows + 2 * 2 * keys) * headDim * elementBytes;
+  int64_t output = rows * (headDim + 4) * 4;
+  return std::max(operands, output) + 1024;
+}
 
 /// Why the flash kernel cannot compute `attention` on `target`, or "" if it
 /// can.
