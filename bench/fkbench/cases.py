@@ -180,15 +180,17 @@ def _table():
         init={"w1": (0.0, 1 / 64), "b1": (0.0, 0.1), "w2": (0.0, 1 / 128)},
         flop_formula=_mlp_flops,
         description="gelu(x @ w1 + b1) @ w2, tanh gelu"))
-    for d in (64, 128):
-        for causal in (False, True):
-            cases.append(Case(
-                "attention_d%d%s" % (d, "_causal" if causal else ""),
-                "attention", ("q", "k", "v"),
-                attrs={"causal": causal, "scale": 1 / math.sqrt(d)},
-                flop_formula=_attention_flops,
-                description="softmax(q @ k^T / sqrt(%d)%s) @ v" % (
-                    d, " + causal mask" if causal else "")))
+    # Head dim 96 (a multiple of 16 but neither 64 nor 128): the flash
+    # kernel's mma.sync form, also on sm_90a.
+    for d, causal in ((64, False), (64, True), (128, False), (128, True),
+                      (96, False)):
+        cases.append(Case(
+            "attention_d%d%s" % (d, "_causal" if causal else ""),
+            "attention", ("q", "k", "v"),
+            attrs={"causal": causal, "scale": 1 / math.sqrt(d)},
+            flop_formula=_attention_flops,
+            description="softmax(q @ k^T / sqrt(%d)%s) @ v" % (
+                d, " + causal mask" if causal else "")))
     # Decode: one query row per sequence; memory-bound (K and V read once),
     # so reported in GB/s.
     for n in (512, 4096, 16384):
