@@ -139,12 +139,13 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
         fusion.getAttention().getMask())
       keys = 64;
     // On mma.sync a warp holds its 16 rows' scores of a key block and their
-    // output in registers. Head dim 128 takes blocks of 128 keys (half the
-    // loop iterations and Q reads), still without spilling, where a block's
-    // shared memory holds them (not on the 99 KiB of sm_86/89/120); head
-    // dim 64 and masked attentions 64 (measured on an H100, sm_80 PTX, B4
-    // H16 N4096: D128 1.80 -> 1.60 ms, causal 1.00 -> 0.92 ms; D64 0.93 ->
-    // 1.11 ms).
+    // output in registers. Head dims 96 to 128 take blocks of 128 keys (half
+    // the loop iterations and Q reads), still without spilling, where a
+    // block's shared memory holds them (not on the 99 KiB of sm_86/89/120);
+    // smaller head dims, larger ones (whose output slice needs the
+    // registers) and masked attentions 64 (measured on an H100, B4 H16
+    // N4096: D128 1.80 -> 1.60 ms, causal 1.00 -> 0.92 ms, D96 1.45 -> 1.26
+    // ms; D64 0.93 -> 1.11 ms).
     // Other head dims run on mma.sync (on sm_90a too), in blocks of 64 query
     // rows where 128 would not fit.
     bool warpgroups = whyNotWarpgroupFlash(fusion.getAttention(), target).empty();
@@ -153,8 +154,8 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
         return getFlashSharedBytes(rows, keys, headDim, elementBytes) <=
                target.getSharedMemoryPerBlock();
       };
-      keys = headDim == 128 && !fusion.getAttention().getMask() &&
-                     fits(rows, 128)
+      keys = headDim >= 96 && headDim <= 128 &&
+                     !fusion.getAttention().getMask() && fits(rows, 128)
                  ? 128
                  : 64;
       if (!fits(rows, keys))
