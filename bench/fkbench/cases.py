@@ -221,6 +221,13 @@ def _table():
             init={"b": (0.0, 1 / math.sqrt(n))}, flop_formula=_gemm_flops,
             description="c = a @ b, %d^3" % n,
             eager_is="one cuBLAS GEMM (torch.matmul)"))
+    # f32 stays f32: torch's default leaves TF32 off (allow_tf32 False,
+    # float32 matmul precision "highest"), so eager is cuBLAS SGEMM.
+    cases.append(Case(
+        "gemm_f32_4096", "gemm", ("a", "b"),
+        init={"b": (0.0, 1 / 64)}, flop_formula=_gemm_flops,
+        description="c = a @ b in f32 (no TF32), 4096^3",
+        eager_is="one cuBLAS SGEMM (torch.matmul, TF32 off)"))
     cases.append(Case(
         "gemm_bias_gelu_f16_4096", "gemm_bias_gelu", ("a", "b", "bias"),
         init={"b": (0.0, 1 / 64), "bias": (0.0, 0.1)},

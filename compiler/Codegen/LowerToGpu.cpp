@@ -6,6 +6,7 @@
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
+#include "Codegen/SimtMatmul.h"
 #include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkTarget.h"
@@ -177,7 +178,7 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
                                    "fk.tiling (run fk-tile and fk-promote)";
   // Of the kernels, only those on tensor cores depend on the target.
   TargetAttr target;
-  if (isTensorCoreKernel(tiling)) {
+  if (readsPromotedOperands(tiling)) {
     FailureOr<TargetAttr> moduleTarget = getTarget(fusion, "fk-lower-to-gpu");
     if (failed(moduleTarget))
       return failure();
@@ -221,6 +222,10 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     if (tiling.getStrategy() == KernelStrategy::WarpMma)
       return buildWarpMmaMatmulKernel(
           fusion, WarpMmaTiling::get(tiling, promotion.getStages()), kernel,
+          kernels);
+    if (tiling.getStrategy() == KernelStrategy::Simt)
+      return buildSimtMatmulKernel(
+          fusion, SimtTiling::get(tiling, promotion.getStages()), kernel,
           kernels);
     if (tiling.getStrategy() == KernelStrategy::WarpMmaFlash)
       return buildWarpMmaFlashAttentionKernel(fusion, *flash, target, kernel,
@@ -379,7 +384,7 @@ struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
         // layout says; its index casts would not reconcile with 32-bit ones.
         if (auto fusion = dyn_cast<FusionOp>(op)) {
           TilingAttr tiling = getTiling(fusion);
-          smallBuffers &= tiling && !isTensorCoreKernel(tiling);
+          smallBuffers &= tiling && !readsPromotedOperands(tiling);
         }
         for (Type type : op->getResultTypes())
           if (auto tensor = dyn_cast<RankedTensorType>(type))

@@ -51,25 +51,34 @@ std::string mlir::fk::whyNotTensorCoreOperands(FusionOp fusion) {
   MatmulOp matmul = fusion.getMatmul();
   if (!matmul)
     return "not a matmul fusion";
+  Type element = tensorType(matmul.getLhs()).getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return "operands are not f16 or bf16";
+  return whyNotOperandTiles(fusion);
+}
+
+std::string mlir::fk::whyNotOperandTiles(FusionOp fusion) {
+  MatmulOp matmul = fusion.getMatmul();
+  if (!matmul)
+    return "not a matmul fusion";
   for (Value operand : {Value(matmul.getLhs()), getTensorCoreRhsInput(matmul)})
     if (!isa<BlockArgument>(operand))
-      return "an operand is computed in the fusion (a prologue); tensor-core "
+      return "an operand is computed in the fusion (a prologue); tiled "
              "kernels copy tiles of fusion inputs only";
   MatmulShape shape(matmul);
-  if (!shape.elementType.isF16() && !shape.elementType.isBF16())
-    return "operands are not f16 or bf16";
   if (shape.m == 0 || shape.n == 0 || shape.k == 0)
     return "the matmul has no elements";
   // Tiles are copied in 16-byte pieces of rows (tensor maps and cp.async
   // take 16-byte aligned rows): A's rows and a K-major B's are K long, an
   // N-major B's N.
+  std::string piece = std::to_string(16 / shape.elementBytes());
   if ((shape.k * shape.elementBytes()) % 16)
     return "rows of an operand are not a multiple of 16 bytes (K must be a "
-           "multiple of 8)";
+           "multiple of " + piece + ")";
   if (!shape.rhsKMajor && (shape.n * shape.elementBytes()) % 16)
     return "rows of the right operand are not a multiple of 16 bytes (N must "
-           "be a multiple of 8, or the operand given as transpose(w) of a "
-           "[N, K] w)";
+           "be a multiple of " + piece + ", or the operand given as "
+           "transpose(w) of a [N, K] w)";
   if (shape.batches() > 65535)
     return "more than 65535 batches";
   // The grid's y walks column tiles of at least 64 (the narrowest tile).

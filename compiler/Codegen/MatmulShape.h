@@ -51,9 +51,13 @@ struct MatmulShape {
 };
 
 /// Why the tensor-core kernels cannot read `fusion`'s matmul operands: they
-/// copy whole 16-byte pieces of operand rows from fusion inputs of 16-bit
-/// floats into shared memory; or "" when they can.
+/// take 16-bit floats, then as whyNotOperandTiles; or "" when they can.
 std::string whyNotTensorCoreOperands(FusionOp fusion);
+
+/// Why the tiled matmul kernels cannot copy `fusion`'s matmul operands into
+/// shared memory: they copy whole 16-byte pieces of operand rows from
+/// fusion inputs; or "" when they can.
+std::string whyNotOperandTiles(FusionOp fusion);
 
 /// Whether 64 x 64 output tiles suit the product better than 128 x 128 on a
 /// GPU of `smCount` SMs: where it has at most 64 rows (a 128-row tile would

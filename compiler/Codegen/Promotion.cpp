@@ -4,6 +4,7 @@
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
+#include "Codegen/SimtMatmul.h"
 #include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkTarget.h"
 
@@ -68,6 +69,21 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
     return getFlashStageRange(fusion, tiling, target);
   if (tiling.getStrategy() == KernelStrategy::WarpMma)
     return getWarpMmaStageRange(fusion, tiling, target);
+  if (tiling.getStrategy() == KernelStrategy::Simt) {
+    // As the mma.sync kernel's: the accumulator tile reuses the ring.
+    SimtTiling one = SimtTiling::get(tiling, /*stages=*/1);
+    StageRange range;
+    range.stageBytes = one.getStageBytes();
+    range.least = 2;
+    range.most =
+        (target.getSharedMemoryPerBlock() - kRingAlignment) / range.stageBytes;
+    auto lhsType =
+        cast<RankedTensorType>(fusion.getMatmul().getLhs().getType());
+    range.useful = std::max<int64_t>(
+        range.least,
+        llvm::divideCeil(lhsType.getShape().back(), one.tileK) + 1);
+    return range;
+  }
   MatmulOp matmul = fusion.getMatmul();
   auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
   TensorCoreTiling one = TensorCoreTiling::get(tiling, /*stages=*/1);
@@ -93,12 +109,15 @@ mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
                           TargetAttr target, int64_t stages) {
   bool flash = isFlashKernel(tiling);
   bool warpMma = tiling.getStrategy() == KernelStrategy::WarpMma;
-  bool asyncCopy =
-      warpMma || tiling.getStrategy() == KernelStrategy::WarpMmaFlash;
-  if (!isTensorCoreKernel(tiling))
+  bool simt = tiling.getStrategy() == KernelStrategy::Simt;
+  bool asyncCopy = warpMma || simt ||
+                   tiling.getStrategy() == KernelStrategy::WarpMmaFlash;
+  if (!readsPromotedOperands(tiling))
     return PromotionAttr();
   StageRange range = getStageRange(fusion, tiling, target);
-  if (stages == 0 && warpMma) {
+  if (stages == 0 && simt) {
+    stages = std::clamp<int64_t>(kSimtStages, range.least, range.most);
+  } else if (stages == 0 && warpMma) {
     // Four stages: three K tiles in flight while the warps read one, as
     // CUTLASS's sm_80 kernels of 128 x 128 x 32 tiles.
     stages = std::clamp<int64_t>(kWarpMmaStages, range.least, range.most);

@@ -7,6 +7,7 @@
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
+#include "Codegen/SimtMatmul.h"
 #include "Codegen/WarpMma.h"
 #include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkKernelLimits.h"
@@ -111,8 +112,24 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
       return TilingAttr::get(ctx, KernelStrategy::WarpMma, tile,
                              kWarpMmaThreads);
     }
-    if (whyNotTensorCores)
-      *whyNotTensorCores = target.getWgmma() ? why : whyNotMma;
+    // f32 stays exact f32, tiled on the CUDA cores; `matmulTile` is a tile
+    // of the tensor-core kernels, not of this one.
+    std::string whyNotSimt = whyNotSimtMatmul(fusion, target);
+    if (whyNotSimt.empty()) {
+      SmallVector<int64_t> simtTile =
+          chooseSimtTile(fusion.getMatmul(), target);
+      return TilingAttr::get(
+          ctx, KernelStrategy::Simt, simtTile,
+          SimtTiling{simtTile[0], simtTile[1], simtTile[2]}.getThreads());
+    }
+    if (whyNotTensorCores) {
+      bool f32 = tensorType(fusion.getMatmul().getLhs())
+                     .getElementType()
+                     .isF32();
+      *whyNotTensorCores = f32                ? whyNotSimt
+                           : target.getWgmma() ? why
+                                               : whyNotMma;
+    }
     return getElementOrRowTiling(fusion);
   }
   case FusionKind::Attention: {
@@ -202,10 +219,10 @@ static std::string checkFlashTile(AttentionOp attention, ArrayRef<int64_t> tile,
   return "";
 }
 
-bool mlir::fk::isTensorCoreKernel(TilingAttr tiling) {
+bool mlir::fk::readsPromotedOperands(TilingAttr tiling) {
   return tiling.getStrategy() == KernelStrategy::TensorCore ||
          tiling.getStrategy() == KernelStrategy::WarpMma ||
-         isFlashKernel(tiling);
+         tiling.getStrategy() == KernelStrategy::Simt || isFlashKernel(tiling);
 }
 
 bool mlir::fk::isFlashKernel(TilingAttr tiling) {
@@ -274,6 +291,19 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
       return error() << why;
     break;
   }
+  case KernelStrategy::Simt: {
+    if (fusion.getKind() != FusionKind::Matmul)
+      return error() << "only matmul fusions run the tiled f32 kernel";
+    std::string why = whyNotSimtMatmul(fusion, target);
+    if (why.empty())
+      why = checkSimtTile(tile);
+    if (why.empty() &&
+        threads != SimtTiling{tile[0], tile[1], tile[2]}.getThreads())
+      why = "the tiled f32 kernel takes a thread per 8 x 8 outputs";
+    if (!why.empty())
+      return error() << why;
+    break;
+  }
   case KernelStrategy::Flash:
   case KernelStrategy::WarpMmaFlash: {
     if (fusion.getKind() != FusionKind::Attention)
@@ -301,7 +331,7 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
   }
   // The tensor-core and flash kernels read their operands through a
   // shared-memory ring, as their promotion says.
-  if (!isTensorCoreKernel(tiling))
+  if (!readsPromotedOperands(tiling))
     return success();
   if (promotion)
     return checkPromotion(fusion, tiling, promotion, target);
@@ -334,8 +364,8 @@ LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
                                        TargetAttr target) {
   SmallVector<int64_t> operands = getPromotedOperands(fusion);
   StageRange range = getStageRange(fusion, tiling, target);
-  bool asyncCopy = tiling.getStrategy() == KernelStrategy::WarpMma ||
-                   tiling.getStrategy() == KernelStrategy::WarpMmaFlash;
+  bool asyncCopy = tiling.getStrategy() != KernelStrategy::TensorCore &&
+                   tiling.getStrategy() != KernelStrategy::Flash;
   CopyEngine copy = asyncCopy ? CopyEngine::AsyncCopy : CopyEngine::Tma;
   if (promotion.getOperands() == ArrayRef<int64_t>(operands) &&
       promotion.getCopy() == copy && promotion.getSwizzle() == 128 &&
@@ -345,8 +375,10 @@ LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
   InFlightDiagnostic diag =
       fusion.emitOpError() << "has an unusable " << promotion << ": the "
                            << (fusion.getAttention() ? "flash"
-                               : asyncCopy          ? "mma.sync"
-                                                    : "tensor-core")
+                               : tiling.getStrategy() == KernelStrategy::Simt
+                                   ? "tiled f32"
+                               : asyncCopy ? "mma.sync"
+                                           : "tensor-core")
                            << " kernel reads operands [";
   llvm::interleaveComma(operands, diag);
   return diag << "] by " << (asyncCopy ? "cp.async" : "TMA")
@@ -413,6 +445,13 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
+      if (explain && tiling.getStrategy() == KernelStrategy::Simt)
+        fusion.emitRemark()
+            << "f32 matmul on the tiled f32 kernel (exact f32 FMAs, not "
+               "tensor cores): tiles of "
+            << tiling.getTile()[0] << " x " << tiling.getTile()[1]
+            << ", K in steps of " << tiling.getTile()[2]
+            << " through a cp.async ring, 8 x 8 outputs a thread";
       if (explain && tiling.getStrategy() == KernelStrategy::WarpMma)
         fusion.emitRemark()
             << "matmul on the mma.sync tensor-core kernel (sm_80 and later), "

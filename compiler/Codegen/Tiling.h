@@ -42,10 +42,11 @@ struct StageRange {
 StageRange getStageRange(FusionOp fusion, TilingAttr tiling,
                          TargetAttr target);
 
-/// Whether `tiling` asks for a tensor-core kernel (tensor_core, mma_sync,
-/// flash): one that only some targets run, that reads its operands through
-/// a promoted shared-memory ring, and that is built of NVGPU ops.
-bool isTensorCoreKernel(TilingAttr tiling);
+/// Whether `tiling` asks for a kernel that reads its operands through a
+/// promoted shared-memory ring (tensor_core, mma_sync, simt, flash,
+/// flash_mma_sync): one that only some targets run, and that is built of
+/// NVGPU ops.
+bool readsPromotedOperands(TilingAttr tiling);
 
 /// Whether `tiling` asks for the flash-attention kernel, in its wgmma
 /// (flash) or mma.sync (flash_mma_sync) form.

@@ -27,8 +27,8 @@ Value SwizzledTile::offset(IndexBuilder &idx, Value tileStart, Value row,
       idx.constant(mask));
   Value swizzled = arith::XOrIOp::create(b, loc, chunk, bits);
   return idx.add(tileStart,
-                 idx.add(idx.mul(row, idx.constant(rowChunks * kChunkElements)),
-                         idx.mul(swizzled, idx.constant(kChunkElements))));
+                 idx.add(idx.mul(row, idx.constant(rowChunks * chunkElements)),
+                         idx.mul(swizzled, idx.constant(chunkElements))));
 }
 
 void mlir::fk::copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
@@ -57,7 +57,7 @@ void mlir::fk::copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
                                          idx.constant(tile.rowChunks));
     Value globalRow = idx.add(firstRow, row);
     Value globalColumn =
-        idx.add(firstColumn, idx.mul(chunk, idx.constant(kChunkElements)));
+        idx.add(firstColumn, idx.mul(chunk, idx.constant(tile.chunkElements)));
     Value inside = arith::AndIOp::create(b, loc, idx.inRange(globalRow, rowBound),
                                          idx.inRange(globalColumn, columnBound));
     // A chunk outside reads nothing (a source size of 0) from the base.
@@ -67,11 +67,11 @@ void mlir::fk::copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
                               globalColumn)),
         base);
     Value sourceElements = arith::SelectOp::create(
-        b, loc, inside, idx.constant(kChunkElements), idx.constant(0));
+        b, loc, inside, idx.constant(tile.chunkElements), idx.constant(0));
     nvgpu::DeviceAsyncCopyOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), shared,
         ValueRange{tile.offset(idx, tileStart, row, chunk)}, global,
-        ValueRange{source}, b.getIndexAttr(kChunkElements), sourceElements,
+        ValueRange{source}, b.getIndexAttr(tile.chunkElements), sourceElements,
         /*bypassL1=*/b.getUnitAttr());
   }
 }

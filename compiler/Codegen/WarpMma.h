@@ -34,8 +34,10 @@ inline constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
 /// column) fall in 8 different bank groups of 128 bytes.
 struct SwizzledTile {
   int64_t rows, rowChunks;
+  /// Elements in a chunk: 8 of 16 bits, 4 of f32.
+  int64_t chunkElements = kChunkElements;
 
-  int64_t elements() const { return rows * rowChunks * kChunkElements; }
+  int64_t elements() const { return rows * rowChunks * chunkElements; }
   /// The element offset of chunk `chunk` of row `row` of the tile whose
   /// first element is at `tileStart`.
   Value offset(IndexBuilder &idx, Value tileStart, Value row,

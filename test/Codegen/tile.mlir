@@ -53,7 +53,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   // copy.
   // CHECK-LABEL: func.func @prologue
   // CHECK: fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>
-  // WHY: remark: matmul on the element-per-thread kernel, not tensor cores: an operand is computed in the fusion (a prologue); tensor-core kernels copy tiles of fusion inputs only
+  // WHY: remark: matmul on the element-per-thread kernel, not tensor cores: an operand is computed in the fusion (a prologue); tiled kernels copy tiles of fusion inputs only
   func.func @prologue(%x: tensor<16x64xf32>, %w: tensor<64x16xf16>) -> tensor<16x16xf16> {
     %0 = fk.fusion matmul(%x, %w) : (tensor<16x64xf32>, tensor<64x16xf16>) -> tensor<16x16xf16> {
     ^bb0(%a: tensor<16x64xf32>, %b: tensor<64x16xf16>):

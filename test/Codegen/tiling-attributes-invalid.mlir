@@ -47,7 +47,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
 
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   func.func @computed_operand(%x: tensor<128x64xf32>, %w: tensor<64x128xf16>) -> tensor<128x128xf16> {
-    // expected-error @+1 {{an operand is computed in the fusion (a prologue); tensor-core kernels copy tiles of fusion inputs only}}
+    // expected-error @+1 {{an operand is computed in the fusion (a prologue); tiled kernels copy tiles of fusion inputs only}}
     %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>} : (tensor<128x64xf32>, tensor<64x128xf16>) -> tensor<128x128xf16> {
     ^bb0(%a: tensor<128x64xf32>, %b: tensor<64x128xf16>):
       %c = fk.cast %a : tensor<128x64xf32> -> tensor<128x64xf16>
