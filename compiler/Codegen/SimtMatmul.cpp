@@ -26,9 +26,7 @@
 
 #include "Codegen/SimtMatmul.h"
 #include "Codegen/KernelEmission.h"
-#include "Codegen/MatmulShape.h"
-#include "Codegen/SharedMemory.h"
-#include "Codegen/WarpMma.h"
+#include "Codegen/RingMatmul.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -85,68 +83,32 @@ SmallVector<int64_t> mlir::fk::chooseSimtTile(MatmulOp matmul,
 
 namespace {
 /// Builds the kernel body; see the file comment.
-class SimtKernel {
+class SimtKernel : RingMatmulKernel {
 public:
   SimtKernel(FusionOp fusion, const SimtTiling &tiling, gpu::GPUFuncOp kernel,
              gpu::GPUModuleOp kernels)
-      : k(fusion, kernel, kernels), tiling(tiling), matmul(fusion.getMatmul()),
-        shape(matmul), b(k.b), loc(k.loc), ctx(fusion.getContext()),
-        kernel(kernel) {}
+      : RingMatmulKernel(fusion, kernel, kernels,
+                         {tiling.tileM, tiling.tileN, tiling.tileK,
+                          tiling.stages, tiling.getThreads()}),
+        tiling(tiling) {}
 
   FailureOr<LaunchShape> build();
 
 private:
-  Value index(int64_t v) { return k.idx.constant(v); }
-  Value add(Value x, Value y) { return k.idx.add(x, y); }
-  Value mul(Value x, Value y) { return k.idx.mul(x, y); }
-
-  void loadStage(Value stage, Value kTile);
   /// The 4 f32 of chunk `chunk` of row `row` of `tile` at `tileStart`, read
   /// as one 16-byte load.
   SmallVector<Value, 4> readChunk(const SwizzledTile &tile, Value tileStart,
                                   Value row, Value chunk);
   SmallVector<Value> multiplyTile(Value aStart, Value bStart,
                                   ValueRange accumulators);
-  SmallVector<Value> mainLoop();
-  LogicalResult epilogue(ValueRange accumulators);
   /// The thread's j-th column of the tile.
   Value column(int64_t j);
 
-  KernelContext k;
   const SimtTiling &tiling;
-  MatmulOp matmul;
-  MatmulShape shape;
-  OpBuilder &b;
-  Location loc;
-  MLIRContext *ctx;
-  gpu::GPUFuncOp kernel;
-
-  SwizzledTile aTile{}, bTile{};
-  int64_t kTiles = 0, threads = 0, threadRows = 0, threadColumns = 0;
-  DynamicSharedMemory shared;
-  Value ring, ringAddress, lhs, rhs, lhsBase, rhsBase;
-  Value thread, threadRow, threadColumn, tileRow, tileColumn;
-  SmallVector<Value> batchCoords;
+  int64_t threadRows = 0, threadColumns = 0;
+  Value ringAddress, threadRow, threadColumn;
 };
 } // namespace
-
-void SimtKernel::loadStage(Value stage, Value kTile) {
-  int64_t stageElements = aTile.elements() + bTile.elements();
-  Value aStart = mul(stage, index(stageElements));
-  Value bStart = add(aStart, index(aTile.elements()));
-  Value kStart = mul(kTile, index(tiling.tileK));
-  auto copy = [&](const SwizzledTile &tile, Value start, Value global,
-                  Value base, Value firstRow, Value firstColumn,
-                  int64_t rows, int64_t columns) {
-    copyTileAsync(k.idx, thread, threads, tile, ring, start, global, base,
-                  firstRow, firstColumn, rows, columns, columns);
-  };
-  copy(aTile, aStart, lhs, lhsBase, tileRow, kStart, shape.m, shape.k);
-  if (shape.rhsKMajor)
-    copy(bTile, bStart, rhs, rhsBase, tileColumn, kStart, shape.n, shape.k);
-  else
-    copy(bTile, bStart, rhs, rhsBase, kStart, tileColumn, shape.k, shape.n);
-}
 
 SmallVector<Value, 4> SimtKernel::readChunk(const SwizzledTile &tile,
                                             Value tileStart, Value row,
@@ -216,114 +178,36 @@ SmallVector<Value> SimtKernel::multiplyTile(Value aStart, Value bStart,
   return next;
 }
 
-SmallVector<Value> SimtKernel::mainLoop() {
-  int64_t stages = tiling.stages;
-  // One commit group per K step, empty beyond the last (WarpMmaMatmul.cpp).
-  Value token;
-  for (int64_t s = 0; s + 1 < stages; ++s) {
-    if (s < kTiles)
-      loadStage(index(s), index(s));
-    token = commitAsyncCopies(b, loc);
-  }
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  SmallVector<Value> init(kSimtThreadTile * kSimtThreadTile, zero);
-  auto loop =
-      scf::ForOp::create(b, loc, index(0), index(kTiles), index(1), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kTile = loop.getInductionVar();
-    waitAsyncCopies(b, loc, token, stages - 2);
-    gpu::BarrierOp::create(b, loc);
-    Value ahead = add(kTile, index(stages - 1));
-    auto inRange = scf::IfOp::create(b, loc, k.idx.inRange(ahead, kTiles),
-                                     /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(&inRange.getThenRegion().front());
-      loadStage(arith::RemUIOp::create(b, loc, ahead, index(stages)), ahead);
-    }
-    commitAsyncCopies(b, loc);
-    int64_t stageElements = aTile.elements() + bTile.elements();
-    Value aStart = mul(arith::RemUIOp::create(b, loc, kTile, index(stages)),
-                       index(stageElements));
-    Value bStart = add(aStart, index(aTile.elements()));
-    scf::YieldOp::create(b, loc,
-                         multiplyTile(aStart, bStart, loop.getRegionIterArgs()));
-  }
-  waitAsyncCopies(b, loc, token, 0);
-  gpu::BarrierOp::create(b, loc);
-  return loop.getResults();
-}
-
-LogicalResult SimtKernel::epilogue(ValueRange accumulators) {
-  Value tile = shared.view(
-      b, loc, index(0),
-      getSharedMemRefType(ctx,
-                          {tiling.tileM, tiling.tileN + kAccumulatorPadding},
-                          b.getF32Type()));
-  for (int64_t i = 0; i < kSimtThreadTile; ++i)
-    for (int64_t j = 0; j < kSimtThreadTile; ++j)
-      memref::StoreOp::create(
-          b, loc, accumulators[i * kSimtThreadTile + j], tile,
-          ValueRange{add(threadRow, index(i * threadRows)), column(j)});
-  gpu::BarrierOp::create(b, loc);
-  return emitMatmulEpilogue(k, shape, tile,
-                            getLiveTileRows(tiling.tileM, shape.m),
-                            tiling.tileN, tileRow, tileColumn, batchCoords,
-                            threads);
-}
-
 FailureOr<LaunchShape> SimtKernel::build() {
-  threads = tiling.getThreads();
   threadRows = tiling.tileM / kSimtThreadTile;
   threadColumns = tiling.tileN / kSimtThreadTile;
   // Chunks of 16 bytes: 4 f32.
   int64_t kChunks = tiling.tileK / kChunkFloats;
-  aTile = {tiling.tileM, kChunks, kChunkFloats};
-  bTile = shape.rhsKMajor
-              ? SwizzledTile{tiling.tileN, kChunks, kChunkFloats}
-              : SwizzledTile{tiling.tileK, tiling.tileN / kChunkFloats,
-                             kChunkFloats};
-  kTiles = llvm::divideCeil(shape.k, tiling.tileK);
-  kernel.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-
-  lhs = collapseToOneDim(b, loc, k.buffers.lookup(matmul.getLhs()));
-  rhs = collapseToOneDim(b, loc,
-                         k.buffers.lookup(getTensorCoreRhsInput(matmul)));
-  thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  threadRow = arith::DivUIOp::create(b, loc, thread, index(threadColumns));
-  threadColumn = arith::RemUIOp::create(b, loc, thread, index(threadColumns));
-  std::tie(tileRow, tileColumn) =
-      emitOutputTileOrigin(k, shape, tiling.tileM, tiling.tileN);
-  lhsBase = rhsBase = index(0);
-  if (shape.batched()) {
-    Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-    batchCoords = k.idx.delinearize(batch, shape.batch);
-    lhsBase = mul(k.idx.broadcastLinear(batchCoords, shape.lhsBatch),
-                  index(shape.m * shape.k));
-    rhsBase = mul(k.idx.broadcastLinear(batchCoords, shape.rhsBatch),
-                  index(shape.k * shape.n));
-  }
-
   int64_t sharedBytes = tiling.getSharedBytes();
-  shared = DynamicSharedMemory::create(b, loc, k.kernels, sharedBytes);
-  int64_t ringFloats = tiling.stages * tiling.getStageBytes() / 4;
-  ring = shared.view(b, loc, index(0),
-                     getSharedMemRefType(ctx, {ringFloats}, b.getF32Type()));
+  setUp({tiling.tileM, kChunks, kChunkFloats},
+        shape.rhsKMajor ? SwizzledTile{tiling.tileN, kChunks, kChunkFloats}
+                        : SwizzledTile{tiling.tileK,
+                                       tiling.tileN / kChunkFloats,
+                                       kChunkFloats},
+        sharedBytes, b.getF32Type());
+  threadRow = div(thread, threadColumns);
+  threadColumn = rem(thread, threadColumns);
   ringAddress = add(shared.address, shared.base);
-  SmallVector<Value> accumulators = mainLoop();
-  if (failed(epilogue(accumulators)))
+
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  SmallVector<Value> init(kSimtThreadTile * kSimtThreadTile, zero);
+  SmallVector<Value> accumulators =
+      mainLoop(init, [&](Value aStart, Value bStart, ValueRange acc) {
+        return multiplyTile(aStart, bStart, acc);
+      });
+  auto place = [&](int64_t i) -> std::pair<Value, Value> {
+    return {add(threadRow, index(i / kSimtThreadTile * threadRows)),
+            column(i % kSimtThreadTile)};
+  };
+  if (failed(epilogue(accumulators, kAccumulatorPadding, place)))
     return failure();
   gpu::ReturnOp::create(b, loc);
-
-  LaunchShape launch;
-  launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
-                 (shape.n + tiling.tileN - 1) / tiling.tileN, shape.batches()};
-  launch.block = {threads, 1, 1};
-  launch.sharedBytes = sharedBytes;
-  return launch;
+  return getLaunch(sharedBytes);
 }
 
 FailureOr<LaunchShape>

@@ -37,8 +37,7 @@
 #include "Codegen/WarpMmaMatmul.h"
 #include "Codegen/KernelEmission.h"
 #include "Codegen/MatmulShape.h"
-#include "Codegen/SharedMemory.h"
-#include "Codegen/WarpMma.h"
+#include "Codegen/RingMatmul.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -98,41 +97,21 @@ SmallVector<int64_t> mlir::fk::chooseWarpMmaTile(MatmulOp matmul,
 
 namespace {
 /// Builds the kernel body; see the file comment.
-class WarpMmaKernel {
+class WarpMmaKernel : RingMatmulKernel {
 public:
   WarpMmaKernel(FusionOp fusion, const WarpMmaTiling &tiling,
                 gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels)
-      : k(fusion, kernel, kernels), tiling(tiling), matmul(fusion.getMatmul()),
-        shape(matmul), b(k.b), loc(k.loc), ctx(fusion.getContext()),
-        kernel(kernel) {}
+      : RingMatmulKernel(fusion, kernel, kernels,
+                         {tiling.tileM, tiling.tileN, tiling.tileK,
+                          tiling.stages, kWarpMmaThreads}),
+        tiling(tiling) {}
 
   FailureOr<LaunchShape> build();
 
 private:
-  Value index(int64_t v) { return k.idx.constant(v); }
-  Value add(Value x, Value y) { return k.idx.add(x, y); }
-  Value mul(Value x, Value y) { return k.idx.mul(x, y); }
-  Value div(Value x, int64_t y) {
-    return arith::DivUIOp::create(b, loc, x, index(y));
-  }
-  Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, index(y));
-  }
-  Value less(Value x, int64_t bound) { return k.idx.inRange(x, bound); }
-
-  /// Issues the copies of the K tile `kTile` of A and B into `stage`.
-  void loadStage(Value stage, Value kTile);
   /// The mma.syncs of one K tile on the stage at those ring offsets.
   SmallVector<Value> multiplyTile(Value aStart, Value bStart,
                                   ValueRange accumulators);
-  /// copyTileAsync of `tile` at `tileStart` by the block's threads.
-  void copyTile(const SwizzledTile &tile, Value tileStart, Value global,
-                Value base, Value firstRow, Value firstColumn,
-                int64_t rowBound, int64_t columnBound) {
-    copyTileAsync(k.idx, thread, kWarpMmaThreads, tile, ring, tileStart,
-                  global, base, firstRow, firstColumn, rowBound, columnBound,
-                  columnBound);
-  }
   Value offset(const SwizzledTile &tile, Value tileStart, Value row,
                Value chunk) {
     return tile.offset(k.idx, tileStart, row, chunk);
@@ -141,42 +120,14 @@ private:
     return fk::loadMatrices(b, loc, ring, offset, transpose,
                             shape.elementType);
   }
-  SmallVector<Value> mainLoop();
-  LogicalResult epilogue(ValueRange accumulators);
 
-  KernelContext k;
   const WarpMmaTiling &tiling;
-  MatmulOp matmul;
-  MatmulShape shape;
-  OpBuilder &b;
-  Location loc;
-  MLIRContext *ctx;
-  gpu::GPUFuncOp kernel;
-
-  SwizzledTile aTile{}, bTile{};
-  int64_t kTiles = 0, warpRows = 0, warpColumns = 0;
+  int64_t warpRows = 0, warpColumns = 0;
   /// The mma tiles of a warp's quarter: mTiles x nTiles.
   int64_t mTiles = 0, nTiles = 0;
-  DynamicSharedMemory shared;
-  Value ring, lhs, rhs, lhsBase, rhsBase;
-  Value thread, lane, warpRow, warpColumn, tileRow, tileColumn;
-  SmallVector<Value> batchCoords;
+  Value lane, warpRow, warpColumn;
 };
 } // namespace
-
-void WarpMmaKernel::loadStage(Value stage, Value kTile) {
-  int64_t stageElements = aTile.elements() + bTile.elements();
-  Value aStart = mul(stage, index(stageElements));
-  Value bStart = add(aStart, index(aTile.elements()));
-  Value kStart = mul(kTile, index(tiling.tileK));
-  copyTile(aTile, aStart, lhs, lhsBase, tileRow, kStart, shape.m, shape.k);
-  if (shape.rhsKMajor)
-    copyTile(bTile, bStart, rhs, rhsBase, tileColumn, kStart, shape.n,
-             shape.k);
-  else
-    copyTile(bTile, bStart, rhs, rhsBase, kStart, tileColumn, shape.k,
-             shape.n);
-}
 
 SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
                                                ValueRange accumulators) {
@@ -230,126 +181,46 @@ SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
   return next;
 }
 
-SmallVector<Value> WarpMmaKernel::mainLoop() {
-  int64_t stages = tiling.stages;
-  // One commit group per K tile, empty beyond the last, so that "at most
-  // stages-2 pending" always means "this iteration's tile has landed".
-  Value token;
-  for (int64_t s = 0; s + 1 < stages; ++s) {
-    if (s < kTiles)
-      loadStage(index(s), index(s));
-    token = commitAsyncCopies(b, loc);
-  }
-  // Four f32 values per mma tile (WarpMma.h), zeros.
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  SmallVector<Value> init(mTiles * nTiles * 4, zero);
-  auto loop =
-      scf::ForOp::create(b, loc, index(0), index(kTiles), index(1), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kTile = loop.getInductionVar();
-    waitAsyncCopies(b, loc, token, stages - 2);
-    gpu::BarrierOp::create(b, loc);
-    Value ahead = add(kTile, index(stages - 1));
-    auto inRange = scf::IfOp::create(b, loc, less(ahead, kTiles),
-                                     /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(&inRange.getThenRegion().front());
-      loadStage(rem(ahead, stages), ahead);
-    }
-    commitAsyncCopies(b, loc);
-    int64_t stageElements = aTile.elements() + bTile.elements();
-    Value aStart = mul(rem(kTile, stages), index(stageElements));
-    Value bStart = add(aStart, index(aTile.elements()));
-    scf::YieldOp::create(b, loc,
-                         multiplyTile(aStart, bStart, loop.getRegionIterArgs()));
-  }
-  // Every copy has landed (the last groups are empty) and every warp is
-  // done reading the ring before it holds the accumulator tile.
-  waitAsyncCopies(b, loc, token, 0);
-  gpu::BarrierOp::create(b, loc);
-  return loop.getResults();
-}
-
-LogicalResult WarpMmaKernel::epilogue(ValueRange accumulators) {
-  int64_t rowStride = tiling.tileN + kAccumulatorPadding;
-  Value tile = shared.view(
-      b, loc, index(0),
-      getSharedMemRefType(ctx, {tiling.tileM, rowStride}, b.getF32Type()));
-  // Each lane holds (row l / 4, columns 2 (l % 4) + 0, 1) and the same 8
-  // rows down of every mma tile.
-  Value laneRow = div(lane, 4), laneColumn = mul(rem(lane, 4), index(2));
-  for (int64_t i = 0; i < mTiles; ++i)
-    for (int64_t j = 0; j < nTiles; ++j) {
-      Value row = add(warpRow, add(index(i * kMmaM), laneRow));
-      Value column = add(warpColumn, add(index(j * kMmaN), laneColumn));
-      for (int64_t e = 0; e < 4; ++e)
-        memref::StoreOp::create(
-            b, loc, accumulators[(i * nTiles + j) * 4 + e], tile,
-            ValueRange{e < 2 ? row : add(row, index(8)),
-                       e % 2 ? add(column, index(1)) : column});
-    }
-  gpu::BarrierOp::create(b, loc);
-  return emitMatmulEpilogue(k, shape, tile,
-                            getLiveTileRows(tiling.tileM, shape.m),
-                            tiling.tileN, tileRow, tileColumn, batchCoords,
-                            kWarpMmaThreads);
-}
-
 FailureOr<LaunchShape> WarpMmaKernel::build() {
   int64_t bytes = shape.elementBytes();
   int64_t kChunks = tiling.tileK * bytes / 16;
-  aTile = {tiling.tileM, kChunks};
-  bTile = shape.rhsKMajor ? SwizzledTile{tiling.tileN, kChunks}
-                          : SwizzledTile{tiling.tileK, tiling.tileN * bytes / 16};
-  kTiles = llvm::divideCeil(shape.k, tiling.tileK);
   warpRows = tiling.tileM / 2;
   warpColumns = tiling.tileN / 2;
   mTiles = warpRows / kMmaM;
   nTiles = warpColumns / kMmaN;
-  kernel.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({kWarpMmaThreads, 1, 1}));
-
-  lhs = collapseToOneDim(b, loc, k.buffers.lookup(matmul.getLhs()));
-  rhs = collapseToOneDim(b, loc,
-                         k.buffers.lookup(getTensorCoreRhsInput(matmul)));
-  thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  int64_t sharedBytes = tiling.getSharedBytes(bytes);
+  setUp({tiling.tileM, kChunks},
+        shape.rhsKMajor ? SwizzledTile{tiling.tileN, kChunks}
+                        : SwizzledTile{tiling.tileK, tiling.tileN * bytes / 16},
+        sharedBytes, shape.elementType);
   lane = rem(thread, 32);
   Value warp = div(thread, 32);
   // Warps 2 x 2 over the tile.
   warpRow = mul(rem(warp, 2), index(warpRows));
   warpColumn = mul(div(warp, 2), index(warpColumns));
-  std::tie(tileRow, tileColumn) =
-      emitOutputTileOrigin(k, shape, tiling.tileM, tiling.tileN);
-  lhsBase = rhsBase = index(0);
-  if (shape.batched()) {
-    Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-    batchCoords = k.idx.delinearize(batch, shape.batch);
-    lhsBase = mul(k.idx.broadcastLinear(batchCoords, shape.lhsBatch),
-                  index(shape.m * shape.k));
-    rhsBase = mul(k.idx.broadcastLinear(batchCoords, shape.rhsBatch),
-                  index(shape.k * shape.n));
-  }
 
-  int64_t sharedBytes = tiling.getSharedBytes(bytes);
-  shared = DynamicSharedMemory::create(b, loc, k.kernels, sharedBytes);
-  int64_t ringElements =
-      tiling.stages * (aTile.elements() + bTile.elements());
-  ring = shared.view(b, loc, index(0),
-                     getSharedMemRefType(ctx, {ringElements}, shape.elementType));
-  SmallVector<Value> accumulators = mainLoop();
-  if (failed(epilogue(accumulators)))
+  // Four f32 values per mma tile (WarpMma.h), zeros.
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  SmallVector<Value> init(mTiles * nTiles * 4, zero);
+  SmallVector<Value> accumulators =
+      mainLoop(init, [&](Value aStart, Value bStart, ValueRange acc) {
+        return multiplyTile(aStart, bStart, acc);
+      });
+  // Each lane holds (row l / 4, columns 2 (l % 4) + 0, 1) and the same 8
+  // rows down of every mma tile.
+  Value laneRow = div(lane, 4), laneColumn = mul(rem(lane, 4), index(2));
+  auto place = [&](int64_t i) -> std::pair<Value, Value> {
+    int64_t tileIndex = i / 4, e = i % 4;
+    Value row = add(warpRow, add(index(tileIndex / nTiles * kMmaM), laneRow));
+    Value column =
+        add(warpColumn, add(index(tileIndex % nTiles * kMmaN), laneColumn));
+    return {e < 2 ? row : add(row, index(8)),
+            e % 2 ? add(column, index(1)) : column};
+  };
+  if (failed(epilogue(accumulators, kAccumulatorPadding, place)))
     return failure();
   gpu::ReturnOp::create(b, loc);
-
-  LaunchShape launch;
-  launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
-                 (shape.n + tiling.tileN - 1) / tiling.tileN, shape.batches()};
-  launch.block = {kWarpMmaThreads, 1, 1};
-  launch.sharedBytes = sharedBytes;
-  return launch;
+  return getLaunch(sharedBytes);
 }
 
 FailureOr<LaunchShape>
