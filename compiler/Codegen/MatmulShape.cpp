@@ -68,22 +68,24 @@ std::string mlir::fk::whyNotOperandTiles(FusionOp fusion) {
   MatmulShape shape(matmul);
   if (shape.m == 0 || shape.n == 0 || shape.k == 0)
     return "the matmul has no elements";
-  // Tiles are copied in 16-byte pieces of rows (tensor maps and cp.async
-  // take 16-byte aligned rows): A's rows and a K-major B's are K long, an
-  // N-major B's N.
-  std::string piece = std::to_string(16 / shape.elementBytes());
-  if ((shape.k * shape.elementBytes()) % 16)
-    return "rows of an operand are not a multiple of 16 bytes (K must be a "
-           "multiple of " + piece + ")";
-  if (!shape.rhsKMajor && (shape.n * shape.elementBytes()) % 16)
-    return "rows of the right operand are not a multiple of 16 bytes (N must "
-           "be a multiple of " + piece + ", or the operand given as "
-           "transpose(w) of a [N, K] w)";
   if (shape.batches() > 65535)
     return "more than 65535 batches";
   // The grid's y walks column tiles of at least 64 (the narrowest tile).
   if (llvm::divideCeil(shape.n, 64) > 65535)
     return "more than 65535 column tiles";
+  return "";
+}
+
+std::string mlir::fk::whyNotAlignedRows(const MatmulShape &shape) {
+  // A's rows and a K-major B's are K long, an N-major B's N.
+  std::string piece = std::to_string(16 / shape.elementBytes());
+  if (!shape.lhsRowsAligned())
+    return "rows of an operand are not a multiple of 16 bytes (K must be a "
+           "multiple of " + piece + ")";
+  if (!shape.rhsRowsAligned())
+    return "rows of the right operand are not a multiple of 16 bytes (N must "
+           "be a multiple of " + piece + ", or the operand given as "
+           "transpose(w) of a [N, K] w)";
   return "";
 }
 

@@ -45,6 +45,12 @@ struct MatmulShape {
   int64_t elementBytes() const {
     return elementType.getIntOrFloatBitWidth() / 8;
   }
+  /// Whether A's rows (K long) and B's as read (K-major: K, else N) are
+  /// whole 16-byte pieces: what TMA and cp.async copy.
+  bool lhsRowsAligned() const { return (k * elementBytes()) % 16 == 0; }
+  bool rhsRowsAligned() const {
+    return ((rhsKMajor ? k : n) * elementBytes()) % 16 == 0;
+  }
   /// Whether the grid walks batches (they are not folded into rows).
   bool batched() const { return !batch.empty(); }
   int64_t batches() const { return ShapedType::getNumElements(batch); }
@@ -55,9 +61,13 @@ struct MatmulShape {
 std::string whyNotTensorCoreOperands(FusionOp fusion);
 
 /// Why the tiled matmul kernels cannot copy `fusion`'s matmul operands into
-/// shared memory: they copy whole 16-byte pieces of operand rows from
-/// fusion inputs; or "" when they can.
+/// shared memory: they copy tiles of fusion inputs; or "" when they can.
 std::string whyNotOperandTiles(FusionOp fusion);
+
+/// Why the operands' rows are not whole 16-byte pieces, which TMA and
+/// cp.async copy (the cp.async kernels then copy element by element), or
+/// "".
+std::string whyNotAlignedRows(const MatmulShape &shape);
 
 /// Whether 64 x 64 output tiles suit the product better than 128 x 128 on a
 /// GPU of `smCount` SMs: where it has at most 64 rows (a 128-row tile would

@@ -45,18 +45,24 @@ void RingMatmulKernel::loadStage(Value stage, Value kTile) {
   Value aStart = mul(stage, index(stageElements));
   Value bStart = add(aStart, index(aTile.elements()));
   Value kStart = mul(kTile, index(blocking.tileK));
-  auto copy = [&](const SwizzledTile &tile, Value start, Value global,
-                  Value base, Value firstRow, Value firstColumn,
-                  int64_t rows, int64_t columns) {
-    copyTileAsync(k.idx, thread, blocking.threads, tile, ring, start, global,
-                  base, firstRow, firstColumn, rows, columns, columns);
+  // Rows of whole 16-byte pieces by cp.async; others element by element.
+  auto copy = [&](bool aligned, const SwizzledTile &tile, Value start,
+                  Value global, Value base, Value firstRow,
+                  Value firstColumn, int64_t rows, int64_t columns) {
+    (aligned ? copyTileAsync : copyTileByElements)(
+        k.idx, thread, blocking.threads, tile, ring, start, global, base,
+        firstRow, firstColumn, rows, columns, columns);
   };
-  copy(aTile, aStart, lhs, lhsBase, tileRow, kStart, shape.m, shape.k);
+  copy(shape.lhsRowsAligned(), aTile, aStart, lhs, lhsBase, tileRow, kStart,
+       shape.m, shape.k);
   // B [K, N] as stored, or K-major: w [N, K]'s rows, as A's.
+  bool rhsAligned = shape.rhsRowsAligned();
   if (shape.rhsKMajor)
-    copy(bTile, bStart, rhs, rhsBase, tileColumn, kStart, shape.n, shape.k);
+    copy(rhsAligned, bTile, bStart, rhs, rhsBase, tileColumn, kStart, shape.n,
+         shape.k);
   else
-    copy(bTile, bStart, rhs, rhsBase, kStart, tileColumn, shape.k, shape.n);
+    copy(rhsAligned, bTile, bStart, rhs, rhsBase, kStart, tileColumn, shape.k,
+         shape.n);
 }
 
 SmallVector<Value> RingMatmulKernel::mainLoop(

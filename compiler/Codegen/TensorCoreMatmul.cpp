@@ -142,9 +142,12 @@ MemRefType mlir::fk::getSplitKPartialType(MatmulOp matmul,
 std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
                                              TargetAttr target) {
   std::string why = whyNoWarpgroupKernels(target);
-  if (!why.empty())
-    return why;
-  return whyNotTensorCoreOperands(fusion);
+  if (why.empty())
+    why = whyNotTensorCoreOperands(fusion);
+  // Tensor maps take row strides that are multiples of 16 bytes.
+  if (why.empty())
+    why = whyNotAlignedRows(MatmulShape(fusion.getMatmul()));
+  return why;
 }
 
 SmallVector<Value, 2>

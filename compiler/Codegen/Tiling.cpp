@@ -107,7 +107,8 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     }
     std::string whyNotMma = whyNotWarpMmaMatmul(fusion, target);
     if (whyNotMma.empty()) {
-      if (tile.empty())
+      // On a target with wgmma, `matmulTile` is a wgmma tile.
+      if (tile.empty() || target.getWgmma())
         tile = chooseWarpMmaTile(fusion.getMatmul(), target);
       return TilingAttr::get(ctx, KernelStrategy::WarpMma, tile,
                              kWarpMmaThreads);
@@ -445,21 +446,28 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
+      // Rows that are not whole 16-byte pieces are copied element by
+      // element, without cp.async.
+      auto copies = [&]() -> std::string {
+        if (whyNotAlignedRows(MatmulShape(fusion.getMatmul())).empty())
+          return " through a cp.async ring";
+        return ", its tiles copied element by element (rows not a multiple "
+               "of 16 bytes)";
+      };
       if (explain && tiling.getStrategy() == KernelStrategy::Simt)
         fusion.emitRemark()
             << "f32 matmul on the tiled f32 kernel (exact f32 FMAs, not "
                "tensor cores): tiles of "
             << tiling.getTile()[0] << " x " << tiling.getTile()[1]
-            << ", K in steps of " << tiling.getTile()[2]
-            << " through a cp.async ring, 8 x 8 outputs a thread";
+            << ", K in steps of " << tiling.getTile()[2] << copies()
+            << ", 8 x 8 outputs a thread";
       if (explain && tiling.getStrategy() == KernelStrategy::WarpMma)
         fusion.emitRemark()
             << "matmul on the mma.sync tensor-core kernel (sm_80 and later), "
                "not wgmma ("
             << whyNotTensorCoreMatmul(fusion, *target) << "): tiles of "
             << tiling.getTile()[0] << " x " << tiling.getTile()[1]
-            << ", K in steps of " << tiling.getTile()[2]
-            << " through a cp.async ring";
+            << ", K in steps of " << tiling.getTile()[2] << copies();
       if (explain && tiling.getStrategy() == KernelStrategy::TensorCore &&
           tiling.getTile().size() > 3)
         fusion.emitRemark()

@@ -31,15 +31,15 @@ Value SwizzledTile::offset(IndexBuilder &idx, Value tileStart, Value row,
                          idx.mul(swizzled, idx.constant(chunkElements))));
 }
 
-void mlir::fk::copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
-                             const SwizzledTile &tile, Value shared,
-                             Value tileStart, Value global, Value base,
-                             Value firstRow, Value firstColumn,
-                             int64_t rowBound, int64_t columnBound,
-                             int64_t rowStride) {
+/// Calls `copy(row, chunk, globalRow, globalColumn)` for each of this
+/// thread's chunks of `tile`, the `threads` threads taking adjacent chunks
+/// of a row.
+static void forEachThreadChunk(
+    IndexBuilder &idx, Value thread, int64_t threads, const SwizzledTile &tile,
+    Value firstRow, Value firstColumn,
+    function_ref<void(Value, Value, Value, Value)> copy) {
   OpBuilder &b = idx.b;
   Location loc = idx.loc;
-  MLIRContext *ctx = b.getContext();
   int64_t chunks = tile.rows * tile.rowChunks;
   for (int64_t i = 0; i < llvm::divideCeil(chunks, threads); ++i) {
     Value chunkIndex = idx.add(thread, idx.constant(i * threads));
@@ -55,25 +55,79 @@ void mlir::fk::copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
                                        idx.constant(tile.rowChunks));
     Value chunk = arith::RemUIOp::create(b, loc, chunkIndex,
                                          idx.constant(tile.rowChunks));
-    Value globalRow = idx.add(firstRow, row);
-    Value globalColumn =
-        idx.add(firstColumn, idx.mul(chunk, idx.constant(tile.chunkElements)));
-    Value inside = arith::AndIOp::create(b, loc, idx.inRange(globalRow, rowBound),
-                                         idx.inRange(globalColumn, columnBound));
-    // A chunk outside reads nothing (a source size of 0) from the base.
-    Value source = arith::SelectOp::create(
-        b, loc, inside,
-        idx.add(base, idx.add(idx.mul(globalRow, idx.constant(rowStride)),
-                              globalColumn)),
-        base);
-    Value sourceElements = arith::SelectOp::create(
-        b, loc, inside, idx.constant(tile.chunkElements), idx.constant(0));
-    nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), shared,
-        ValueRange{tile.offset(idx, tileStart, row, chunk)}, global,
-        ValueRange{source}, b.getIndexAttr(tile.chunkElements), sourceElements,
-        /*bypassL1=*/b.getUnitAttr());
+    copy(row, chunk, idx.add(firstRow, row),
+         idx.add(firstColumn,
+                 idx.mul(chunk, idx.constant(tile.chunkElements))));
   }
+}
+
+void mlir::fk::copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
+                             const SwizzledTile &tile, Value shared,
+                             Value tileStart, Value global, Value base,
+                             Value firstRow, Value firstColumn,
+                             int64_t rowBound, int64_t columnBound,
+                             int64_t rowStride) {
+  OpBuilder &b = idx.b;
+  Location loc = idx.loc;
+  MLIRContext *ctx = b.getContext();
+  forEachThreadChunk(
+      idx, thread, threads, tile, firstRow, firstColumn,
+      [&](Value row, Value chunk, Value globalRow, Value globalColumn) {
+        Value inside =
+            arith::AndIOp::create(b, loc, idx.inRange(globalRow, rowBound),
+                                  idx.inRange(globalColumn, columnBound));
+        // A chunk outside reads nothing (a source size of 0) from the base.
+        Value source = arith::SelectOp::create(
+            b, loc, inside,
+            idx.add(base, idx.add(idx.mul(globalRow, idx.constant(rowStride)),
+                                  globalColumn)),
+            base);
+        Value sourceElements = arith::SelectOp::create(
+            b, loc, inside, idx.constant(tile.chunkElements),
+            idx.constant(0));
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), shared,
+            ValueRange{tile.offset(idx, tileStart, row, chunk)}, global,
+            ValueRange{source}, b.getIndexAttr(tile.chunkElements),
+            sourceElements,
+            /*bypassL1=*/b.getUnitAttr());
+      });
+}
+
+void mlir::fk::copyTileByElements(IndexBuilder &idx, Value thread,
+                                  int64_t threads, const SwizzledTile &tile,
+                                  Value shared, Value tileStart, Value global,
+                                  Value base, Value firstRow,
+                                  Value firstColumn, int64_t rowBound,
+                                  int64_t columnBound, int64_t rowStride) {
+  OpBuilder &b = idx.b;
+  Location loc = idx.loc;
+  Type element = cast<MemRefType>(shared.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  forEachThreadChunk(
+      idx, thread, threads, tile, firstRow, firstColumn,
+      [&](Value row, Value chunk, Value globalRow, Value globalColumn) {
+        Value rowInside = idx.inRange(globalRow, rowBound);
+        Value rowStart =
+            idx.add(base, idx.mul(globalRow, idx.constant(rowStride)));
+        Value destination = tile.offset(idx, tileStart, row, chunk);
+        SmallVector<Value> values;
+        for (int64_t e = 0; e < tile.chunkElements; ++e) {
+          Value column = idx.add(globalColumn, idx.constant(e));
+          Value inside = arith::AndIOp::create(
+              b, loc, rowInside, idx.inRange(column, columnBound));
+          // Elements outside read the base instead, and are zeros.
+          Value source = arith::SelectOp::create(
+              b, loc, inside, idx.add(rowStart, column), base);
+          Value value =
+              memref::LoadOp::create(b, loc, global, ValueRange{source});
+          values.push_back(arith::SelectOp::create(b, loc, inside, value, zero));
+        }
+        for (auto [e, value] : llvm::enumerate(values))
+          memref::StoreOp::create(
+              b, loc, value, shared,
+              ValueRange{idx.add(destination, idx.constant(e))});
+      });
 }
 
 Value mlir::fk::commitAsyncCopies(OpBuilder &b, Location loc) {

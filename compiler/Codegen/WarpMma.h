@@ -57,6 +57,16 @@ void copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
                    Value firstColumn, int64_t rowBound, int64_t columnBound,
                    int64_t rowStride);
 
+/// copyTileAsync for matrices whose rows are not whole 16-byte pieces
+/// (cp.async needs aligned sources): each chunk's elements are loaded one
+/// by one, zeros outside the matrix, and stored to shared memory; the
+/// copy is done when the thread goes on.
+void copyTileByElements(IndexBuilder &idx, Value thread, int64_t threads,
+                        const SwizzledTile &tile, Value shared,
+                        Value tileStart, Value global, Value base,
+                        Value firstRow, Value firstColumn, int64_t rowBound,
+                        int64_t columnBound, int64_t rowStride);
+
 /// Closes the group of the copies issued since the last one (possibly
 /// none); returns its token.
 Value commitAsyncCopies(OpBuilder &b, Location loc);
