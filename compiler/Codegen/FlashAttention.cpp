@@ -27,6 +27,14 @@
 // and one statement keeps the compiler from moving accumulator reads or
 // writes across the fence and the wait.
 //
+// The mma.sync form (targets from sm_80 without wgmma, and head dims other
+// than 64 and 128) differs in the copies and the two products only: every
+// thread issues cp.async copies of Q and of the K and V blocks (one commit
+// group per slot, waited on before the block barrier), and each warp
+// computes S and P V for its 16 rows with mma.sync m16n8k16 on ldmatrix
+// fragments. Its accumulators have the layout above (the m16n8 fragment of
+// a warp is a wgmma accumulator's), so steps 2 and 3 are the same code.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Codegen/FlashAttention.h"

@@ -1,6 +1,8 @@
 //===- FlashAttention.h - attention fusions as one online-softmax kernel -*- C++ -*-===//
 //
-// The kernel of an `attention` fusion on sm_90a. Each block owns
+// The kernel of an `attention` fusion: on wgmma and TMA on sm_90a, and in
+// an mma.sync and cp.async form on the other targets from sm_80 (and for
+// head dims other than 64 and 128). Each block owns
 // `queryRows` query rows of one batch (a warpgroup per 64 rows) and walks
 // the key axis in blocks of `keyBlock` keys, never writing the scores to
 // device memory:

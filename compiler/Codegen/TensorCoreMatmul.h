@@ -10,7 +10,8 @@
 // The operands are read through tensor maps, so they must be fusion inputs
 // (buffers) in the layout the tensor map and wgmma take, the right one
 // also as transpose(w) of an input w (K-major); everything else
-// stays on the element-per-thread matmul kernel (KernelBuilder.cpp).
+// goes to the mma.sync kernel (WarpMmaMatmul.h), which copies rows that are
+// not 16-byte multiples element by element.
 //
 // A product with too few output tiles to give every SM a block (a decode
 // step's, a short prompt's) splits K among the blocks of each tile: every
