@@ -153,7 +153,7 @@ private:
   /// and V blocks, S = Q K^T and O += P V on mma.sync.
   struct AsyncOperand {
     Value global, base;
-    int64_t rows, rowStride;
+    int64_t rowStride;
   };
   AsyncOperand asyncOperand(Value operand, ArrayRef<int64_t> operandBatch,
                             int64_t rows, int64_t heads);
@@ -228,6 +228,7 @@ private:
   Value ring, thread, lane;
   AsyncOperand queryOperand, keyOperand, valueOperand;
   SwizzledTile queryTile{}, keyTile{};
+  std::optional<WarpFragments> fragments;
 };
 } // namespace
 
@@ -299,7 +300,6 @@ FlashKernel::asyncOperand(Value operand, ArrayRef<int64_t> operandBatch,
   AsyncOperand result;
   result.global = collapseToOneDim(
       b, loc, k.buffers.lookup(getAttentionOperandInput(operand)));
-  result.rows = rows;
   SmallVector<Value, 2> coords = mapBatchCoords(operandBatch, heads);
   if (!heads) {
     result.rowStride = shape.headDim;
@@ -332,41 +332,22 @@ void FlashKernel::loadKeyValueAsync(Value stage, Value block, Value inRange) {
 }
 
 SmallVector<Value> FlashKernel::scoresMma(Value stage) {
-  // Per 16 of the head dim: the warp's 16 query rows as A (rows l % 16,
-  // chunk l / 16 of the step), then per 16 keys K's rows as B, read
-  // K-major (keys l % 8 + 8 (l / 16), chunk (l / 8) % 2 of the step).
+  // Per 16 of the head dim: the warp's 16 query rows as A, then per 16
+  // keys K's rows as B's columns.
   Value warpRow = mul(arith::DivUIOp::create(b, loc, thread, index(32)),
                       index(kMmaM));
-  Value lane16 = arith::RemUIOp::create(b, loc, lane, index(16));
-  Value laneHalf = arith::DivUIOp::create(b, loc, lane, index(16));
-  Value lane8 = arith::RemUIOp::create(b, loc, lane, index(8));
-  Value laneQuarter = arith::RemUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(2));
   Value keyStart = ringElement(stage, 0);
   SmallVector<Value> s(tiling.keyBlock / kMmaN * 4, f32(0));
   for (int64_t step = 0; step < shape.headDim / kMmaK; ++step) {
     Value chunk = index(step * kMmaK / kChunkElements);
-    SmallVector<Value, 4> a = loadMatrices(
-        b, loc, ring,
-        queryTile.offset(k.idx, index(0), add(warpRow, lane16),
-                         add(chunk, laneHalf)),
-        /*transpose=*/false, shape.elementType);
-    for (int64_t pair = 0; pair < tiling.keyBlock / (2 * kMmaN); ++pair) {
-      Value key = add(index(pair * 2 * kMmaN),
-                      add(lane8, mul(laneHalf, index(8))));
-      SmallVector<Value, 4> keys = loadMatrices(
-          b, loc, ring,
-          keyTile.offset(k.idx, keyStart, key, add(chunk, laneQuarter)),
-          /*transpose=*/false, shape.elementType);
-      for (int64_t half = 0; half < 2; ++half) {
-        MutableArrayRef<Value> c =
-            MutableArrayRef<Value>(s).slice((2 * pair + half) * 4, 4);
-        SmallVector<Value, 4> d =
-            mmaSync(b, loc, shape.elementType, a,
-                    ArrayRef<Value>(keys).slice(2 * half, 2), c);
-        llvm::copy(d, c.begin());
-      }
-    }
+    SmallVector<Value, 4> a =
+        fragments->loadA(queryTile, index(0), warpRow, chunk);
+    for (int64_t pair = 0; pair < tiling.keyBlock / (2 * kMmaN); ++pair)
+      fragments->multiplyPair(
+          a,
+          fragments->loadBFromColumns(keyTile, keyStart,
+                                      index(pair * 2 * kMmaN), chunk),
+          MutableArrayRef<Value>(s).slice(pair * 8, 8));
   }
   return s;
 }
@@ -374,37 +355,19 @@ SmallVector<Value> FlashKernel::scoresMma(Value stage) {
 SmallVector<Value> FlashKernel::accumulateMma(ArrayRef<Value> o,
                                               ArrayRef<Value> p, Value stage) {
   // P's A fragments, as for wgmma: K step t (16 keys) is S values 8t ..
-  // 8t+7, packed in pairs. V is keys x head dim, N innermost: read by
-  // ldmatrix.trans (keys l % 8 + 8 ((l / 8) % 2), chunk l / 16 of the pair
-  // of 8-column tiles).
+  // 8t+7, packed in pairs. V is keys x head dim, N innermost: B's rows.
   SmallVector<Value> a;
   for (size_t i = 0; i < p.size(); i += 2)
     a.push_back(packPair(b, loc, p[i], p[i + 1], shape.elementType));
-  Value lane8 = arith::RemUIOp::create(b, loc, lane, index(8));
-  Value laneHalf = arith::DivUIOp::create(b, loc, lane, index(16));
-  Value laneQuarter = arith::RemUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(2));
   Value valueStart = ringElement(stage, 1);
   SmallVector<Value> next(o);
-  for (int64_t step = 0; step < tiling.keyBlock / kMmaK; ++step) {
-    Value key = add(index(step * kMmaK), add(lane8, mul(laneQuarter, index(8))));
-    for (int64_t pair = 0; pair < shape.headDim / (2 * kMmaN); ++pair) {
-      SmallVector<Value, 4> values = loadMatrices(
-          b, loc, ring,
-          keyTile.offset(k.idx, valueStart, key,
-                         add(index(2 * pair), laneHalf)),
-          /*transpose=*/true, shape.elementType);
-      for (int64_t half = 0; half < 2; ++half) {
-        MutableArrayRef<Value> c =
-            MutableArrayRef<Value>(next).slice((2 * pair + half) * 4, 4);
-        SmallVector<Value, 4> d = mmaSync(
-            b, loc, shape.elementType,
-            ArrayRef<Value>(a).slice(4 * step, 4),
-            ArrayRef<Value>(values).slice(2 * half, 2), c);
-        llvm::copy(d, c.begin());
-      }
-    }
-  }
+  for (int64_t step = 0; step < tiling.keyBlock / kMmaK; ++step)
+    for (int64_t pair = 0; pair < shape.headDim / (2 * kMmaN); ++pair)
+      fragments->multiplyPair(
+          ArrayRef<Value>(a).slice(4 * step, 4),
+          fragments->loadBFromRows(keyTile, valueStart, index(step * kMmaK),
+                                   index(2 * pair)),
+          MutableArrayRef<Value>(next).slice(pair * 8, 8));
   return next;
 }
 
@@ -759,6 +722,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
                               shape.keyHeads);
     valueOperand = asyncOperand(attention.getValue(), shape.valueBatch,
                                 shape.keys, shape.valueHeads);
+    fragments.emplace(k.idx, ring, lane, shape.elementType);
     loadQueryAsync();
     for (int64_t s = 0; s < tiling.stages; ++s) {
       if (s < keyBlocks)

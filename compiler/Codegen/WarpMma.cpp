@@ -141,9 +141,39 @@ void mlir::fk::waitAsyncCopies(OpBuilder &b, Location loc, Value token,
                                    b.getI32IntegerAttr(pending));
 }
 
-SmallVector<Value, 4> mlir::fk::loadMatrices(OpBuilder &b, Location loc,
-                                             Value shared, Value offset,
-                                             bool transpose, Type element) {
+Value mlir::fk::packPair(OpBuilder &b, Location loc, Value low, Value high,
+                         Type element) {
+  // cvt.rn.f16x2.f32 puts its first source in the high half.
+  std::string convert = element.isF16() ? "cvt.rn.f16x2.f32 $0, $2, $1;"
+                                        : "cvt.rn.bf16x2.f32 $0, $2, $1;";
+  Value packed = emitInlinePtx(b, loc, b.getI32Type(), convert, "=r,f,f",
+                               ValueRange{low, high}, /*sideEffects=*/false);
+  if (element.isBF16())
+    return packed;
+  return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, element), packed);
+}
+
+WarpFragments::WarpFragments(IndexBuilder &idx, Value shared, Value lane,
+                             Type element)
+    : idx(idx), shared(shared), element(element) {
+  OpBuilder &b = idx.b;
+  Location loc = idx.loc;
+  auto div = [&](Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, idx.constant(y)).getResult();
+  };
+  auto rem = [&](Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, idx.constant(y)).getResult();
+  };
+  lane16 = rem(lane, 16);
+  laneHalf = div(lane, 16);
+  lane8 = rem(lane, 8);
+  laneQuarter = rem(div(lane, 8), 2);
+}
+
+SmallVector<Value, 4> WarpFragments::loadMatrices(Value offset,
+                                                  bool transpose) {
+  OpBuilder &b = idx.b;
+  Location loc = idx.loc;
   auto pair = VectorType::get({2}, element);
   Value matrices = nvgpu::LdMatrixOp::create(
       b, loc, VectorType::get({4, 2}, element), shared, ValueRange{offset},
@@ -164,34 +194,61 @@ SmallVector<Value, 4> mlir::fk::loadMatrices(OpBuilder &b, Location loc,
   return registers;
 }
 
-Value mlir::fk::packPair(OpBuilder &b, Location loc, Value low, Value high,
-                         Type element) {
-  // cvt.rn.f16x2.f32 puts its first source in the high half.
-  std::string convert = element.isF16() ? "cvt.rn.f16x2.f32 $0, $2, $1;"
-                                        : "cvt.rn.bf16x2.f32 $0, $2, $1;";
-  Value packed = emitInlinePtx(b, loc, b.getI32Type(), convert, "=r,f,f",
-                               ValueRange{low, high}, /*sideEffects=*/false);
-  if (element.isBF16())
-    return packed;
-  return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, element), packed);
+SmallVector<Value, 4> WarpFragments::loadA(const SwizzledTile &tile,
+                                           Value tileStart, Value firstRow,
+                                           Value firstChunk) {
+  // Matrices (rows 0-7, K 0-7), (rows 8-15, K 0-7), (rows 0-7, K 8-15),
+  // (rows 8-15, K 8-15): lane l addresses row l % 16 of chunk l / 16.
+  return loadMatrices(tile.offset(idx, tileStart, idx.add(firstRow, lane16),
+                                  idx.add(firstChunk, laneHalf)),
+                      /*transpose=*/false);
 }
 
-SmallVector<Value, 4> mlir::fk::mmaSync(OpBuilder &b, Location loc,
-                                        Type element, ArrayRef<Value> a,
-                                        ArrayRef<Value> bRegisters,
-                                        ArrayRef<Value> c) {
+SmallVector<Value, 4> WarpFragments::loadBFromColumns(const SwizzledTile &tile,
+                                                      Value tileStart,
+                                                      Value firstRow,
+                                                      Value firstChunk) {
+  // Matrices (N 0-7, K 0-7), (N 0-7, K 8-15), (N 8-15, K 0-7), (N 8-15, K
+  // 8-15): lane l addresses row l % 8 + 8 (l / 16), chunk (l / 8) % 2.
+  Value row = idx.add(firstRow,
+                      idx.add(lane8, idx.mul(laneHalf, idx.constant(8))));
+  return loadMatrices(
+      tile.offset(idx, tileStart, row, idx.add(firstChunk, laneQuarter)),
+      /*transpose=*/false);
+}
+
+SmallVector<Value, 4> WarpFragments::loadBFromRows(const SwizzledTile &tile,
+                                                   Value tileStart,
+                                                   Value firstRow,
+                                                   Value firstChunk) {
+  // Matrices (K 0-7, N 0-7), (K 8-15, N 0-7), (K 0-7, N 8-15), (K 8-15, N
+  // 8-15), transposed: lane l addresses row l % 8 + 8 ((l / 8) % 2),
+  // chunk l / 16.
+  Value row = idx.add(firstRow,
+                      idx.add(lane8, idx.mul(laneQuarter, idx.constant(8))));
+  return loadMatrices(
+      tile.offset(idx, tileStart, row, idx.add(firstChunk, laneHalf)),
+      /*transpose=*/true);
+}
+
+void WarpFragments::multiplyPair(ArrayRef<Value> a, ArrayRef<Value> bPair,
+                                 MutableArrayRef<Value> c) {
+  OpBuilder &b = idx.b;
+  Location loc = idx.loc;
   NVVM::MMATypes type =
       element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
   auto resultType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(4, b.getF32Type()));
-  Value d = NVVM::MmaOp::create(
-      b, loc, resultType, a, bRegisters, c,
-      ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK}, /*b1Op=*/std::nullopt,
-      /*intOverflow=*/std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
-      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                     NVVM::MMALayout::col});
-  SmallVector<Value, 4> values;
-  for (int64_t e = 0; e < 4; ++e)
-    values.push_back(LLVM::ExtractValueOp::create(b, loc, d, e));
-  return values;
+  for (int64_t half = 0; half < 2; ++half) {
+    MutableArrayRef<Value> tile = c.slice(4 * half, 4);
+    Value d = NVVM::MmaOp::create(
+        b, loc, resultType, a, bPair.slice(2 * half, 2),
+        ArrayRef<Value>(tile), ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
+        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+        std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    for (int64_t e = 0; e < 4; ++e)
+      tile[e] = LLVM::ExtractValueOp::create(b, loc, d, e);
+  }
 }

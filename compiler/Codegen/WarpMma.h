@@ -76,22 +76,54 @@ Value commitAsyncCopies(OpBuilder &b, Location loc);
 void waitAsyncCopies(OpBuilder &b, Location loc, Value token,
                      int64_t pending);
 
-/// ldmatrix .x4 at element `offset` of the shared memref `shared`: four
-/// 8 x 8 matrices (lane l addresses row l % 8 of matrix l / 8), as the four
-/// registers of two `element`s each that mma.sync takes.
-SmallVector<Value, 4> loadMatrices(OpBuilder &b, Location loc, Value shared,
-                                   Value offset, bool transpose, Type element);
-
 /// The register mma.sync takes for the two values (low, high) rounded to
 /// `element` (f16 or bf16): P's A fragments from the scores.
 Value packPair(OpBuilder &b, Location loc, Value low, Value high,
                Type element);
 
-/// D = A B + C on one 16 x 8 tile: `a` four registers, `bRegisters` two,
-/// `c` four f32 values; returns D's four f32 values.
-SmallVector<Value, 4> mmaSync(OpBuilder &b, Location loc, Type element,
-                              ArrayRef<Value> a, ArrayRef<Value> bRegisters,
-                              ArrayRef<Value> c);
+/// A warp's mma.sync operands, loaded from swizzled tiles in shared memory
+/// by ldmatrix .x4 (four 8 x 8 matrices, lane l addressing row l % 8 of
+/// matrix l / 8) as the registers of two 16-bit elements mma.sync takes,
+/// and the products on them. One per kernel: the lane's addressing is
+/// computed once, where it is made.
+class WarpFragments {
+public:
+  /// Tiles of `element`s in `shared`; this thread is lane `lane` of its
+  /// warp.
+  WarpFragments(IndexBuilder &idx, Value shared, Value lane, Type element);
+
+  /// A of one 16 x 16 mma step: rows firstRow .. +15 of `tile` (rows of
+  /// A, K innermost) at chunks firstChunk and the next; registers a0..a3.
+  SmallVector<Value, 4> loadA(const SwizzledTile &tile, Value tileStart,
+                              Value firstRow, Value firstChunk);
+  /// B of two 8-column mma tiles over 16 of K from a tile whose rows are
+  /// B's columns (K innermost: w of x @ transpose(w), or K of Q K^T):
+  /// rows firstRow .. +15, chunks firstChunk and the next. Registers 0-1
+  /// are the first tile's, 2-3 the second's.
+  SmallVector<Value, 4> loadBFromColumns(const SwizzledTile &tile,
+                                         Value tileStart, Value firstRow,
+                                         Value firstChunk);
+  /// The same from a tile whose rows are B's rows (N innermost: B as
+  /// stored, or V of P V): K rows firstRow .. +15, chunks firstChunk and
+  /// the next (16 columns), by ldmatrix.trans.
+  SmallVector<Value, 4> loadBFromRows(const SwizzledTile &tile,
+                                      Value tileStart, Value firstRow,
+                                      Value firstChunk);
+  /// c += a b on two 16 x 8 tiles: `a` four registers, `bPair` the four of
+  /// a load above, `c` the two tiles' eight f32 accumulators (four each,
+  /// in fragment order), updated in place.
+  void multiplyPair(ArrayRef<Value> a, ArrayRef<Value> bPair,
+                    MutableArrayRef<Value> c);
+
+private:
+  SmallVector<Value, 4> loadMatrices(Value offset, bool transpose);
+
+  IndexBuilder &idx;
+  Value shared;
+  Type element;
+  /// lane % 16, lane / 16, lane % 8 and (lane / 8) % 2.
+  Value lane16, laneHalf, lane8, laneQuarter;
+};
 
 } // namespace mlir::fk
 

@@ -112,16 +112,9 @@ private:
   /// The mma.syncs of one K tile on the stage at those ring offsets.
   SmallVector<Value> multiplyTile(Value aStart, Value bStart,
                                   ValueRange accumulators);
-  Value offset(const SwizzledTile &tile, Value tileStart, Value row,
-               Value chunk) {
-    return tile.offset(k.idx, tileStart, row, chunk);
-  }
-  SmallVector<Value, 4> loadMatrices(Value offset, bool transpose) {
-    return fk::loadMatrices(b, loc, ring, offset, transpose,
-                            shape.elementType);
-  }
 
   const WarpMmaTiling &tiling;
+  std::optional<WarpFragments> fragments;
   int64_t warpRows = 0, warpColumns = 0;
   /// The mma tiles of a warp's quarter: mTiles x nTiles.
   int64_t mTiles = 0, nTiles = 0;
@@ -132,51 +125,30 @@ private:
 SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
                                                ValueRange accumulators) {
   SmallVector<Value> next(accumulators);
-  Value laneRow16 = rem(lane, 16), laneHalf = div(lane, 16);
-  Value laneRow8 = rem(lane, 8), laneQuarter = rem(div(lane, 8), 2);
   for (int64_t step = 0; step < tiling.tileK / kMmaK; ++step) {
-    int64_t firstChunk = step * kMmaK / kChunkElements;
-    // A, per 16-row mma tile: matrices (rows 0-7, K 0-7), (rows 8-15, K
-    // 0-7), (rows 0-7, K 8-15), (rows 8-15, K 8-15), lane l addressing row
-    // l % 16 of chunk l / 16: the mma's a0..a3.
+    Value firstChunk = index(step * kMmaK / kChunkElements);
+    // A per 16-row mma tile, B per pair of 8-column mma tiles.
     SmallVector<SmallVector<Value, 4>> a;
-    for (int64_t i = 0; i < mTiles; ++i) {
-      Value row = add(warpRow, add(index(i * kMmaM), laneRow16));
-      a.push_back(loadMatrices(
-          offset(aTile, aStart, row, add(index(firstChunk), laneHalf)),
-          /*transpose=*/false));
-    }
-    // B, per pair of 8-column mma tiles: two registers (K 0-7, K 8-15) for
-    // each.
+    for (int64_t i = 0; i < mTiles; ++i)
+      a.push_back(fragments->loadA(aTile, aStart,
+                                   add(warpRow, index(i * kMmaM)),
+                                   firstChunk));
     SmallVector<SmallVector<Value, 4>> bPairs;
     for (int64_t j = 0; j < nTiles / 2; ++j) {
       Value column = add(warpColumn, index(j * 2 * kMmaN));
-      if (shape.rhsKMajor) {
-        // w's rows are B's columns: matrices (N 0-7, K 0-7), (N 0-7, K
-        // 8-15), (N 8-15, K 0-7), (N 8-15, K 8-15).
-        Value row = add(column, add(laneRow8, mul(laneHalf, index(8))));
-        Value chunk = add(index(firstChunk), laneQuarter);
-        bPairs.push_back(loadMatrices(offset(bTile, bStart, row, chunk),
-                                      /*transpose=*/false));
-        continue;
-      }
-      // K rows of B, transposed: matrices (K 0-7, N 0-7), (K 8-15, N 0-7),
-      // (K 0-7, N 8-15), (K 8-15, N 8-15).
-      Value row = add(index(step * kMmaK), add(laneRow8, mul(laneQuarter, index(8))));
-      Value chunk = add(div(column, kChunkElements), laneHalf);
-      bPairs.push_back(loadMatrices(offset(bTile, bStart, row, chunk),
-                                    /*transpose=*/true));
+      bPairs.push_back(
+          shape.rhsKMajor
+              // w's rows are B's columns.
+              ? fragments->loadBFromColumns(bTile, bStart, column, firstChunk)
+              : fragments->loadBFromRows(bTile, bStart,
+                                         index(step * kMmaK),
+                                         div(column, kChunkElements)));
     }
     for (int64_t i = 0; i < mTiles; ++i)
-      for (int64_t j = 0; j < nTiles; ++j) {
-        MutableArrayRef<Value> c =
-            MutableArrayRef<Value>(next).slice((i * nTiles + j) * 4, 4);
-        ArrayRef<Value> bRegisters =
-            ArrayRef<Value>(bPairs[j / 2]).slice(j % 2 * 2, 2);
-        SmallVector<Value, 4> d =
-            mmaSync(b, loc, shape.elementType, a[i], bRegisters, c);
-        llvm::copy(d, c.begin());
-      }
+      for (int64_t j = 0; j < nTiles / 2; ++j)
+        fragments->multiplyPair(
+            a[i], bPairs[j],
+            MutableArrayRef<Value>(next).slice((i * nTiles + 2 * j) * 4, 8));
   }
   return next;
 }
@@ -198,6 +170,7 @@ FailureOr<LaunchShape> WarpMmaKernel::build() {
   // Warps 2 x 2 over the tile.
   warpRow = mul(rem(warp, 2), index(warpRows));
   warpColumn = mul(div(warp, 2), index(warpColumns));
+  fragments.emplace(k.idx, ring, lane, shape.elementType);
 
   // Four f32 values per mma tile (WarpMma.h), zeros.
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
