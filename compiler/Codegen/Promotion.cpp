@@ -44,22 +44,23 @@ static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
   return range;
 }
 
-/// The mma.sync kernel's ring holds an A and a B tile per stage; its
-/// epilogue's f32 tile reuses the ring, or more shared memory when larger.
-static StageRange getWarpMmaStageRange(FusionOp fusion, TilingAttr tiling,
-                                       TargetAttr target) {
-  auto lhsType =
-      cast<RankedTensorType>(fusion.getMatmul().getLhs().getType());
-  int64_t elementBytes = lhsType.getElementTypeBitWidth() / 8;
-  WarpMmaTiling one = WarpMmaTiling::get(tiling, /*stages=*/1);
+/// The ring of the cp.async matmul kernels (RingMatmul.h: mma.sync, tiled
+/// f32) holds an A and a B tile per stage of `stageBytes`, K in steps of
+/// `tileK`; their epilogue's f32 tile reuses the ring, or more shared
+/// memory when larger.
+static StageRange getRingMatmulStageRange(FusionOp fusion, int64_t stageBytes,
+                                          int64_t tileK, TargetAttr target) {
+  int64_t k = cast<RankedTensorType>(fusion.getMatmul().getLhs().getType())
+                  .getShape()
+                  .back();
   StageRange range;
-  range.stageBytes = one.getStageBytes(elementBytes);
+  range.stageBytes = stageBytes;
   range.least = 2;
   range.most =
       (target.getSharedMemoryPerBlock() - kRingAlignment) / range.stageBytes;
   // More stages than K steps + 1 are never filled.
-  range.useful = std::max<int64_t>(
-      range.least, llvm::divideCeil(lhsType.getShape().back(), one.tileK) + 1);
+  range.useful =
+      std::max<int64_t>(range.least, llvm::divideCeil(k, tileK) + 1);
   return range;
 }
 
@@ -67,22 +68,18 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
                                    TargetAttr target) {
   if (isFlashKernel(tiling))
     return getFlashStageRange(fusion, tiling, target);
-  if (tiling.getStrategy() == KernelStrategy::WarpMma)
-    return getWarpMmaStageRange(fusion, tiling, target);
+  if (tiling.getStrategy() == KernelStrategy::WarpMma) {
+    WarpMmaTiling one = WarpMmaTiling::get(tiling, /*stages=*/1);
+    int64_t elementBytes = getElementTypeOrSelf(fusion.getMatmul().getLhs())
+                               .getIntOrFloatBitWidth() /
+                           8;
+    return getRingMatmulStageRange(fusion, one.getStageBytes(elementBytes),
+                                   one.tileK, target);
+  }
   if (tiling.getStrategy() == KernelStrategy::Simt) {
-    // As the mma.sync kernel's: the accumulator tile reuses the ring.
     SimtTiling one = SimtTiling::get(tiling, /*stages=*/1);
-    StageRange range;
-    range.stageBytes = one.getStageBytes();
-    range.least = 2;
-    range.most =
-        (target.getSharedMemoryPerBlock() - kRingAlignment) / range.stageBytes;
-    auto lhsType =
-        cast<RankedTensorType>(fusion.getMatmul().getLhs().getType());
-    range.useful = std::max<int64_t>(
-        range.least,
-        llvm::divideCeil(lhsType.getShape().back(), one.tileK) + 1);
-    return range;
+    return getRingMatmulStageRange(fusion, one.getStageBytes(), one.tileK,
+                                   target);
   }
   MatmulOp matmul = fusion.getMatmul();
   auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
@@ -110,8 +107,6 @@ mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
   bool flash = isFlashKernel(tiling);
   bool warpMma = tiling.getStrategy() == KernelStrategy::WarpMma;
   bool simt = tiling.getStrategy() == KernelStrategy::Simt;
-  bool asyncCopy = warpMma || simt ||
-                   tiling.getStrategy() == KernelStrategy::WarpMmaFlash;
   if (!readsPromotedOperands(tiling))
     return PromotionAttr();
   StageRange range = getStageRange(fusion, tiling, target);
@@ -140,7 +135,7 @@ mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
            << tiling.getTile()[1] << " tile needs " << range.least << " to "
            << range.most << " on " << target.getChip();
   return PromotionAttr::get(fusion.getContext(), getPromotedOperands(fusion),
-                            asyncCopy ? CopyEngine::AsyncCopy : CopyEngine::Tma,
+                            getCopyEngine(tiling),
                             stages, /*swizzle=*/128);
 }
 

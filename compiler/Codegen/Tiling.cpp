@@ -226,6 +226,14 @@ bool mlir::fk::readsPromotedOperands(TilingAttr tiling) {
          tiling.getStrategy() == KernelStrategy::Simt || isFlashKernel(tiling);
 }
 
+CopyEngine mlir::fk::getCopyEngine(TilingAttr tiling) {
+  // TMA for the wgmma kernels, cp.async for the others.
+  return tiling.getStrategy() == KernelStrategy::TensorCore ||
+                 tiling.getStrategy() == KernelStrategy::Flash
+             ? CopyEngine::Tma
+             : CopyEngine::AsyncCopy;
+}
+
 bool mlir::fk::isFlashKernel(TilingAttr tiling) {
   return tiling.getStrategy() == KernelStrategy::Flash ||
          tiling.getStrategy() == KernelStrategy::WarpMmaFlash;
@@ -365,9 +373,8 @@ LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
                                        TargetAttr target) {
   SmallVector<int64_t> operands = getPromotedOperands(fusion);
   StageRange range = getStageRange(fusion, tiling, target);
-  bool asyncCopy = tiling.getStrategy() != KernelStrategy::TensorCore &&
-                   tiling.getStrategy() != KernelStrategy::Flash;
-  CopyEngine copy = asyncCopy ? CopyEngine::AsyncCopy : CopyEngine::Tma;
+  CopyEngine copy = getCopyEngine(tiling);
+  bool asyncCopy = copy == CopyEngine::AsyncCopy;
   if (promotion.getOperands() == ArrayRef<int64_t>(operands) &&
       promotion.getCopy() == copy && promotion.getSwizzle() == 128 &&
       promotion.getStages() >= range.least &&

@@ -48,6 +48,10 @@ StageRange getStageRange(FusionOp fusion, TilingAttr tiling,
 /// NVGPU ops.
 bool readsPromotedOperands(TilingAttr tiling);
 
+/// How the kernel of a `tiling` that readsPromotedOperands copies its
+/// operand tiles: TMA for the wgmma kernels, cp.async for the others.
+CopyEngine getCopyEngine(TilingAttr tiling);
+
 /// Whether `tiling` asks for the flash-attention kernel, in its wgmma
 /// (flash) or mma.sync (flash_mma_sync) form.
 bool isFlashKernel(TilingAttr tiling);
