@@ -3,6 +3,7 @@
 #include "Artifact/ArtifactWriter.h"
 #include "Artifact/BufferPlan.h"
 #include "Codegen/Passes.h"
+#include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkInout.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkTarget.h"
@@ -281,8 +282,11 @@ LogicalResult mlir::fk::writeArtifact(ModuleOp module,
       graphs, [](GraphManifest &graph) { return graph.hasAliases(); });
   json << "{\"format\": \"fkc-artifact\", \"version\": "
        << (aliases ? kAliasingArtifactVersion : kArtifactVersion)
-       << ", \"target\": " << compact(target->getChip())
-       << ",\n\"graphs\": [";
+       << ", \"target\": " << compact(target->getChip());
+  // Optional (absent: exact f32), so that a version 1 reader still loads it.
+  if (allowsTf32(module))
+    json << ", \"allow_tf32\": true";
+  json << ",\n\"graphs\": [";
   for (auto [i, graph] : llvm::enumerate(graphs)) {
     json << (i ? ",\n" : "\n");
     graph.write(json);

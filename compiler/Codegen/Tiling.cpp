@@ -106,15 +106,19 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
       return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
     }
     std::string whyNotMma = whyNotWarpMmaMatmul(fusion, target);
+    bool f32 =
+        tensorType(fusion.getMatmul().getLhs()).getElementType().isF32();
     if (whyNotMma.empty()) {
-      // On a target with wgmma, `matmulTile` is a wgmma tile.
-      if (tile.empty() || target.getWgmma())
+      // On a target with wgmma, `matmulTile` is a wgmma tile; it is a tile
+      // of 16-bit operands, not of TF32's.
+      if (tile.empty() || target.getWgmma() || f32)
         tile = chooseWarpMmaTile(fusion.getMatmul(), target);
       return TilingAttr::get(ctx, KernelStrategy::WarpMma, tile,
                              kWarpMmaThreads);
     }
-    // f32 stays exact f32, tiled on the CUDA cores; `matmulTile` is a tile
-    // of the tensor-core kernels, not of this one.
+    // f32 stays exact f32 unless the module allows TF32, tiled on the CUDA
+    // cores; `matmulTile` is a tile of the tensor-core kernels, not of this
+    // one.
     std::string whyNotSimt = whyNotSimtMatmul(fusion, target);
     if (whyNotSimt.empty()) {
       SmallVector<int64_t> simtTile =
@@ -124,9 +128,6 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
           SimtTiling{simtTile[0], simtTile[1], simtTile[2]}.getThreads());
     }
     if (whyNotTensorCores) {
-      bool f32 = tensorType(fusion.getMatmul().getLhs())
-                     .getElementType()
-                     .isF32();
       *whyNotTensorCores = f32                ? whyNotSimt
                            : target.getWgmma() ? why
                                                : whyNotMma;
@@ -293,7 +294,7 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
       return error() << "only matmul fusions run on tensor cores";
     std::string why = whyNotWarpMmaMatmul(fusion, target);
     if (why.empty())
-      why = checkWarpMmaTile(tile);
+      why = checkWarpMmaTile(tile, MatmulShape(fusion.getMatmul()).elementBytes());
     if (why.empty() && threads != kWarpMmaThreads)
       why = "the mma.sync kernel is four warps, 128 threads";
     if (!why.empty())
@@ -468,7 +469,16 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
             << tiling.getTile()[0] << " x " << tiling.getTile()[1]
             << ", K in steps of " << tiling.getTile()[2] << copies()
             << ", 8 x 8 outputs a thread";
-      if (explain && tiling.getStrategy() == KernelStrategy::WarpMma)
+      bool tf32 = tiling.getStrategy() == KernelStrategy::WarpMma &&
+                  MatmulShape(fusion.getMatmul()).elementBytes() == 4;
+      if (explain && tiling.getStrategy() == KernelStrategy::WarpMma && tf32)
+        fusion.emitRemark()
+            << "f32 matmul on TF32 tensor cores (allowed by --allow-tf32: "
+               "operands rounded to 10-bit mantissas, sums in f32), the "
+               "mma.sync kernel: tiles of "
+            << tiling.getTile()[0] << " x " << tiling.getTile()[1]
+            << ", K in steps of " << tiling.getTile()[2] << copies();
+      if (explain && tiling.getStrategy() == KernelStrategy::WarpMma && !tf32)
         fusion.emitRemark()
             << "matmul on the mma.sync tensor-core kernel (sm_80 and later), "
                "not wgmma ("

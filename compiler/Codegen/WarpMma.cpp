@@ -41,7 +41,8 @@ static void forEachThreadChunk(
   OpBuilder &b = idx.b;
   Location loc = idx.loc;
   int64_t chunks = tile.rows * tile.rowChunks;
-  for (int64_t i = 0; i < llvm::divideCeil(chunks, threads); ++i) {
+  int64_t rounds = llvm::divideCeil(chunks, threads);
+  for (int64_t i = 0; i < rounds; ++i) {
     Value chunkIndex = idx.add(thread, idx.constant(i * threads));
     // The last round of a tile whose chunks the threads do not divide.
     std::optional<OpBuilder::InsertionGuard> guard;
@@ -168,27 +169,44 @@ WarpFragments::WarpFragments(IndexBuilder &idx, Value shared, Value lane,
   laneHalf = div(lane, 16);
   lane8 = rem(lane, 8);
   laneQuarter = rem(div(lane, 8), 2);
+  if (element.isF32()) {
+    laneGroup = div(lane, 4);
+    laneInGroup = rem(lane, 4);
+  }
+}
+
+Value WarpFragments::toTf32(Value value) {
+  return emitInlinePtx(idx.b, idx.loc, idx.b.getI32Type(),
+                       "cvt.rna.tf32.f32 $0, $1;", "=r,f", ValueRange{value},
+                       /*sideEffects=*/false);
 }
 
 SmallVector<Value, 4> WarpFragments::loadMatrices(Value offset,
                                                   bool transpose) {
   OpBuilder &b = idx.b;
   Location loc = idx.loc;
-  auto pair = VectorType::get({2}, element);
+  // A matrix row is 16 bytes: a register holds two 16-bit elements or one
+  // f32.
+  int64_t perRegister = element.isF32() ? 1 : 2;
+  auto registerType = VectorType::get({perRegister}, element);
   Value matrices = nvgpu::LdMatrixOp::create(
-      b, loc, VectorType::get({4, 2}, element), shared, ValueRange{offset},
-      b.getBoolAttr(transpose), /*numTiles=*/b.getI32IntegerAttr(4));
-  // The NVGPU lowering makes the vector an array of four pairs; the casts
-  // cancel there.
+      b, loc, VectorType::get({4, perRegister}, element), shared,
+      ValueRange{offset}, b.getBoolAttr(transpose),
+      /*numTiles=*/b.getI32IntegerAttr(4));
+  // The NVGPU lowering makes the vector an array of four registers; the
+  // casts cancel there.
   Value array = UnrealizedConversionCastOp::create(
-                    b, loc, LLVM::LLVMArrayType::get(pair, 4), matrices)
+                    b, loc, LLVM::LLVMArrayType::get(registerType, 4),
+                    matrices)
                     .getResult(0);
   SmallVector<Value, 4> registers;
   for (int64_t i = 0; i < 4; ++i) {
     Value value = LLVM::ExtractValueOp::create(b, loc, array, i);
-    // mma.sync takes bf16 pairs as 32-bit registers.
+    // mma.sync takes bf16 pairs and TF32 as 32-bit registers.
     if (element.isBF16())
       value = LLVM::BitcastOp::create(b, loc, b.getI32Type(), value);
+    if (element.isF32())
+      value = toTf32(LLVM::BitcastOp::create(b, loc, b.getF32Type(), value));
     registers.push_back(value);
   }
   return registers;
@@ -197,8 +215,8 @@ SmallVector<Value, 4> WarpFragments::loadMatrices(Value offset,
 SmallVector<Value, 4> WarpFragments::loadA(const SwizzledTile &tile,
                                            Value tileStart, Value firstRow,
                                            Value firstChunk) {
-  // Matrices (rows 0-7, K 0-7), (rows 8-15, K 0-7), (rows 0-7, K 8-15),
-  // (rows 8-15, K 8-15): lane l addresses row l % 16 of chunk l / 16.
+  // Matrices (rows 0-7, chunk 0), (rows 8-15, chunk 0), (rows 0-7, chunk
+  // 1), (rows 8-15, chunk 1): lane l addresses row l % 16 of chunk l / 16.
   return loadMatrices(tile.offset(idx, tileStart, idx.add(firstRow, lane16),
                                   idx.add(firstChunk, laneHalf)),
                       /*transpose=*/false);
@@ -208,8 +226,9 @@ SmallVector<Value, 4> WarpFragments::loadBFromColumns(const SwizzledTile &tile,
                                                       Value tileStart,
                                                       Value firstRow,
                                                       Value firstChunk) {
-  // Matrices (N 0-7, K 0-7), (N 0-7, K 8-15), (N 8-15, K 0-7), (N 8-15, K
-  // 8-15): lane l addresses row l % 8 + 8 (l / 16), chunk (l / 8) % 2.
+  // Matrices (N 0-7, chunk 0), (N 0-7, chunk 1), (N 8-15, chunk 0), (N
+  // 8-15, chunk 1): lane l addresses row l % 8 + 8 (l / 16), chunk
+  // (l / 8) % 2.
   Value row = idx.add(firstRow,
                       idx.add(lane8, idx.mul(laneHalf, idx.constant(8))));
   return loadMatrices(
@@ -221,6 +240,28 @@ SmallVector<Value, 4> WarpFragments::loadBFromRows(const SwizzledTile &tile,
                                                    Value tileStart,
                                                    Value firstRow,
                                                    Value firstChunk) {
+  if (element.isF32()) {
+    // TF32's B fragment: lane l holds (K l % 4, N l / 4) and 4 rows of K
+    // down, of each 8-column tile; a tile's 8 columns are two chunks.
+    SmallVector<Value, 4> registers;
+    for (int64_t column = 0; column < 2; ++column)
+      for (int64_t down = 0; down < 2; ++down) {
+        Value row = idx.add(firstRow,
+                            idx.add(laneInGroup, idx.constant(4 * down)));
+        Value chunk = idx.add(
+            firstChunk,
+            idx.add(idx.constant(2 * column),
+                    arith::DivUIOp::create(idx.b, idx.loc, laneGroup,
+                                           idx.constant(4))));
+        Value offset = idx.add(
+            tile.offset(idx, tileStart, row, chunk),
+            arith::RemUIOp::create(idx.b, idx.loc, laneGroup,
+                                   idx.constant(4)));
+        registers.push_back(toTf32(memref::LoadOp::create(
+            idx.b, idx.loc, shared, ValueRange{offset})));
+      }
+    return registers;
+  }
   // Matrices (K 0-7, N 0-7), (K 8-15, N 0-7), (K 0-7, N 8-15), (K 8-15, N
   // 8-15), transposed: lane l addresses row l % 8 + 8 ((l / 8) % 2),
   // chunk l / 16.
@@ -235,15 +276,16 @@ void WarpFragments::multiplyPair(ArrayRef<Value> a, ArrayRef<Value> bPair,
                                  MutableArrayRef<Value> c) {
   OpBuilder &b = idx.b;
   Location loc = idx.loc;
-  NVVM::MMATypes type =
-      element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  NVVM::MMATypes type = element.isBF16()  ? NVVM::MMATypes::bf16
+                        : element.isF32() ? NVVM::MMATypes::tf32
+                                          : NVVM::MMATypes::f16;
   auto resultType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(4, b.getF32Type()));
   for (int64_t half = 0; half < 2; ++half) {
     MutableArrayRef<Value> tile = c.slice(4 * half, 4);
     Value d = NVVM::MmaOp::create(
         b, loc, resultType, a, bPair.slice(2 * half, 2),
-        ArrayRef<Value>(tile), ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
+        ArrayRef<Value>(tile), ArrayRef<int64_t>{kMmaM, kMmaN, getStepK()},
         /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
         std::array<NVVM::MMATypes, 2>{type, type},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,

@@ -13,6 +13,12 @@
 // order; the same four values per 8 columns as one warp's part of a
 // wgmma accumulator, which the flash kernel's softmax code relies on.
 //
+// f32 operands (where the module allows TF32, fk/IR/FkNumerics.h) take
+// mma.sync m16n8k8 on TF32, whose accumulators lie as m16n8k16's: chunks
+// hold 4 elements, a 16 x 8 A step is four ldmatrix matrices of 8 rows x 4
+// f32 (lane l's register: row l / 4, column l % 4, as TF32's A fragment
+// wants it), and each value is rounded to TF32 as it is loaded.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef FKC_CODEGEN_WARPMMA_H
@@ -25,7 +31,7 @@ namespace mlir::fk {
 /// Elements of 16 bits in a 16-byte chunk: the unit of copies and of
 /// ldmatrix rows.
 inline constexpr int64_t kChunkElements = 8;
-/// The mma.sync shape: 16 x 8 outputs, 16 of K.
+/// The mma.sync shape: 16 x 8 outputs, 16 of K (8 of K on TF32).
 inline constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
 
 /// A tile in shared memory of `rows` rows of `rowChunks` 16-byte chunks,
@@ -82,30 +88,34 @@ Value packPair(OpBuilder &b, Location loc, Value low, Value high,
                Type element);
 
 /// A warp's mma.sync operands, loaded from swizzled tiles in shared memory
-/// by ldmatrix .x4 (four 8 x 8 matrices, lane l addressing row l % 8 of
-/// matrix l / 8) as the registers of two 16-bit elements mma.sync takes,
-/// and the products on them. One per kernel: the lane's addressing is
-/// computed once, where it is made.
+/// by ldmatrix .x4 (four matrices of 8 rows of 16 bytes, lane l addressing
+/// row l % 8 of matrix l / 8) as the registers mma.sync takes (two 16-bit
+/// elements, or one TF32), and the products on them. One per kernel: the
+/// lane's addressing is computed once, where it is made.
 class WarpFragments {
 public:
-  /// Tiles of `element`s in `shared`; this thread is lane `lane` of its
-  /// warp.
+  /// Tiles of `element`s (f16, bf16, or f32 for TF32) in `shared`; this
+  /// thread is lane `lane` of its warp.
   WarpFragments(IndexBuilder &idx, Value shared, Value lane, Type element);
 
-  /// A of one 16 x 16 mma step: rows firstRow .. +15 of `tile` (rows of
+  /// The K of one mma step: 16, or 8 on TF32.
+  int64_t getStepK() const { return element.isF32() ? 8 : kMmaK; }
+
+  /// A of one 16 x K mma step: rows firstRow .. +15 of `tile` (rows of
   /// A, K innermost) at chunks firstChunk and the next; registers a0..a3.
   SmallVector<Value, 4> loadA(const SwizzledTile &tile, Value tileStart,
                               Value firstRow, Value firstChunk);
-  /// B of two 8-column mma tiles over 16 of K from a tile whose rows are
-  /// B's columns (K innermost: w of x @ transpose(w), or K of Q K^T):
+  /// B of two 8-column mma tiles over one step of K from a tile whose rows
+  /// are B's columns (K innermost: w of x @ transpose(w), or K of Q K^T):
   /// rows firstRow .. +15, chunks firstChunk and the next. Registers 0-1
   /// are the first tile's, 2-3 the second's.
   SmallVector<Value, 4> loadBFromColumns(const SwizzledTile &tile,
                                          Value tileStart, Value firstRow,
                                          Value firstChunk);
   /// The same from a tile whose rows are B's rows (N innermost: B as
-  /// stored, or V of P V): K rows firstRow .. +15, chunks firstChunk and
-  /// the next (16 columns), by ldmatrix.trans.
+  /// stored, or V of P V): K rows firstRow on (one step), the chunks of
+  /// 16 columns from firstChunk, by ldmatrix.trans (TF32: ldmatrix cannot
+  /// transpose 32-bit elements, so each lane loads its four).
   SmallVector<Value, 4> loadBFromRows(const SwizzledTile &tile,
                                       Value tileStart, Value firstRow,
                                       Value firstChunk);
@@ -117,12 +127,15 @@ public:
 
 private:
   SmallVector<Value, 4> loadMatrices(Value offset, bool transpose);
+  /// `value` (f32) rounded to TF32, as the 32-bit register mma.sync takes.
+  Value toTf32(Value value);
 
   IndexBuilder &idx;
   Value shared;
   Type element;
-  /// lane % 16, lane / 16, lane % 8 and (lane / 8) % 2.
-  Value lane16, laneHalf, lane8, laneQuarter;
+  /// lane % 16, lane / 16, lane % 8 and (lane / 8) % 2; for TF32 also
+  /// lane / 4 and lane % 4.
+  Value lane16, laneHalf, lane8, laneQuarter, laneGroup, laneInGroup;
 };
 
 } // namespace mlir::fk

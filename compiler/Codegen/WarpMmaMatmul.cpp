@@ -38,6 +38,7 @@
 #include "Codegen/KernelEmission.h"
 #include "Codegen/MatmulShape.h"
 #include "Codegen/RingMatmul.h"
+#include "fk/IR/FkNumerics.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -63,14 +64,24 @@ int64_t WarpMmaTiling::getSharedBytes(int64_t elementBytes) const {
 }
 
 std::string mlir::fk::whyNotWarpMmaMatmul(FusionOp fusion, TargetAttr target) {
-  // mma.sync m16n8k16 on 16-bit floats and cp.async came with sm_80.
+  // mma.sync m16n8k16 on 16-bit floats (m16n8k8 on TF32) and cp.async came
+  // with sm_80.
   if (target.getComputeCapability() < 80)
     return "target " + target.getChip().str() +
            " predates sm_80 (mma.sync m16n8k16 and cp.async)";
+  // f32 on TF32 where the module allows it (fk/IR/FkNumerics.h).
+  if (MatmulOp matmul = fusion.getMatmul();
+      matmul && tensorType(matmul.getLhs()).getElementType().isF32())
+    return allowsTf32(fusion)
+               ? whyNotOperandTiles(fusion)
+               : "f32 operands run on TF32 tensor cores only where the "
+                 "module allows it ('" + kAllowTf32AttrName.str() +
+                     "', fkc --allow-tf32)";
   return whyNotTensorCoreOperands(fusion);
 }
 
-std::string mlir::fk::checkWarpMmaTile(ArrayRef<int64_t> tile) {
+std::string mlir::fk::checkWarpMmaTile(ArrayRef<int64_t> tile,
+                                       int64_t elementBytes) {
   if (tile.size() != 3)
     return "expects tile sizes M,N,K (the mma.sync kernel does not split K)";
   int64_t m = tile[0], n = tile[1], k = tile[2];
@@ -80,19 +91,25 @@ std::string mlir::fk::checkWarpMmaTile(ArrayRef<int64_t> tile) {
     return "tile M must be 64 or 128 (2 x 2 warps of 16-row mma tiles)";
   if (n != 64 && n != 128)
     return "tile N must be 64 or 128 (2 x 2 warps, B fragments 16 wide)";
-  if (k != 32 && k != 64)
+  // Rows of 64 or 128 bytes.
+  if (elementBytes == 4 && k != 16 && k != 32)
+    return "tile K must be 16 or 32 for f32 (16-byte pieces, TF32 "
+           "mma.sync's K of 8)";
+  if (elementBytes == 2 && k != 32 && k != 64)
     return "tile K must be 32 or 64 (16-byte pieces, mma.sync's K of 16)";
   return "";
 }
 
 SmallVector<int64_t> mlir::fk::chooseWarpMmaTile(MatmulOp matmul,
                                                  TargetAttr target) {
-  // The Hopper kernel's rule (chooseTensorCoreTile), with K steps of 32: a
-  // 64-byte row of 16-bit elements per operand tile row, so that four
+  // The Hopper kernel's rule (chooseTensorCoreTile), with K steps of 64
+  // bytes (32 16-bit elements, 16 f32) per operand tile row, so that four
   // stages of 128 x 128 tiles take 64 KiB.
-  if (prefersNarrowTiles(MatmulShape(matmul), target.getSmCount()))
-    return {64, 64, 32};
-  return {128, 128, 32};
+  MatmulShape shape(matmul);
+  int64_t tileK = 64 / shape.elementBytes();
+  if (prefersNarrowTiles(shape, target.getSmCount()))
+    return {64, 64, tileK};
+  return {128, 128, tileK};
 }
 
 namespace {
@@ -125,8 +142,10 @@ private:
 SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
                                                ValueRange accumulators) {
   SmallVector<Value> next(accumulators);
-  for (int64_t step = 0; step < tiling.tileK / kMmaK; ++step) {
-    Value firstChunk = index(step * kMmaK / kChunkElements);
+  int64_t stepK = fragments->getStepK();
+  int64_t chunkElements = aTile.chunkElements;
+  for (int64_t step = 0; step < tiling.tileK / stepK; ++step) {
+    Value firstChunk = index(step * stepK / chunkElements);
     // A per 16-row mma tile, B per pair of 8-column mma tiles.
     SmallVector<SmallVector<Value, 4>> a;
     for (int64_t i = 0; i < mTiles; ++i)
@@ -141,8 +160,8 @@ SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
               // w's rows are B's columns.
               ? fragments->loadBFromColumns(bTile, bStart, column, firstChunk)
               : fragments->loadBFromRows(bTile, bStart,
-                                         index(step * kMmaK),
-                                         div(column, kChunkElements)));
+                                         index(step * stepK),
+                                         div(column, chunkElements)));
     }
     for (int64_t i = 0; i < mTiles; ++i)
       for (int64_t j = 0; j < nTiles / 2; ++j)
@@ -155,15 +174,17 @@ SmallVector<Value> WarpMmaKernel::multiplyTile(Value aStart, Value bStart,
 
 FailureOr<LaunchShape> WarpMmaKernel::build() {
   int64_t bytes = shape.elementBytes();
-  int64_t kChunks = tiling.tileK * bytes / 16;
+  int64_t kChunks = tiling.tileK * bytes / 16, chunkElements = 16 / bytes;
   warpRows = tiling.tileM / 2;
   warpColumns = tiling.tileN / 2;
   mTiles = warpRows / kMmaM;
   nTiles = warpColumns / kMmaN;
   int64_t sharedBytes = tiling.getSharedBytes(bytes);
-  setUp({tiling.tileM, kChunks},
-        shape.rhsKMajor ? SwizzledTile{tiling.tileN, kChunks}
-                        : SwizzledTile{tiling.tileK, tiling.tileN * bytes / 16},
+  setUp({tiling.tileM, kChunks, chunkElements},
+        shape.rhsKMajor
+            ? SwizzledTile{tiling.tileN, kChunks, chunkElements}
+            : SwizzledTile{tiling.tileK, tiling.tileN * bytes / 16,
+                           chunkElements},
         sharedBytes, shape.elementType);
   lane = rem(thread, 32);
   Value warp = div(thread, 32);

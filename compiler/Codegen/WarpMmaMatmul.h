@@ -49,15 +49,17 @@ inline constexpr int64_t kWarpMmaStages = 4;
 inline constexpr int64_t kWarpMmaThreads = 128;
 
 /// Why the mma.sync kernel cannot compute `fusion` on `target` (the target
-/// predates sm_80, or the kernel cannot read the operands), or "".
+/// predates sm_80, the operands are f32 and the module does not allow TF32,
+/// or the kernel cannot read the operands), or "".
 std::string whyNotWarpMmaMatmul(FusionOp fusion, TargetAttr target);
 
-/// Why the mma.sync kernel cannot take `tile` = [M, N, K], or "".
-std::string checkWarpMmaTile(ArrayRef<int64_t> tile);
+/// Why the mma.sync kernel cannot take `tile` = [M, N, K] of operands of
+/// `elementBytes` (2, or 4: f32 on TF32), or "".
+std::string checkWarpMmaTile(ArrayRef<int64_t> tile, int64_t elementBytes = 2);
 
-/// fk-tile's mma.sync tile for `matmul` on `target`: [128, 128, 32], or
-/// [64, 64, 32] where the product has at most 64 rows or 128 x 128 tiles
-/// would occupy at most a quarter of the SMs.
+/// fk-tile's mma.sync tile for `matmul` on `target`: [128, 128, K], or
+/// [64, 64, K] where the product has at most 64 rows or 128 x 128 tiles
+/// would occupy at most a quarter of the SMs; K 32 (16 for f32 on TF32).
 SmallVector<int64_t> chooseWarpMmaTile(MatmulOp matmul, TargetAttr target);
 
 /// Fills `kernel`, whose arguments are the fusion's input and result

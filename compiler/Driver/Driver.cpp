@@ -9,6 +9,7 @@
 #include "Reference/NamedTensors.h"
 #include "Reference/ReferenceBundle.h"
 #include "fk/IR/FkDialect.h"
+#include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkTarget.h"
 #include "fk/Transforms/Passes.h"
 
@@ -84,8 +85,10 @@ OwningOpRef<ModuleOp> Compilation::parseInput(llvm::SourceMgr &sourceMgr,
 
 /// Gives `module` the description of the chip to compile for. A .mlir input
 /// may carry a target of its own (a made-up one, say), which stays unless
-/// --target names another chip.
+/// --target names another chip. --allow-tf32 marks it `fk.allow_tf32`.
 LogicalResult Compilation::setTarget(ModuleOp module) {
+  if (options.allowTf32)
+    module->setAttr(kAllowTf32AttrName, UnitAttr::get(module.getContext()));
   if (auto own = module->getAttrOfType<TargetAttr>(kTargetAttrName)) {
     if (options.chip && *options.chip != own.getChip())
       return emitError(module.getLoc())
@@ -209,6 +212,9 @@ LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
           const auto &[w, g] = pair;
           TensorDifference diff = compareTensors(w, g);
           double tolerance = defaultTolerance(w.type.getElementType());
+          // TF32 products are as precise as f16 operands.
+          if (w.type.getElementType().isF32() && allowsTf32(module))
+            tolerance = kTf32Tolerance;
           bool ok = diff.nonFiniteMismatches == 0 &&
                     diff.relativeNormError <= tolerance;
           mismatch |= !ok;

@@ -28,6 +28,9 @@ struct DriverOptions {
   /// driver gives the module its description as `fk.target` before the
   /// first stage. None: kDefaultChip, or the target a .mlir input carries.
   std::optional<std::string> chip;
+  /// Allow f32 matmuls on TF32 tensor cores (--allow-tf32): the driver marks
+  /// the module `fk.allow_tf32` (fk/IR/FkNumerics.h).
+  bool allowTf32 = false;
   /// How the PTX is generated, and whether ops are fused.
   PipelineOptions pipeline;
   /// Write the fused graph as Graphviz DOT here (and an SVG next to it when

@@ -17,6 +17,7 @@
 #include "Reference/Evaluators.h"
 #include "Reference/Interpreter.h"
 #include "fk/IR/FkGatherSemantics.h"
+#include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkScalarSemantics.h"
 
@@ -480,12 +481,27 @@ static Results evaluateMatmul(MatmulOp op, ArrayRef<RefTensor> operands) {
   SmallVector<int64_t> rhsStrides =
       broadcastStrides(rhsShape.drop_back(2), batch);
   bool isInteger = isIntegerNumber(elementType);
+  // The mma.sync kernel rounds f32 operands to TF32 (fk/IR/FkNumerics.h).
+  std::vector<double> lhsTf32, rhsTf32;
+  if (isTf32Matmul(op)) {
+    auto round = [](const std::vector<double> &values) {
+      std::vector<double> rounded;
+      rounded.reserve(values.size());
+      for (double v : values)
+        rounded.push_back(roundToTf32(static_cast<float>(v)));
+      return rounded;
+    };
+    lhsTf32 = round(lhs.values);
+    rhsTf32 = round(rhs.values);
+  }
+  const std::vector<double> &lhsValues = lhsTf32.empty() ? lhs.values : lhsTf32;
+  const std::vector<double> &rhsValues = rhsTf32.empty() ? rhs.values : rhsTf32;
 
   for (int64_t b = 0, e = product(batch); b < e; ++b) {
     const double *a =
-        lhs.values.data() + stridedOffset(b, batch, lhsStrides) * m * k;
+        lhsValues.data() + stridedOffset(b, batch, lhsStrides) * m * k;
     const double *c =
-        rhs.values.data() + stridedOffset(b, batch, rhsStrides) * k * n;
+        rhsValues.data() + stridedOffset(b, batch, rhsStrides) * k * n;
     double *out = result.values.data() + b * m * n;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {

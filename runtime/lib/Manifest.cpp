@@ -142,6 +142,11 @@ public:
     if (!isTarget(manifest.target))
       return fail("target", "expected an architecture like \"sm_90\", found \"" +
                                 manifest.target + "\"");
+    if (const Value *tf32 = root.find("allow_tf32")) {
+      if (tf32->kind != Value::Bool)
+        return fail("allow_tf32", "expected true or false");
+      manifest.allowTf32 = tf32->boolean;
+    }
     const Value *graphs = array(root, "", "graphs");
     if (!graphs)
       return false;

@@ -116,6 +116,8 @@ struct GraphSpec {
 struct Manifest {
   int version = 0;
   std::string target;
+  /// Whether f32 matmuls may run on TF32 tensor cores (`allow_tf32`).
+  bool allowTf32 = false;
   std::vector<GraphSpec> graphs;
 };
 

@@ -356,6 +356,10 @@ const char *fkrt_manifest_target(fkrt_module m) {
   return m ? m->manifest.target.c_str() : nullptr;
 }
 
+int fkrt_manifest_allow_tf32(fkrt_module m) {
+  return m && m->manifest.allowTf32 ? 1 : 0;
+}
+
 size_t fkrt_manifest_graph_count(fkrt_module m) {
   return m ? m->manifest.graphs.size() : 0;
 }

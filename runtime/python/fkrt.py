@@ -120,6 +120,7 @@ def library():
             "fkrt_module_destroy": (None, [m]),
             "fkrt_manifest_version": (ctypes.c_int, [m]),
             "fkrt_manifest_target": (ctypes.c_char_p, [m]),
+            "fkrt_manifest_allow_tf32": (ctypes.c_int, [m]),
             "fkrt_manifest_graph_count": (size, [m]),
             "fkrt_manifest_graph_name": (ctypes.c_char_p, [m, size]),
             "fkrt_manifest_find_graph": (status, [m, ctypes.c_char_p,
@@ -299,6 +300,11 @@ class Module:
     @property
     def target(self):
         return self._lib.fkrt_manifest_target(self._m).decode()
+
+    @property
+    def allow_tf32(self):
+        """Whether f32 matmuls may run on TF32 tensor cores (fkc --allow-tf32)."""
+        return bool(self._lib.fkrt_manifest_allow_tf32(self._m))
 
     @property
     def device(self):

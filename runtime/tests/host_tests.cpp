@@ -421,6 +421,31 @@ void testJson() {
            FKRT_SUCCESS);
 }
 
+/// The optional `allow_tf32` (R12 for its type); absent means exact f32.
+void testAllowTf32() {
+  auto allows = [](const std::string &json) {
+    std::string text = artifact(json);
+    fkrt_module m = nullptr;
+    int result = -1;
+    if (fkrt_module_load_memory(text.data(), text.size(), &m) == FKRT_SUCCESS)
+      result = fkrt_manifest_allow_tf32(m);
+    fkrt_module_destroy(m);
+    return result;
+  };
+  CHECK_EQ(allows(kBase), 0);
+  CHECK_EQ(allows(edited(R"("target": "sm_90", )",
+                         R"("target": "sm_90", "allow_tf32": true, )")),
+           1);
+  CHECK_EQ(allows(edited(R"("target": "sm_90", )",
+                         R"("target": "sm_90", "allow_tf32": false, )")),
+           0);
+  CHECK_EQ(fkrt_manifest_allow_tf32(nullptr), 0);
+  expectInvalid("R12",
+                edited(R"("target": "sm_90", )",
+                       R"("target": "sm_90", "allow_tf32": 1, )"),
+                "manifest: allow_tf32: expected true or false");
+}
+
 /// R14 to R16: format and version.
 void testVersioning() {
   CHECK_EQ(FKRT_ARTIFACT_VERSION, 3);
@@ -1547,6 +1572,7 @@ int main() {
   testFraming();
   testJson();
   testVersioning();
+  testAllowTf32();
   testFieldErrors();
   testBufferErrors();
   testLaunchErrors();

@@ -242,3 +242,32 @@ module attributes {fk.target = #fk.target<chip = "sm_80">} {
     return %0 : tensor<128x128xf16>
   }
 }
+
+// -----
+
+// f32 on the mma.sync kernel is TF32, which the module must allow.
+module attributes {fk.target = #fk.target<chip = "sm_80">} {
+  func.func @mma_sync_f32_exact(%x: tensor<64x32xf32>, %w: tensor<32x64xf32>) -> tensor<64x64xf32> {
+    // expected-error @+1 {{has an unusable #fk.tiling<mma_sync, tile = [64, 64, 16], threads = 128>: f32 operands run on TF32 tensor cores only where the module allows it ('fk.allow_tf32', fkc --allow-tf32)}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<mma_sync, tile = [64, 64, 16], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = cp_async, stages = 4, swizzle = 128>} : (tensor<64x32xf32>, tensor<32x64xf32>) -> tensor<64x64xf32> {
+    ^bb0(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>):
+      %m = fk.matmul %a, %b : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+      fk.yield %m : tensor<64x64xf32>
+    }
+    return %0 : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+module attributes {fk.target = #fk.target<chip = "sm_80">, fk.allow_tf32} {
+  func.func @mma_sync_f32_tile(%x: tensor<64x32xf32>, %w: tensor<32x64xf32>) -> tensor<64x64xf32> {
+    // expected-error @+1 {{tile K must be 16 or 32 for f32 (16-byte pieces, TF32 mma.sync's K of 8)}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<mma_sync, tile = [64, 64, 64], threads = 128>, fk.promotion = #fk.promotion<operands = [0, 1], copy = cp_async, stages = 4, swizzle = 128>} : (tensor<64x32xf32>, tensor<32x64xf32>) -> tensor<64x64xf32> {
+    ^bb0(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>):
+      %m = fk.matmul %a, %b : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+      fk.yield %m : tensor<64x64xf32>
+    }
+    return %0 : tensor<64x64xf32>
+  }
+}

@@ -12,10 +12,11 @@
 
 using namespace fkcrun;
 
-double fkcrun::tolerance(fkrt_dtype dtype) {
+double fkcrun::tolerance(fkrt_dtype dtype, bool tf32) {
   switch (dtype) {
   case FKRT_F32:
-    return 1e-4;
+    // TF32 products are as precise as f16 operands (fkc's kTf32Tolerance).
+    return tf32 ? 2e-3 : 1e-4;
   case FKRT_F16:
     return 1e-2;
   case FKRT_BF16:
@@ -29,9 +30,9 @@ double fkcrun::tolerance(fkrt_dtype dtype) {
 }
 
 Comparison fkcrun::compare(fkrt_dtype dtype, const uint8_t *got,
-                           const uint8_t *want, uint64_t count) {
+                           const uint8_t *want, uint64_t count, bool tf32) {
   Comparison c;
-  c.tolerance = tolerance(dtype);
+  c.tolerance = tolerance(dtype, tf32);
   const size_t size = elementSize(dtype);
   double errorSquares = 0, wantSquares = 0, largest = -1;
   for (uint64_t i = 0; i < count; ++i) {

@@ -18,9 +18,10 @@
 
 namespace fkcrun {
 
-/// The relative L2 error allowed for `dtype`: 1e-4 for f32, 1e-2 for f16,
-/// 5e-2 for bf16, 0 (exact) for i32, i64 and i1.
-double tolerance(fkrt_dtype dtype);
+/// The relative L2 error allowed for `dtype`: 1e-4 for f32 (2e-3 where the
+/// artifact allows TF32), 1e-2 for f16, 5e-2 for bf16, 0 (exact) for i32,
+/// i64 and i1.
+double tolerance(fkrt_dtype dtype, bool tf32 = false);
 
 struct Comparison {
   bool ok = true;
@@ -39,8 +40,9 @@ struct Comparison {
 };
 
 /// Compares `count` elements of `dtype` at `got` with those at `want`.
+/// `tf32`: the artifact allows TF32 (its f32 tolerance is TF32's).
 Comparison compare(fkrt_dtype dtype, const uint8_t *got, const uint8_t *want,
-                   uint64_t count);
+                   uint64_t count, bool tf32 = false);
 
 /// "ok      rel. L2 error 1.2e-07 (tolerance 1e-04)" or "MISMATCH ...".
 std::string formatComparison(fkrt_dtype dtype, const Comparison &c,

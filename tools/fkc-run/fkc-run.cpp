@@ -256,7 +256,8 @@ private:
       if (!expected)
         continue;
       Comparison c = compare(info.dtype, host.data(),
-                             expected->outputs[o].data.data(), count);
+                             expected->outputs[o].data.data(), count,
+                             module.allowTf32());
       std::printf("  check  %s: %s\n", info.name.c_str(),
                   formatComparison(info.dtype, c, info.shape).c_str());
       if (!c.ok)
@@ -417,9 +418,10 @@ int main(int argc, char **argv) {
 
     module.setCudaGraphs(options.cudaGraphs);
     module.loadCuda(options.device);
-    std::printf("fkc-run: %s (target %s) on device %d: %s\n",
+    std::printf("fkc-run: %s (target %s%s) on device %d: %s\n",
                 options.artifact.c_str(), module.target().c_str(),
-                options.device, fkrt::deviceName(options.device).c_str());
+                module.allowTf32() ? ", TF32 allowed" : "", options.device,
+                fkrt::deviceName(options.device).c_str());
 
     Runner runner(module, options, options.check.empty() ? nullptr : &data);
     runner.qualified = graphs.size() > 1;

@@ -71,6 +71,10 @@ int main(int argc, char **argv) {
             return mlir::fk::isSupportedChip(chip, message) ? std::string()
                                                              : message;
           });
+  app.add_flag("--allow-tf32", options.allowTf32,
+               "Allow f32 matmuls on TF32 tensor cores (sm_80 and later): "
+               "operands rounded to 10-bit mantissas, sums in f32, as "
+               "torch.backends.cuda.matmul.allow_tf32 (default: exact f32)");
   app.add_option("--cuda-path", options.pipeline.ptx.cudaPath,
                  "CUDA toolkit whose libdevice is linked for math functions "
                  "(default: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)");

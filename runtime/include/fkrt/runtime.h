@@ -143,6 +143,11 @@ FKRT_API int fkrt_manifest_version(fkrt_module module);
 /// The manifest's target architecture, e.g. "sm_90" (NULL on a null module).
 FKRT_API const char *fkrt_manifest_target(fkrt_module module);
 
+/// 1 if the artifact may compute f32 matmuls on TF32 tensor cores (compiled
+/// with `fkc --allow-tf32`: operands rounded to 10-bit mantissas), 0 if in
+/// exact f32 or on a null module.
+FKRT_API int fkrt_manifest_allow_tf32(fkrt_module module);
+
 /// The number of graphs in the artifact (0 on a null module).
 FKRT_API size_t fkrt_manifest_graph_count(fkrt_module module);
 

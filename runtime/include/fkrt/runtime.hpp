@@ -86,6 +86,8 @@ public:
   void loadCuda(int device = 0) { check(fkrt_module_load_cuda(m_, device)); }
 
   std::string target() const { return fkrt_manifest_target(m_); }
+  /// Whether f32 matmuls may run on TF32 tensor cores (fkc --allow-tf32).
+  bool allowTf32() const { return fkrt_manifest_allow_tf32(m_) != 0; }
   size_t graphCount() const { return fkrt_manifest_graph_count(m_); }
   std::string graphName(size_t graph) const {
     const char *name = fkrt_manifest_graph_name(m_, graph);

@@ -1,0 +1,62 @@
+//===- FkNumerics.h - how f32 products may be computed ----------*- C++ -*-===//
+//
+// A module computes f32 matmuls in exact f32 unless it carries the unit
+// attribute `fk.allow_tf32` (set by `fkc --allow-tf32`, the analogue of
+// PyTorch's `torch.backends.cuda.matmul.allow_tf32`): then f32 matmuls may
+// run on TF32 tensor cores, their operands rounded to 10-bit mantissas
+// (round to nearest, ties away from zero: cvt.rna.tf32.f32) and their
+// products accumulated in f32. fk-tile reads the attribute to choose the
+// mma.sync kernel for f32 matmuls (`#fk.tiling<mma_sync>` on f32 operands
+// means TF32); the reference interpreter models the rounding in fusions
+// tiled so; the artifact's manifest records it
+// (`allow_tf32`), so that whoever checks the results knows their precision.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FK_IR_FKNUMERICS_H
+#define FK_IR_FKNUMERICS_H
+
+#include "fk/IR/FkOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace mlir::fk {
+
+/// The name of the module attribute that allows TF32.
+inline constexpr llvm::StringLiteral kAllowTf32AttrName = "fk.allow_tf32";
+
+/// Whether the nearest module that is or holds `op` allows f32 matmuls on
+/// TF32 tensor cores.
+inline bool allowsTf32(Operation *op) {
+  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                  : op->getParentOfType<ModuleOp>();
+  return module && module->hasAttr(kAllowTf32AttrName);
+}
+
+/// `value`, an f32, rounded to TF32 as cvt.rna.tf32.f32 does: to the
+/// nearest number of 10 mantissa bits, ties away from zero (the magnitude's
+/// 13 dropped bits rounded up from half); infinities and NaNs stay.
+inline float roundToTf32(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7f800000u) != 0x7f800000u)
+    bits = (bits + 0x1000u) & ~0x1fffu;
+  std::memcpy(&value, &bits, sizeof bits);
+  return value;
+}
+
+/// Whether `matmul` is computed on TF32: an f32 matmul in a fusion tiled
+/// for the mma.sync kernel.
+bool isTf32Matmul(MatmulOp matmul);
+
+/// The relative L2 error an f32 result computed with TF32 products is
+/// checked at: operands rounded to 2^-11 of their size err by about 3e-4
+/// each on random inputs, and a sum of such products by about as much.
+inline constexpr double kTf32Tolerance = 2e-3;
+
+} // namespace mlir::fk
+
+#endif // FK_IR_FKNUMERICS_H
