@@ -6,7 +6,8 @@
 #
 #   bash bench/compile.sh [FKC_OPTION...]      e.g. --target=sm_90a
 #
-# Options are passed to every fkc call. Environment:
+# Options are passed to every fkc call, after those a case's graph names on
+# a `# FKC-OPTIONS:` line (--allow-tf32 for gemm_tf32_4096). Environment:
 #   FKC            the compiler (default build/bin/fkc)
 #   BENCH_OUT      the artifact folder (default build/bench-artifacts)
 #   BENCH_CASES    case names to compile, separated by spaces (default all)
@@ -58,9 +59,11 @@ for graph in "${cases[@]}"; do
   log="$out/$name.log"
   rm -f "$ptx" "$out/$name.cubin" "$out/$name.out"
   fkc_status=ok ptxas_status=- note=
+  # A case may need options of its own (`# FKC-OPTIONS: --allow-tf32`).
+  read -ra case_options <<<"$(sed -n 's/^# FKC-OPTIONS: *//p' "$graph" 2>/dev/null | head -n1)"
   if [ ! -f "$graph" ]; then
     fkc_status=missing note="no $graph"
-  elif ! "$fkc" "$graph" -o "$ptx" "$@" >"$log" 2>&1; then
+  elif ! "$fkc" "$graph" -o "$ptx" "$@" "${case_options[@]}" >"$log" 2>&1; then
     fkc_status=failed note=$(grep -m1 -i 'error' "$log" || head -n1 "$log")
     rm -f "$ptx"
   elif ! head -c 4096 "$ptx" | grep -qx '// fkc-manifest-begin'; then

@@ -18,7 +18,7 @@ import math
 from typing import Callable, Optional
 
 from . import artifacts, paths, peers
-from .checks import TOLERANCE
+from .checks import TOLERANCE, TOLERANCE_TF32
 from .manifest import Signature
 
 
@@ -39,6 +39,10 @@ class Case:
     flop_formula: Optional[Callable] = None
     description: str = ""
     eager_is: Optional[str] = None
+    # TF32 on for the peers (torch.backends.cuda.matmul.allow_tf32), as
+    # fkc's artifact is compiled with --allow-tf32 (its graph's FKC-OPTIONS);
+    # f32 outputs are then compared at TF32's tolerance.
+    allow_tf32: bool = False
     signature: Optional[Signature] = None
 
     def load(self, artifacts_dir, shrink=1):
@@ -96,7 +100,8 @@ class Case:
     @property
     def tolerance(self):
         """Relative L2 error allowed between fkc's outputs and eager's."""
-        return max(TOLERANCE[t.dtype] for t in self.outputs)
+        return max(TOLERANCE_TF32 if self.allow_tf32 and t.dtype == "f32"
+                   else TOLERANCE[t.dtype] for t in self.outputs)
 
     def peers(self):
         """The peers that run this case, in order."""
@@ -228,6 +233,14 @@ def _table():
         init={"b": (0.0, 1 / 64)}, flop_formula=_gemm_flops,
         description="c = a @ b in f32 (no TF32), 4096^3",
         eager_is="one cuBLAS SGEMM (torch.matmul, TF32 off)"))
+    # The same with TF32 allowed on both sides (fkc --allow-tf32): cuBLAS's
+    # TF32 GEMM against fkc's mma.sync kernel on TF32.
+    cases.append(Case(
+        "gemm_tf32_4096", "gemm", ("a", "b"),
+        init={"b": (0.0, 1 / 64)}, flop_formula=_gemm_flops,
+        description="c = a @ b in f32 on TF32 tensor cores, 4096^3",
+        eager_is="one cuBLAS TF32 GEMM (torch.matmul, allow_tf32 on)",
+        allow_tf32=True))
     cases.append(Case(
         "gemm_bias_gelu_f16_4096", "gemm_bias_gelu", ("a", "b", "bias"),
         init={"b": (0.0, 1 / 64), "bias": (0.0, 0.1)},

@@ -107,6 +107,9 @@ class Worker:
         except Exception as e:
             result["error"] = "inputs: " + report.error_text(e)
             log("[%s] cannot make inputs: %s" % (case.name, result["error"]))
+        # TF32 as the case says, for eager and torch.compile alike.
+        tf32_before = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = case.allow_tf32
         for peer in case.peers():
             if inputs is None:
                 break
@@ -139,6 +142,7 @@ class Worker:
             if broken:
                 break
             gc.collect()
+        torch.backends.cuda.matmul.allow_tf32 = tf32_before
         if broken:
             rec.write({"type": "broken", "case": case.name})
             return result, True
