@@ -196,6 +196,13 @@ def _table():
             flop_formula=_attention_flops,
             description="softmax(q @ k^T / sqrt(%d)%s) @ v" % (
                 d, " + causal mask" if causal else "")))
+    # f32: SDPA's memory-efficient backend (its only one for f32) against
+    # the flash kernel's mma.sync form, f32 products as three TF32 ones.
+    cases.append(Case(
+        "attention_f32_d64", "attention", ("q", "k", "v"),
+        attrs={"causal": False, "scale": 1 / 8},
+        flop_formula=_attention_flops,
+        description="softmax(q @ k^T / sqrt(64)) @ v in f32"))
     # Decode: one query row per sequence; memory-bound (K and V read once),
     # so reported in GB/s.
     for n in (512, 4096, 16384):

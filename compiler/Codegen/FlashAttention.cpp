@@ -42,6 +42,7 @@
 #include "Codegen/KernelEmission.h"
 #include "Codegen/TileEpilogue.h"
 #include "Codegen/WarpMma.h"
+#include "fk/IR/FkNumerics.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -332,14 +333,15 @@ void FlashKernel::loadKeyValueAsync(Value stage, Value block, Value inRange) {
 }
 
 SmallVector<Value> FlashKernel::scoresMma(Value stage) {
-  // Per 16 of the head dim: the warp's 16 query rows as A, then per 16
-  // keys K's rows as B's columns.
+  // Per 16 of the head dim (8 on f32): the warp's 16 query rows as A, then
+  // per 16 keys K's rows as B's columns.
   Value warpRow = mul(arith::DivUIOp::create(b, loc, thread, index(32)),
                       index(kMmaM));
   Value keyStart = ringElement(stage, 0);
   SmallVector<Value> s(tiling.keyBlock / kMmaN * 4, f32(0));
-  for (int64_t step = 0; step < shape.headDim / kMmaK; ++step) {
-    Value chunk = index(step * kMmaK / kChunkElements);
+  int64_t stepK = fragments->getStepK();
+  for (int64_t step = 0; step < shape.headDim / stepK; ++step) {
+    Value chunk = index(step * stepK / queryTile.chunkElements);
     SmallVector<Value, 4> a =
         fragments->loadA(queryTile, index(0), warpRow, chunk);
     for (int64_t pair = 0; pair < tiling.keyBlock / (2 * kMmaN); ++pair)
@@ -355,18 +357,31 @@ SmallVector<Value> FlashKernel::scoresMma(Value stage) {
 SmallVector<Value> FlashKernel::accumulateMma(ArrayRef<Value> o,
                                               ArrayRef<Value> p, Value stage) {
   // P's A fragments, as for wgmma: K step t (16 keys) is S values 8t ..
-  // 8t+7, packed in pairs. V is keys x head dim, N innermost: B's rows.
-  SmallVector<Value> a;
-  for (size_t i = 0; i < p.size(); i += 2)
-    a.push_back(packPair(b, loc, p[i], p[i + 1], shape.elementType));
+  // 8t+7, packed in pairs. On f32, K step t (8 keys) is S values 4t ..
+  // 4t+3, rows r and r + 8 of keys 2c and 2c + 1, in the order rows r, r +
+  // 8 of key 2c, then of 2c + 1, which V's rows follow (rowsInPairs). V is
+  // keys x head dim, N innermost: B's rows.
+  bool f32Operands = shape.elementType.isF32();
+  SmallVector<SmallVector<Value, 4>> a;
+  for (size_t i = 0; i < p.size(); i += f32Operands ? 4 : 8) {
+    if (f32Operands) {
+      a.push_back(fragments->f32Operands({p[i], p[i + 2], p[i + 1], p[i + 3]}));
+      continue;
+    }
+    a.emplace_back();
+    for (size_t j = i; j < i + 8; j += 2)
+      a.back().push_back(packPair(b, loc, p[j], p[j + 1], shape.elementType));
+  }
   Value valueStart = ringElement(stage, 1);
   SmallVector<Value> next(o);
-  for (int64_t step = 0; step < tiling.keyBlock / kMmaK; ++step)
+  int64_t stepK = fragments->getStepK();
+  for (int64_t step = 0; step < tiling.keyBlock / stepK; ++step)
     for (int64_t pair = 0; pair < shape.headDim / (2 * kMmaN); ++pair)
       fragments->multiplyPair(
-          ArrayRef<Value>(a).slice(4 * step, 4),
-          fragments->loadBFromRows(keyTile, valueStart, index(step * kMmaK),
-                                   index(2 * pair)),
+          a[step],
+          fragments->loadBFromRows(
+              keyTile, valueStart, index(step * stepK),
+              index(pair * 2 * kMmaN / keyTile.chunkElements), f32Operands),
           MutableArrayRef<Value>(next).slice(pair * 8, 8));
   return next;
 }
@@ -647,8 +662,10 @@ FailureOr<LaunchShape> FlashKernel::build() {
   // ptxas holds each thread to 128 registers for it, which the mma.sync
   // form's warps (a 16-row slice of O each) keep only up to head dim 64
   // without a mask input (above, or with the mask's values live, they
-  // spill).
-  bool smallSlice = shape.headDim <= 64 && !shape.masked;
+  // spill), and not with f32 operands split in two (twice the fragment
+  // registers).
+  bool splitF32 = shape.elementType.isF32() && !allowsTf32(attention);
+  bool smallSlice = shape.headDim <= 64 && !shape.masked && !splitF32;
   if (tiling.twoBlocksFit(shape.elementBytes(), target) &&
       (!warpMma || smallSlice))
     kernel->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
@@ -714,15 +731,17 @@ FailureOr<LaunchShape> FlashKernel::build() {
   Value copies;
   if (warpMma) {
     int64_t rowChunks = shape.headDim * elementBytes / 16;
-    queryTile = {tiling.queryRows, rowChunks};
-    keyTile = {tiling.keyBlock, rowChunks};
+    queryTile = {tiling.queryRows, rowChunks, 16 / elementBytes};
+    keyTile = {tiling.keyBlock, rowChunks, 16 / elementBytes};
     queryOperand = asyncOperand(attention.getQuery(), shape.queryBatch,
                                 shape.queries, shape.queryHeads);
     keyOperand = asyncOperand(attention.getKey(), shape.keyBatch, shape.keys,
                               shape.keyHeads);
     valueOperand = asyncOperand(attention.getValue(), shape.valueBatch,
                                 shape.keys, shape.valueHeads);
-    fragments.emplace(k.idx, ring, lane, shape.elementType);
+    // f32: one TF32 product where the module allows TF32, else three
+    // (as precise as f32; fk/IR/FkNumerics.h).
+    fragments.emplace(k.idx, ring, lane, shape.elementType, splitF32);
     loadQueryAsync();
     for (int64_t s = 0; s < tiling.stages; ++s) {
       if (s < keyBlocks)

@@ -10,6 +10,7 @@
 #include "Codegen/SimtMatmul.h"
 #include "Codegen/WarpMma.h"
 #include "Codegen/WarpMmaMatmul.h"
+#include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkTarget.h"
 
@@ -524,7 +525,15 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
             << " query rows (" << tile[0] / kMmaM
             << " warps of 16) walk the keys in blocks of " << tile[1]
             << " copied by cp.async, with a running max and sum; S = Q K^T "
-               "and P V on mma.sync, the scores never leave the registers";
+               "and P V on mma.sync, the scores never leave the registers"
+            << (!tensorType(fusion.getAttention().getQuery())
+                       .getElementType()
+                       .isF32()
+                    ? ""
+                : allowsTf32(fusion)
+                    ? "; f32 operands rounded to TF32 (--allow-tf32)"
+                    : "; each f32 product as three TF32 products (as "
+                      "precise as f32)");
       }
       return WalkResult::advance();
     });

@@ -155,8 +155,8 @@ Value mlir::fk::packPair(OpBuilder &b, Location loc, Value low, Value high,
 }
 
 WarpFragments::WarpFragments(IndexBuilder &idx, Value shared, Value lane,
-                             Type element)
-    : idx(idx), shared(shared), element(element) {
+                             Type element, bool splitF32)
+    : idx(idx), shared(shared), element(element), splitF32(splitF32) {
   OpBuilder &b = idx.b;
   Location loc = idx.loc;
   auto div = [&](Value x, int64_t y) {
@@ -179,6 +179,23 @@ Value WarpFragments::toTf32(Value value) {
   return emitInlinePtx(idx.b, idx.loc, idx.b.getI32Type(),
                        "cvt.rna.tf32.f32 $0, $1;", "=r,f", ValueRange{value},
                        /*sideEffects=*/false);
+}
+
+SmallVector<Value, 4> WarpFragments::f32Operands(ArrayRef<Value> values) {
+  OpBuilder &b = idx.b;
+  Location loc = idx.loc;
+  SmallVector<Value, 4> big, small;
+  for (Value value : values) {
+    big.push_back(toTf32(value));
+    if (!splitF32)
+      continue;
+    // A TF32 is an f32 whose low 13 bits are 0: the rest is exact in f32.
+    Value bigValue = LLVM::BitcastOp::create(b, loc, b.getF32Type(), big.back());
+    small.push_back(
+        toTf32(arith::SubFOp::create(b, loc, value, bigValue).getResult()));
+  }
+  llvm::append_range(big, small);
+  return big;
 }
 
 SmallVector<Value, 4> WarpFragments::loadMatrices(Value offset,
@@ -206,9 +223,11 @@ SmallVector<Value, 4> WarpFragments::loadMatrices(Value offset,
     if (element.isBF16())
       value = LLVM::BitcastOp::create(b, loc, b.getI32Type(), value);
     if (element.isF32())
-      value = toTf32(LLVM::BitcastOp::create(b, loc, b.getF32Type(), value));
+      value = LLVM::BitcastOp::create(b, loc, b.getF32Type(), value);
     registers.push_back(value);
   }
+  if (element.isF32())
+    return f32Operands(registers);
   return registers;
 }
 
@@ -239,15 +258,21 @@ SmallVector<Value, 4> WarpFragments::loadBFromColumns(const SwizzledTile &tile,
 SmallVector<Value, 4> WarpFragments::loadBFromRows(const SwizzledTile &tile,
                                                    Value tileStart,
                                                    Value firstRow,
-                                                   Value firstChunk) {
+                                                   Value firstChunk,
+                                                   bool rowsInPairs) {
   if (element.isF32()) {
     // TF32's B fragment: lane l holds (K l % 4, N l / 4) and 4 rows of K
-    // down, of each 8-column tile; a tile's 8 columns are two chunks.
+    // down (or, in pairs, K 2 (l % 4) and the next), of each 8-column
+    // tile; a tile's 8 columns are two chunks.
     SmallVector<Value, 4> registers;
     for (int64_t column = 0; column < 2; ++column)
       for (int64_t down = 0; down < 2; ++down) {
-        Value row = idx.add(firstRow,
-                            idx.add(laneInGroup, idx.constant(4 * down)));
+        Value row = idx.add(
+            firstRow,
+            rowsInPairs
+                ? idx.add(idx.mul(laneInGroup, idx.constant(2)),
+                          idx.constant(down))
+                : idx.add(laneInGroup, idx.constant(4 * down)));
         Value chunk = idx.add(
             firstChunk,
             idx.add(idx.constant(2 * column),
@@ -257,10 +282,10 @@ SmallVector<Value, 4> WarpFragments::loadBFromRows(const SwizzledTile &tile,
             tile.offset(idx, tileStart, row, chunk),
             arith::RemUIOp::create(idx.b, idx.loc, laneGroup,
                                    idx.constant(4)));
-        registers.push_back(toTf32(memref::LoadOp::create(
-            idx.b, idx.loc, shared, ValueRange{offset})));
+        registers.push_back(memref::LoadOp::create(idx.b, idx.loc, shared,
+                                                   ValueRange{offset}));
       }
-    return registers;
+    return f32Operands(registers);
   }
   // Matrices (K 0-7, N 0-7), (K 8-15, N 0-7), (K 0-7, N 8-15), (K 8-15, N
   // 8-15), transposed: lane l addresses row l % 8 + 8 ((l / 8) % 2),
@@ -281,16 +306,27 @@ void WarpFragments::multiplyPair(ArrayRef<Value> a, ArrayRef<Value> bPair,
                                           : NVVM::MMATypes::f16;
   auto resultType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(4, b.getF32Type()));
-  for (int64_t half = 0; half < 2; ++half) {
-    MutableArrayRef<Value> tile = c.slice(4 * half, 4);
+  auto mma = [&](ArrayRef<Value> a, ArrayRef<Value> bTile,
+                 MutableArrayRef<Value> tile) {
     Value d = NVVM::MmaOp::create(
-        b, loc, resultType, a, bPair.slice(2 * half, 2),
-        ArrayRef<Value>(tile), ArrayRef<int64_t>{kMmaM, kMmaN, getStepK()},
+        b, loc, resultType, a, bTile, ArrayRef<Value>(tile),
+        ArrayRef<int64_t>{kMmaM, kMmaN, getStepK()},
         /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
         std::array<NVVM::MMATypes, 2>{type, type},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
     for (int64_t e = 0; e < 4; ++e)
       tile[e] = LLVM::ExtractValueOp::create(b, loc, d, e);
+  };
+  for (int64_t half = 0; half < 2; ++half) {
+    MutableArrayRef<Value> tile = c.slice(4 * half, 4);
+    ArrayRef<Value> bBig = bPair.slice(2 * half, 2);
+    if (splitF32) {
+      // The small terms first, into what is still small.
+      ArrayRef<Value> bSmall = bPair.slice(4 + 2 * half, 2);
+      mma(a.drop_front(4), bBig, tile);
+      mma(a.take_front(4), bSmall, tile);
+    }
+    mma(a.take_front(4), bBig, tile);
   }
 }

@@ -17,7 +17,11 @@
 // mma.sync m16n8k8 on TF32, whose accumulators lie as m16n8k16's: chunks
 // hold 4 elements, a 16 x 8 A step is four ldmatrix matrices of 8 rows x 4
 // f32 (lane l's register: row l / 4, column l % 4, as TF32's A fragment
-// wants it), and each value is rounded to TF32 as it is loaded.
+// wants it), and each value is rounded to TF32 as it is loaded. Split
+// (exact f32 on the flash kernel), each value becomes two TF32 operands,
+// its TF32 part `big` and the TF32 part of the rest `x - big`, and each
+// product three mma.syncs: small * big + big * small + big * big, which
+// drops only the small * small term (2^-22 of the product).
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,8 +99,10 @@ Value packPair(OpBuilder &b, Location loc, Value low, Value high,
 class WarpFragments {
 public:
   /// Tiles of `element`s (f16, bf16, or f32 for TF32) in `shared`; this
-  /// thread is lane `lane` of its warp.
-  WarpFragments(IndexBuilder &idx, Value shared, Value lane, Type element);
+  /// thread is lane `lane` of its warp. `splitF32`: f32 products as three
+  /// TF32 products (see the file comment), operands of twice the registers.
+  WarpFragments(IndexBuilder &idx, Value shared, Value lane, Type element,
+                bool splitF32 = false);
 
   /// The K of one mma step: 16, or 8 on TF32.
   int64_t getStepK() const { return element.isF32() ? 8 : kMmaK; }
@@ -115,13 +121,20 @@ public:
   /// The same from a tile whose rows are B's rows (N innermost: B as
   /// stored, or V of P V): K rows firstRow on (one step), the chunks of
   /// 16 columns from firstChunk, by ldmatrix.trans (TF32: ldmatrix cannot
-  /// transpose 32-bit elements, so each lane loads its four).
+  /// transpose 32-bit elements, so each lane loads its four). TF32 only,
+  /// `rowsInPairs`: K slot t of the fragment is row 2t and slot t + 4 row
+  /// 2t + 1 (not t and t + 4), the order of A built by f32Operands from
+  /// accumulator values (P of P V).
   SmallVector<Value, 4> loadBFromRows(const SwizzledTile &tile,
                                       Value tileStart, Value firstRow,
-                                      Value firstChunk);
+                                      Value firstChunk,
+                                      bool rowsInPairs = false);
+  /// f32 values as the TF32 operand registers the loads give: each
+  /// rounded, or split (its TF32 parts, then the rests').
+  SmallVector<Value, 4> f32Operands(ArrayRef<Value> values);
   /// c += a b on two 16 x 8 tiles: `a` four registers, `bPair` the four of
-  /// a load above, `c` the two tiles' eight f32 accumulators (four each,
-  /// in fragment order), updated in place.
+  /// a load above (eight each where split), `c` the two tiles' eight f32
+  /// accumulators (four each, in fragment order), updated in place.
   void multiplyPair(ArrayRef<Value> a, ArrayRef<Value> bPair,
                     MutableArrayRef<Value> c);
 
@@ -133,6 +146,7 @@ private:
   IndexBuilder &idx;
   Value shared;
   Type element;
+  bool splitF32;
   /// lane % 16, lane / 16, lane % 8 and (lane / 8) % 2; for TF32 also
   /// lane / 4 and lane % 4.
   Value lane16, laneHalf, lane8, laneQuarter, laneGroup, laneInGroup;

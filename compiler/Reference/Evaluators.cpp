@@ -467,6 +467,16 @@ static Results evaluateUpdateSlice(UpdateSliceOp op,
 // Compound ops
 //===----------------------------------------------------------------------===//
 
+/// `values` (of f32s) rounded to TF32, as the mma.sync kernels round their
+/// operands where the module allows TF32.
+static std::vector<double> roundedToTf32(const std::vector<double> &values) {
+  std::vector<double> rounded;
+  rounded.reserve(values.size());
+  for (double v : values)
+    rounded.push_back(roundToTf32(static_cast<float>(v)));
+  return rounded;
+}
+
 static Results evaluateMatmul(MatmulOp op, ArrayRef<RefTensor> operands) {
   const RefTensor &lhs = operands[0], &rhs = operands[1];
   RefTensor result = makeResult(op);
@@ -483,16 +493,9 @@ static Results evaluateMatmul(MatmulOp op, ArrayRef<RefTensor> operands) {
   bool isInteger = isIntegerNumber(elementType);
   // The mma.sync kernel rounds f32 operands to TF32 (fk/IR/FkNumerics.h).
   std::vector<double> lhsTf32, rhsTf32;
-  if (isTf32Matmul(op)) {
-    auto round = [](const std::vector<double> &values) {
-      std::vector<double> rounded;
-      rounded.reserve(values.size());
-      for (double v : values)
-        rounded.push_back(roundToTf32(static_cast<float>(v)));
-      return rounded;
-    };
-    lhsTf32 = round(lhs.values);
-    rhsTf32 = round(rhs.values);
+  if (roundsToTf32(op)) {
+    lhsTf32 = roundedToTf32(lhs.values);
+    rhsTf32 = roundedToTf32(rhs.values);
   }
   const std::vector<double> &lhsValues = lhsTf32.empty() ? lhs.values : lhsTf32;
   const std::vector<double> &rhsValues = rhsTf32.empty() ? rhs.values : rhsTf32;
@@ -611,12 +614,13 @@ static std::optional<TilingAttr> getFlashTiling(AttentionOp op) {
 /// blocks of `keyBlock`, of which the first `blocks` are visited (under a
 /// causal mask, those up to the last key the row's query block sees); per
 /// block the running max m and sum l, rescaled by exp2((m - m') * c) with
-/// c = scale * log2(e); P rounded to the operands' element type for the
-/// P V product; one division at the end. `score(j)` is q . k_j,
+/// c = scale * log2(e); P rounded by `roundP` (to the operands' element
+/// type, or TF32) for the P V product; one division at the end. `score(j)` is q . k_j,
 /// `maskInput(j)` the additive mask's value for key j (0 without a mask),
 /// `visible(j)` whether key j is unmasked, `value(j, d)` element d of v_j.
 static void onlineSoftmaxRow(int64_t keys, int64_t blocks, int64_t keyBlock,
-                             double scale, bool hasMaskInput, Type operandType,
+                             double scale, bool hasMaskInput,
+                             function_ref<double(double)> roundP,
                              function_ref<double(int64_t)> score,
                              function_ref<double(int64_t)> maskInput,
                              function_ref<bool(int64_t)> visible,
@@ -657,7 +661,7 @@ static void onlineSoftmaxRow(int64_t keys, int64_t blocks, int64_t keyBlock,
       // 0 still multiplies its V (0 * inf is NaN, as in the unfused graph).
       if (j >= keys)
         continue;
-      double rounded = roundToElementType(p, operandType);
+      double rounded = roundP(p);
       for (size_t d = 0; d < out.size(); ++d)
         out[d] += rounded * value(j, d);
     }
@@ -697,14 +701,32 @@ static Results evaluateAttention(AttentionOp op, ArrayRef<RefTensor> operands) {
     maskStrides = broadcastStrides(mask->type.getShape(), scoresShape);
   }
 
+  // f32 on the flash kernel's mma.sync form where the module allows TF32:
+  // Q, K, V and P rounded to TF32 (fk/IR/FkNumerics.h).
+  bool tf32 = roundsToTf32(op);
+  std::vector<double> qTf32, kTf32, vTf32;
+  if (tf32) {
+    qTf32 = roundedToTf32(q.values);
+    kTf32 = roundedToTf32(k.values);
+    vTf32 = roundedToTf32(v.values);
+  }
+  const std::vector<double> &qValues = tf32 ? qTf32 : q.values;
+  const std::vector<double> &kValues = tf32 ? kTf32 : k.values;
+  const std::vector<double> &vValues = tf32 ? vTf32 : v.values;
+  Type operandType = q.type.getElementType();
+  auto roundP = [&](double p) {
+    return tf32 ? double(roundToTf32(float(p)))
+                : roundToElementType(p, operandType);
+  };
+
   std::vector<double> weights(nk);
   for (int64_t b = 0, e = product(batch); b < e; ++b) {
     const double *qb =
-        q.values.data() + stridedOffset(b, batch, qStrides) * nq * d;
+        qValues.data() + stridedOffset(b, batch, qStrides) * nq * d;
     const double *kb =
-        k.values.data() + stridedOffset(b, batch, kStrides) * nk * d;
+        kValues.data() + stridedOffset(b, batch, kStrides) * nk * d;
     const double *vb =
-        v.values.data() + stridedOffset(b, batch, vStrides) * nk * dv;
+        vValues.data() + stridedOffset(b, batch, vStrides) * nk * dv;
     const double *maskb = nullptr;
     if (mask)
       maskb = mask->values.data() +
@@ -720,8 +742,7 @@ static Results evaluateAttention(AttentionOp op, ArrayRef<RefTensor> operands) {
           blocks = std::min(blocks, (seen + keyBlock - 1) / keyBlock);
         }
         onlineSoftmaxRow(
-            nk, blocks, keyBlock, scale, mask != nullptr,
-            q.type.getElementType(),
+            nk, blocks, keyBlock, scale, mask != nullptr, roundP,
             [&](int64_t j) {
               double dot = 0;
               for (int64_t c = 0; c < d; ++c)

@@ -176,7 +176,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
 
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   func.func @flash_f32(%q: tensor<2x100x64xf32>, %k: tensor<2x100x64xf32>, %v: tensor<2x100x64xf32>) -> tensor<2x100x64xf32> {
-    // expected-error @+1 {{the operands are not f16 or bf16 (the tensor cores read 16-bit tiles)}}
+    // expected-error @+1 {{the operands are f32 (the wgmma form takes 16-bit ones)}}
     %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 64], threads = 256>} : (tensor<2x100x64xf32>, tensor<2x100x64xf32>, tensor<2x100x64xf32>) -> tensor<2x100x64xf32> {
     ^bb0(%a: tensor<2x100x64xf32>, %b: tensor<2x100x64xf32>, %c: tensor<2x100x64xf32>):
       %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf32>, tensor<2x100x64xf32>, tensor<2x100x64xf32> -> tensor<2x100x64xf32>

@@ -32,6 +32,7 @@ class Peers:
                         "xla": self.xla,
                         "sdpa_flash": self.sdpa("FLASH_ATTENTION"),
                         "sdpa_cudnn": self.sdpa("CUDNN_ATTENTION"),
+                        "sdpa_efficient": self.sdpa("EFFICIENT_ATTENTION"),
                         "fkc": self.fkc}
 
     def run(self, peer, case, inputs, ctx):

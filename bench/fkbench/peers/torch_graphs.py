@@ -72,7 +72,8 @@ def torch_function(case, torch, device):
 
 def sdpa_function(case, torch, backend_name):
     """F.scaled_dot_product_attention of an attention case, restricted to
-    SDPBackend.`backend_name` (FLASH_ATTENTION, CUDNN_ATTENTION)."""
+    SDPBackend.`backend_name` (FLASH_ATTENTION, CUDNN_ATTENTION,
+    EFFICIENT_ATTENTION)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backend = getattr(SDPBackend, backend_name)
     F = torch.nn.functional

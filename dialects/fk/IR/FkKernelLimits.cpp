@@ -141,6 +141,8 @@ std::string mlir::fk::whyNotWarpgroupFlash(AttentionOp attention,
   std::string why = whyNoWarpgroupKernels(target);
   if (!why.empty())
     return why;
+  if (typeOf(attention.getQuery()).getElementType().isF32())
+    return "the operands are f32 (the wgmma form takes 16-bit ones)";
   int64_t headDim = typeOf(attention.getQuery()).getShape().back();
   if (headDim != 64 && headDim != 128)
     return "the head dim is " + std::to_string(headDim) +
@@ -159,10 +161,11 @@ std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
   RankedTensorType query = typeOf(attention.getQuery()),
                    key = typeOf(attention.getKey()),
                    value = typeOf(attention.getValue());
+  // f32 on the mma.sync form's TF32 (three products each unless the module
+  // allows TF32: fk/IR/FkNumerics.h).
   Type element = query.getElementType();
-  if (!element.isF16() && !element.isBF16())
-    return "the operands are not f16 or bf16 (the tensor cores read 16-bit "
-           "tiles)";
+  if (!element.isF16() && !element.isBF16() && !element.isF32())
+    return "the operands are not f16, bf16 or f32";
   std::string why = whyNotAttentionKernel(attention);
   if (!why.empty())
     return why;

@@ -7,12 +7,14 @@
 using namespace mlir;
 using namespace mlir::fk;
 
-bool mlir::fk::isTf32Matmul(MatmulOp matmul) {
-  if (!getElementTypeOrSelf(matmul.getLhs().getType()).isF32())
+bool mlir::fk::roundsToTf32(Operation *op) {
+  if (op->getNumOperands() == 0 ||
+      !getElementTypeOrSelf(op->getOperand(0).getType()).isF32())
     return false;
-  auto fusion = matmul->getParentOfType<FusionOp>();
-  if (!fusion)
+  auto fusion = op->getParentOfType<FusionOp>();
+  if (!fusion || !allowsTf32(fusion))
     return false;
   auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName);
-  return tiling && tiling.getStrategy() == KernelStrategy::WarpMma;
+  return tiling && (tiling.getStrategy() == KernelStrategy::WarpMma ||
+                    tiling.getStrategy() == KernelStrategy::WarpMmaFlash);
 }

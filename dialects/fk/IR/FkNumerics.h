@@ -7,8 +7,9 @@
 // (round to nearest, ties away from zero: cvt.rna.tf32.f32) and their
 // products accumulated in f32. fk-tile reads the attribute to choose the
 // mma.sync kernel for f32 matmuls (`#fk.tiling<mma_sync>` on f32 operands
-// means TF32); the reference interpreter models the rounding in fusions
-// tiled so; the artifact's manifest records it
+// means TF32) and 1 TF32 product instead of 3 in f32 attention on the flash
+// kernel; the reference interpreter models the rounding in fusions tiled
+// so; the artifact's manifest records it
 // (`allow_tf32`), so that whoever checks the results knows their precision.
 //
 //===----------------------------------------------------------------------===//
@@ -48,9 +49,14 @@ inline float roundToTf32(float value) {
   return value;
 }
 
-/// Whether `matmul` is computed on TF32: an f32 matmul in a fusion tiled
-/// for the mma.sync kernel.
-bool isTf32Matmul(MatmulOp matmul);
+/// Whether `op`, a matmul or an attention, rounds its f32 operands to TF32:
+/// it sits in a fusion tiled for an mma.sync kernel (`mma_sync`,
+/// `flash_mma_sync`) in a module that allows TF32. (An f32 attention on the
+/// flash kernel's mma.sync form in a module that does not computes each
+/// product as three TF32 products, big * big + big * small + small * big
+/// of each operand split in a TF32 part and the TF32 rest: as precise as
+/// f32.)
+bool roundsToTf32(Operation *op);
 
 /// The relative L2 error an f32 result computed with TF32 products is
 /// checked at: operands rounded to 2^-11 of their size err by about 3e-4

@@ -1,6 +1,6 @@
 // fk-decompose keeps the attentions the flash kernel computes on the
 // module's target (whyNotFlashAttention: a target with wgmma and TMA,
-// f16/bf16, head dim 64 or 128, ...) and decomposes the others; with
+// f16/bf16/f32, head dims that are multiples of 16, ...) and decomposes the others; with
 // explain, each attention decomposed gets a remark with the reason. It needs
 // the target only for a function that holds an attention.
 // RUN: fkc-opt %s --split-input-file --fk-decompose=explain -verify-diagnostics | FileCheck %s
@@ -15,17 +15,14 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
     return %0 : tensor<2x128x64xf16>
   }
 
-  // f32: decomposed (the tensor cores read 16-bit tiles).
+  // f32: kept (the mma.sync form's TF32 products).
   // CHECK-LABEL: func.func @f32
-  // CHECK-NOT:     fk.attention
-  // CHECK:         fk.matmul
-  // CHECK:         fk.matmul
+  // CHECK:         fk.attention
   // CHECK-NOT:     fk.softmax
   // CHECK:         fk.reduce_sum
   // CHECK-NOT:     fk.softmax
   // CHECK:         return
   func.func @f32(%q: tensor<2x128x64xf32>, %k: tensor<2x128x64xf32>, %v: tensor<2x128x64xf32>) -> tensor<2x128x64xf32> {
-    // expected-remark @+1 {{attention decomposed into its naive kernels, not the flash kernel: the operands are not f16 or bf16 (the tensor cores read 16-bit tiles)}}
     %0 = fk.attention %q, %k, %v scale = 0.125 causal = false : tensor<2x128x64xf32>, tensor<2x128x64xf32>, tensor<2x128x64xf32> -> tensor<2x128x64xf32>
     // Other composite ops are decomposed as always.
     %1 = fk.softmax %0 axis = 2 : tensor<2x128x64xf32>
