@@ -3,8 +3,8 @@
 #include "Artifact/ArtifactWriter.h"
 #include "Artifact/BufferPlan.h"
 #include "Codegen/Passes.h"
-#include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkInout.h"
+#include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkTarget.h"
 

@@ -10,8 +10,8 @@
 #include "Codegen/SimtMatmul.h"
 #include "Codegen/WarpMma.h"
 #include "Codegen/WarpMmaMatmul.h"
-#include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkKernelLimits.h"
+#include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkTarget.h"
 
 namespace mlir::fk {
@@ -295,7 +295,8 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
       return error() << "only matmul fusions run on tensor cores";
     std::string why = whyNotWarpMmaMatmul(fusion, target);
     if (why.empty())
-      why = checkWarpMmaTile(tile, MatmulShape(fusion.getMatmul()).elementBytes());
+      why = checkWarpMmaTile(tile,
+                             MatmulShape(fusion.getMatmul()).elementBytes());
     if (why.empty() && threads != kWarpMmaThreads)
       why = "the mma.sync kernel is four warps, 128 threads";
     if (!why.empty())
@@ -455,37 +456,38 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "
                             << why;
-      // Rows that are not whole 16-byte pieces are copied element by
-      // element, without cp.async.
-      auto copies = [&]() -> std::string {
+      // The tiles of a cp.async-ring kernel, and how they are copied: rows
+      // that are not whole 16-byte pieces element by element, without
+      // cp.async.
+      auto ringTiles = [&]() -> std::string {
+        std::string text = "tiles of " + std::to_string(tiling.getTile()[0]) +
+                           " x " + std::to_string(tiling.getTile()[1]) +
+                           ", K in steps of " +
+                           std::to_string(tiling.getTile()[2]);
         if (whyNotAlignedRows(MatmulShape(fusion.getMatmul())).empty())
-          return " through a cp.async ring";
-        return ", its tiles copied element by element (rows not a multiple "
-               "of 16 bytes)";
+          return text + " through a cp.async ring";
+        return text + ", its tiles copied element by element (rows not a "
+                      "multiple of 16 bytes)";
       };
       if (explain && tiling.getStrategy() == KernelStrategy::Simt)
         fusion.emitRemark()
             << "f32 matmul on the tiled f32 kernel (exact f32 FMAs, not "
-               "tensor cores): tiles of "
-            << tiling.getTile()[0] << " x " << tiling.getTile()[1]
-            << ", K in steps of " << tiling.getTile()[2] << copies()
-            << ", 8 x 8 outputs a thread";
-      bool tf32 = tiling.getStrategy() == KernelStrategy::WarpMma &&
-                  MatmulShape(fusion.getMatmul()).elementBytes() == 4;
-      if (explain && tiling.getStrategy() == KernelStrategy::WarpMma && tf32)
-        fusion.emitRemark()
-            << "f32 matmul on TF32 tensor cores (allowed by --allow-tf32: "
-               "operands rounded to 10-bit mantissas, sums in f32), the "
-               "mma.sync kernel: tiles of "
-            << tiling.getTile()[0] << " x " << tiling.getTile()[1]
-            << ", K in steps of " << tiling.getTile()[2] << copies();
-      if (explain && tiling.getStrategy() == KernelStrategy::WarpMma && !tf32)
-        fusion.emitRemark()
-            << "matmul on the mma.sync tensor-core kernel (sm_80 and later), "
-               "not wgmma ("
-            << whyNotTensorCoreMatmul(fusion, *target) << "): tiles of "
-            << tiling.getTile()[0] << " x " << tiling.getTile()[1]
-            << ", K in steps of " << tiling.getTile()[2] << copies();
+               "tensor cores): "
+            << ringTiles() << ", 8 x 8 outputs a thread";
+      if (explain && tiling.getStrategy() == KernelStrategy::WarpMma) {
+        if (MatmulShape(fusion.getMatmul()).elementBytes() == 4)
+          fusion.emitRemark()
+              << "f32 matmul on TF32 tensor cores (allowed by --allow-tf32: "
+                 "operands rounded to 10-bit mantissas, sums in f32), the "
+                 "mma.sync kernel: "
+              << ringTiles();
+        else
+          fusion.emitRemark()
+              << "matmul on the mma.sync tensor-core kernel (sm_80 and "
+                 "later), not wgmma ("
+              << whyNotTensorCoreMatmul(fusion, *target)
+              << "): " << ringTiles();
+      }
       if (explain && tiling.getStrategy() == KernelStrategy::TensorCore &&
           tiling.getTile().size() > 3)
         fusion.emitRemark()

@@ -170,8 +170,8 @@ WarpFragments::WarpFragments(IndexBuilder &idx, Value shared, Value lane,
   lane8 = rem(lane, 8);
   laneQuarter = rem(div(lane, 8), 2);
   if (element.isF32()) {
-    laneGroup = div(lane, 4);
     laneInGroup = rem(lane, 4);
+    laneWord = rem(div(lane, 4), 4);
   }
 }
 
@@ -273,15 +273,11 @@ SmallVector<Value, 4> WarpFragments::loadBFromRows(const SwizzledTile &tile,
                 ? idx.add(idx.mul(laneInGroup, idx.constant(2)),
                           idx.constant(down))
                 : idx.add(laneInGroup, idx.constant(4 * down)));
-        Value chunk = idx.add(
-            firstChunk,
-            idx.add(idx.constant(2 * column),
-                    arith::DivUIOp::create(idx.b, idx.loc, laneGroup,
-                                           idx.constant(4))));
-        Value offset = idx.add(
-            tile.offset(idx, tileStart, row, chunk),
-            arith::RemUIOp::create(idx.b, idx.loc, laneGroup,
-                                   idx.constant(4)));
+        // Column l / 4 of the tile: chunk l / 16, word (l / 4) % 4.
+        Value chunk = idx.add(firstChunk,
+                              idx.add(idx.constant(2 * column), laneHalf));
+        Value offset =
+            idx.add(tile.offset(idx, tileStart, row, chunk), laneWord);
         registers.push_back(memref::LoadOp::create(idx.b, idx.loc, shared,
                                                    ValueRange{offset}));
       }

@@ -148,8 +148,8 @@ private:
   Type element;
   bool splitF32;
   /// lane % 16, lane / 16, lane % 8 and (lane / 8) % 2; for TF32 also
-  /// lane / 4 and lane % 4.
-  Value lane16, laneHalf, lane8, laneQuarter, laneGroup, laneInGroup;
+  /// lane % 4 and (lane / 4) % 4.
+  Value lane16, laneHalf, lane8, laneQuarter, laneInGroup, laneWord;
 };
 
 } // namespace mlir::fk
