@@ -3,6 +3,7 @@
 #include "Codegen/DecodeAttention.h"
 #include "Codegen/FlashAttention.h"
 #include "Codegen/KernelBuilder.h"
+#include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
@@ -225,8 +226,10 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
           kernels);
     if (tiling.getStrategy() == KernelStrategy::Simt)
       return buildSimtMatmulKernel(
-          fusion, SimtTiling::get(tiling, promotion.getStages()), kernel,
-          kernels);
+          fusion,
+          SimtTiling::get(tiling, promotion.getStages(),
+                          MatmulShape(fusion.getMatmul()).elementBytes()),
+          kernel, kernels);
     if (tiling.getStrategy() == KernelStrategy::WarpMmaFlash)
       return buildWarpMmaFlashAttentionKernel(fusion, *flash, target, kernel,
                                               kernels);

@@ -1,6 +1,7 @@
 //===- Promotion.cpp - fk-promote: shared operand tiles in shared memory --===//
 
 #include "Codegen/FlashAttention.h"
+#include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
@@ -77,7 +78,8 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
                                    one.tileK, target);
   }
   if (tiling.getStrategy() == KernelStrategy::Simt) {
-    SimtTiling one = SimtTiling::get(tiling, /*stages=*/1);
+    SimtTiling one = SimtTiling::get(
+        tiling, /*stages=*/1, MatmulShape(fusion.getMatmul()).elementBytes());
     return getRingMatmulStageRange(fusion, one.getStageBytes(), one.tileK,
                                    target);
   }

@@ -111,10 +111,11 @@ SmallVector<Value> RingMatmulKernel::mainLoop(
 LogicalResult RingMatmulKernel::epilogue(
     ValueRange accumulators, int64_t padding,
     function_ref<std::pair<Value, Value>(int64_t)> place) {
+  // f32 accumulators, or the integer ones of integer operands.
   Value tile = shared.view(
       b, loc, index(0),
       getSharedMemRefType(ctx, {blocking.tileM, blocking.tileN + padding},
-                          b.getF32Type()));
+                          accumulators.front().getType()));
   for (auto [i, value] : llvm::enumerate(accumulators)) {
     auto [row, column] = place(i);
     memref::StoreOp::create(b, loc, value, tile, ValueRange{row, column});

@@ -4,8 +4,8 @@
 // (the mma.sync kernel, WarpMmaMatmul.cpp, and the tiled f32 kernel,
 // SimtMatmul.cpp): the operands and each block's batch offsets into them,
 // the block's output tile, the ring of stages in dynamic shared memory and
-// the copies into it, the pipelined main loop over K steps, the f32 tile
-// the epilogue reads, and the launch. The kernels supply the tile layouts,
+// the copies into it, the pipelined main loop over K steps, the accumulator
+// tile the epilogue reads, and the launch. The kernels supply the tile layouts,
 // the products of one K step, and where each accumulator lies in the tile.
 //
 //===----------------------------------------------------------------------===//
@@ -46,7 +46,8 @@ protected:
   mainLoop(ArrayRef<Value> init,
            function_ref<SmallVector<Value>(Value, Value, ValueRange)> multiply);
 
-  /// Stores accumulator i at `place(i)` (row, column) of an f32 tile in
+  /// Stores accumulator i at `place(i)` (row, column) of a tile of the
+  /// accumulators' type (f32, or the integer type of integer operands) in
   /// shared memory whose rows are padded by `padding`, then runs the
   /// fusion's epilogue on it.
   LogicalResult epilogue(ValueRange accumulators, int64_t padding,

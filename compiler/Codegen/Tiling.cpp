@@ -107,19 +107,20 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
       return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
     }
     std::string whyNotMma = whyNotWarpMmaMatmul(fusion, target);
-    bool f32 =
-        tensorType(fusion.getMatmul().getLhs()).getElementType().isF32();
+    // f32 and the integers: the CUDA-core kernel's operands.
+    bool fourOrEightBytes =
+        MatmulShape(fusion.getMatmul()).elementBytes() >= 4;
     if (whyNotMma.empty()) {
       // On a target with wgmma, `matmulTile` is a wgmma tile; it is a tile
       // of 16-bit operands, not of TF32's.
-      if (tile.empty() || target.getWgmma() || f32)
+      if (tile.empty() || target.getWgmma() || fourOrEightBytes)
         tile = chooseWarpMmaTile(fusion.getMatmul(), target);
       return TilingAttr::get(ctx, KernelStrategy::WarpMma, tile,
                              kWarpMmaThreads);
     }
     // f32 stays exact f32 unless the module allows TF32, tiled on the CUDA
-    // cores; `matmulTile` is a tile of the tensor-core kernels, not of this
-    // one.
+    // cores, as integers are; `matmulTile` is a tile of the tensor-core
+    // kernels, not of this one.
     std::string whyNotSimt = whyNotSimtMatmul(fusion, target);
     if (whyNotSimt.empty()) {
       SmallVector<int64_t> simtTile =
@@ -129,7 +130,7 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
           SimtTiling{simtTile[0], simtTile[1], simtTile[2]}.getThreads());
     }
     if (whyNotTensorCores) {
-      *whyNotTensorCores = f32                ? whyNotSimt
+      *whyNotTensorCores = fourOrEightBytes    ? whyNotSimt
                            : target.getWgmma() ? why
                                                : whyNotMma;
     }
@@ -305,13 +306,14 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
   }
   case KernelStrategy::Simt: {
     if (fusion.getKind() != FusionKind::Matmul)
-      return error() << "only matmul fusions run the tiled f32 kernel";
+      return error() << "only matmul fusions run the tiled CUDA-core kernel";
     std::string why = whyNotSimtMatmul(fusion, target);
     if (why.empty())
-      why = checkSimtTile(tile);
+      why = checkSimtTile(tile,
+                          MatmulShape(fusion.getMatmul()).elementBytes());
     if (why.empty() &&
         threads != SimtTiling{tile[0], tile[1], tile[2]}.getThreads())
-      why = "the tiled f32 kernel takes a thread per 8 x 8 outputs";
+      why = "the tiled CUDA-core kernel takes a thread per 8 x 8 outputs";
     if (!why.empty())
       return error() << why;
     break;
@@ -387,7 +389,7 @@ LogicalResult mlir::fk::checkPromotion(FusionOp fusion, TilingAttr tiling,
       fusion.emitOpError() << "has an unusable " << promotion << ": the "
                            << (fusion.getAttention() ? "flash"
                                : tiling.getStrategy() == KernelStrategy::Simt
-                                   ? "tiled f32"
+                                   ? "tiled CUDA-core"
                                : asyncCopy ? "mma.sync"
                                            : "tensor-core")
                            << " kernel reads operands [";
@@ -469,11 +471,23 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         return text + ", its tiles copied element by element (rows not a "
                       "multiple of 16 bytes)";
       };
-      if (explain && tiling.getStrategy() == KernelStrategy::Simt)
-        fusion.emitRemark()
-            << "f32 matmul on the tiled f32 kernel (exact f32 FMAs, not "
-               "tensor cores): "
-            << ringTiles() << ", 8 x 8 outputs a thread";
+      if (explain && tiling.getStrategy() == KernelStrategy::Simt) {
+        Type element =
+            tensorType(fusion.getMatmul().getLhs()).getElementType();
+        if (element.isF32())
+          fusion.emitRemark()
+              << "f32 matmul on the tiled f32 kernel (exact f32 FMAs, not "
+                 "tensor cores): "
+              << ringTiles() << ", 8 x 8 outputs a thread";
+        else {
+          std::string name;
+          llvm::raw_string_ostream(name) << element;
+          fusion.emitRemark()
+              << name << " matmul on the tiled CUDA-core kernel (integer "
+              << "multiply-adds that wrap around; tensor cores take no "
+              << name << "): " << ringTiles() << ", 8 x 8 outputs a thread";
+        }
+      }
       if (explain && tiling.getStrategy() == KernelStrategy::WarpMma) {
         if (MatmulShape(fusion.getMatmul()).elementBytes() == 4)
           fusion.emitRemark()

@@ -271,3 +271,18 @@ module attributes {fk.target = #fk.target<chip = "sm_80">, fk.allow_tf32} {
     return %0 : tensor<64x64xf32>
   }
 }
+
+// -----
+
+// The tiled CUDA-core kernel's i64 accumulator tile is 64 x 64.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @simt_i64_tile(%x: tensor<128x32xi64>, %w: tensor<32x128xi64>) -> tensor<128x128xi64> {
+    // expected-error @+1 {{has an unusable #fk.tiling<simt, tile = [128, 128, 16], threads = 256>: i64 tiles must be 64 x 64 (the accumulator tile of a larger one exceeds sm_86's shared memory)}}
+    %0 = fk.fusion matmul(%x, %w) {fk.tiling = #fk.tiling<simt, tile = [128, 128, 16], threads = 256>, fk.promotion = #fk.promotion<operands = [0, 1], copy = cp_async, stages = 4, swizzle = 128>} : (tensor<128x32xi64>, tensor<32x128xi64>) -> tensor<128x128xi64> {
+    ^bb0(%a: tensor<128x32xi64>, %b: tensor<32x128xi64>):
+      %m = fk.matmul %a, %b : tensor<128x32xi64>, tensor<32x128xi64> -> tensor<128x128xi64>
+      fk.yield %m : tensor<128x128xi64>
+    }
+    return %0 : tensor<128x128xi64>
+  }
+}

@@ -105,9 +105,9 @@ def Fk_TilingAttr : AttrDef<Fk_Dialect, "Tiling"> {
     registers, `tile[0]` adjacent elements per access) or `tensor_core`
     (one block per output tile of `tile = [M, N, K-step]`, wgmma, sm_90a) or
     `mma_sync` (the same on every GPU from sm_80: four warps per output tile
-    of `tile = [M, N, K-step]`, mma.sync fed by ldmatrix) or `simt` (f32
-    matmuls from sm_80: a thread per 8 x 8 outputs of `tile = [M, N,
-    K-step]`, exact f32 FMAs) or `flash`
+    of `tile = [M, N, K-step]`, mma.sync fed by ldmatrix) or `simt` (f32,
+    i32 and i64 matmuls from sm_80: a thread per 8 x 8 outputs of `tile =
+    [M, N, K-step]`, exact f32 FMAs or wrapping integer multiply-adds) or `flash`
     (attention: one block per `tile = [query rows, key block, head dim]`
     of one batch, a warpgroup per 64 query rows, looping over key blocks
     with an online softmax; wgmma, sm_90a) or `flash_mma_sync` (the same on
@@ -148,7 +148,7 @@ def Fk_PromotionAttr : AttrDef<Fk_Dialect, "Promotion"> {
     the flash-attention kernel promotes Q (read once) and K and V (its ring
     of `stages` key blocks);
     the mma.sync kernels (`mma_sync`, `flash_mma_sync`, sm_80 and later)
-    and the tiled f32 kernel (`simt`) take `copy =
+    and the tiled CUDA-core kernel (`simt`) take `copy =
     cp_async` (every thread copies 16-byte pieces, zero-filled outside the
     operand) and `swizzle = 128` (16-byte chunks XORed within 128-byte
     spans).

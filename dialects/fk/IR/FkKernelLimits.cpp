@@ -109,8 +109,9 @@ static RankedTensorType typeOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-/// What both attention kernels need: one element type, operands read from
-/// device memory, some queries and keys, indices and grid y in range.
+/// What both attention kernels need: one element type, some queries and
+/// keys, indices and grid y in range. (Constant operands are written to
+/// device memory by kernels of their own: fk-form-fusions.)
 static std::string whyNotAttentionKernel(AttentionOp attention) {
   RankedTensorType query = typeOf(attention.getQuery()),
                    key = typeOf(attention.getKey()),
@@ -120,10 +121,6 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
   if (key.getElementType() != element || value.getElementType() != element ||
       result.getElementType() != element)
     return "query, key, value and result differ in element type";
-  for (Value operand : attention->getOperands())
-    if (operand.getDefiningOp<ConstantOp>())
-      return "an operand is a constant (the kernel reads its operands from "
-             "device memory)";
   int64_t queries = query.getShape()[query.getRank() - 2];
   int64_t keys = key.getShape()[key.getRank() - 2];
   if (queries == 0 || keys == 0)

@@ -212,6 +212,27 @@ void mlir::fk::formCopyFusions(func::FuncOp fn) {
 
 }
 
+void mlir::fk::formContractionOperandFills(func::FuncOp fn) {
+  OpBuilder b(fn.getContext());
+  DenseMap<Value, Value> filled;
+  for (Operation &op : fn.getBody().front()) {
+    if (!isa<MatmulOp, AttentionOp>(op))
+      continue;
+    for (OpOperand &operand : op.getOpOperands()) {
+      Value value = operand.get();
+      if (!isSplatConstantValue(value))
+        continue;
+      Value &fill = filled[value];
+      if (!fill) {
+        b.setInsertionPointAfter(value.getDefiningOp());
+        fill = buildFusion(b, value.getLoc(), FusionKind::Loop, {}, value)
+                   .getResult(0);
+      }
+      operand.set(fill);
+    }
+  }
+}
+
 namespace {
 struct FormFusionsPass : fk::impl::FkFormFusionsBase<FormFusionsPass> {
   void runOnOperation() override {
@@ -221,6 +242,8 @@ struct FormFusionsPass : fk::impl::FkFormFusionsBase<FormFusionsPass> {
       return;
     Block &block = fn.getBody().front();
     OpBuilder b(&getContext());
+
+    formContractionOperandFills(fn);
 
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (isa<FusionOp, func::ReturnOp>(op) ||

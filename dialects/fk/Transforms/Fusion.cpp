@@ -651,6 +651,7 @@ void FusionPlanner::run() {
   for (Value v : ret.getOperands())
     if (Operation *op = v.getDefiningOp())
       returnedOps.insert(op);
+  formContractionOperandFills(fn);
   SmallVector<Operation *> ops;
   for (Operation &op : block.without_terminator())
     if (!isSplatConstant(&op) && !isa<FusionOp>(op))

@@ -32,6 +32,11 @@ FusionOp buildFusion(OpBuilder &b, Location loc, FusionKind kind,
 /// coordinates, or a later kernel reads the old value).
 void formCopyFusions(func::FuncOp fn);
 
+/// Gives each splat constant that a matmul or an attention reads a fill
+/// fusion of its own and makes them read its result: their kernels copy
+/// operand tiles from device memory, where other kernels clone splats in.
+void formContractionOperandFills(func::FuncOp fn);
+
 } // namespace mlir::fk
 
 #endif // FK_TRANSFORMS_FUSIONBUILDER_H
