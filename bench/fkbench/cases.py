@@ -263,6 +263,13 @@ def _table():
                     "w [4096, 1024]",
         eager_is="F.linear: one cuBLAS GEMM with the bias in its epilogue"))
     cases.append(Case(
+        "linear_tf32_4096", "linear", ("x", "w", "b"),
+        init={"w": (0.0, 1 / 64), "b": (0.0, 0.1)}, flop_formula=_linear_flops,
+        description="x @ transpose(w) + b (nn.Linear) in f32 on TF32 tensor "
+                    "cores, x [4096, 4096], w [4096, 4096]",
+        eager_is="F.linear: one cuBLAS TF32 GEMM (allow_tf32 on)",
+        allow_tf32=True))
+    cases.append(Case(
         "lm_head_f16", "lm_head", ("x", "w"),
         init={"w": (0.0, 1 / math.sqrt(768))}, flop_formula=_linear_flops,
         description="GPT-2's LM head: x @ transpose(wte), x [2048, 768], "

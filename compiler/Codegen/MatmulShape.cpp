@@ -3,6 +3,7 @@
 #include "Codegen/MatmulShape.h"
 #include "Codegen/TileEpilogue.h"
 #include "fk/IR/FkKernelLimits.h"
+#include "fk/IR/FkNumerics.h"
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -52,8 +53,16 @@ std::string mlir::fk::whyNotTensorCoreOperands(FusionOp fusion) {
   if (!matmul)
     return "not a matmul fusion";
   Type element = tensorType(matmul.getLhs()).getElementType();
-  if (!element.isF16() && !element.isBF16())
-    return "operands are not f16 or bf16";
+  // wgmma takes TF32 operands K-major only: A as stored, B as transpose(w).
+  if (element.isF32()) {
+    if (std::string why = whyNoTf32(fusion); !why.empty())
+      return why;
+    if (!MatmulShape(matmul).rhsKMajor)
+      return "wgmma takes TF32 operands K-major only: B must be read as "
+             "transpose(w) of a [N, K] w";
+  } else if (!element.isF16() && !element.isBF16()) {
+    return "operands are not f16, bf16 or f32";
+  }
   return whyNotOperandTiles(fusion);
 }
 

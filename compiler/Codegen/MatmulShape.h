@@ -56,8 +56,9 @@ struct MatmulShape {
   int64_t batches() const { return ShapedType::getNumElements(batch); }
 };
 
-/// Why the tensor-core kernels cannot read `fusion`'s matmul operands: they
-/// take 16-bit floats, then as whyNotOperandTiles; or "" when they can.
+/// Why the wgmma kernel cannot read `fusion`'s matmul operands: it takes
+/// 16-bit floats, and f32 as TF32 where the module allows TF32 and B is read
+/// K-major; then as whyNotOperandTiles; or "" when it can.
 std::string whyNotTensorCoreOperands(FusionOp fusion);
 
 /// Why the tiled matmul kernels cannot copy `fusion`'s matmul operands into

@@ -100,9 +100,11 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   // [128, 768] @ [768, 768] took 11.7 us on 6 blocks and 6.5 us on 24, while
   // [1024, 768] @ [768, 768] was faster on 48 blocks of 128 x 128 than on
   // 192 of 64 x 64; docs/tiling.md, "Split-K").
-  SmallVector<int64_t> tile = {128, 128, 64};
+  // A K step is one 128-byte swizzled row: 64 16-bit elements, 32 TF32.
+  int64_t tileK = kSwizzleBytes / shape.elementBytes();
+  SmallVector<int64_t> tile = {128, 128, tileK};
   if (prefersNarrowTiles(shape, sms))
-    tile = {64, 64, 64};
+    tile = {64, 64, tileK};
   int64_t tileBlocks = blocks(tile[0], tile[1]);
   // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK).
   if (tileBlocks >= sms || shape.batched() || tile[0] != 64)
@@ -378,8 +380,10 @@ Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
   // LLVM form, one fragment per 64 rows (the casts cancel after the NVGPU
   // lowering): the nvgpu op advances B's descriptor for the N-major layout
   // only.
-  constexpr int64_t kStep = 16, kWgmmaRows = 64;
-  int64_t stepBytes = kStep * shape.elementBytes();
+  // wgmma's K: 16 16-bit elements or 8 TF32, 32 bytes either way.
+  constexpr int64_t kStepBytes = 32, kWgmmaRows = 64;
+  int64_t kStep = kStepBytes / shape.elementBytes();
+  int64_t stepBytes = kStepBytes;
   int64_t halfBytes = kWgmmaRows * tiling.tileK * shape.elementBytes();
   int64_t halves = tiling.tileM / kWgmmaRows;
   auto i64 = b.getI64Type();
@@ -397,8 +401,9 @@ Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
   MemRefType aTile = sharedTile({kWgmmaRows, kStep}, shape.elementType);
   MemRefType bTile = sharedTile({tiling.tileN, kStep}, shape.elementType);
   auto wgmmaType = [&](Type t) {
-    return NVVM::WGMMATypesAttr::get(
-        ctx, t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16);
+    return NVVM::WGMMATypesAttr::get(ctx, t.isBF16()  ? NVVM::WGMMATypes::bf16
+                                          : t.isF32() ? NVVM::WGMMATypes::tf32
+                                                      : NVVM::WGMMATypes::f16);
   };
   // K-major in NVVM's terms: A row-major (M x K), B column-major (K x N).
   auto rowMajor = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);

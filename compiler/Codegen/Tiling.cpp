@@ -29,12 +29,13 @@ int64_t mlir::fk::getRowKernelThreads(int64_t runs, int64_t width) {
       (llvm::divideCeil(runs, runsPerThread) + 31) / 32 * 32, 32, 1024);
 }
 
-/// Whether one warpgroup can compute an M x N tile in K steps of `k`:
-/// wgmma takes 64-row slices and N up to 256, TMA boxes of B are 64
-/// columns, a K step is one 128-byte swizzled row of 16-bit elements, and
-/// the f32 accumulator (M * N / 128 registers per thread) must leave room
-/// for addressing and the epilogue.
-static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
+/// Whether one warpgroup can compute an M x N tile in K steps of `k` of
+/// operands of `elementBytes`: wgmma takes 64-row slices and N up to 256,
+/// TMA boxes of B are 64 columns, a K step is one 128-byte swizzled row (64
+/// 16-bit elements, 32 TF32), and the f32 accumulator (M * N / 128
+/// registers per thread) must leave room for addressing and the epilogue.
+static std::string checkTensorCoreTile(ArrayRef<int64_t> tile,
+                                       int64_t elementBytes) {
   if (tile.size() != 3 && tile.size() != 4)
     return "expects tile sizes M,N,K and optionally the K splits";
   int64_t m = tile[0], n = tile[1], k = tile[2];
@@ -42,8 +43,9 @@ static std::string checkTensorCoreTile(ArrayRef<int64_t> tile) {
     return "tile M must be 64 or 128 (one warpgroup, 64-row wgmma)";
   if (n < 64 || n > 256 || n % 64)
     return "tile N must be 64, 128, 192 or 256 (64-column TMA boxes)";
-  if (k != 64)
-    return "tile K must be 64 (one 128-byte swizzled row)";
+  if (k * elementBytes != kSwizzleBytes)
+    return "tile K must be " + std::to_string(kSwizzleBytes / elementBytes) +
+           " (one 128-byte swizzled row)";
   if (m * n / 128 > 128)
     return "the accumulator tile needs more than 128 registers per thread";
   // MLIR 22 stores the second 64-row half of a 128-row accumulator 32 rows
@@ -100,16 +102,18 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     // Hopper's wgmma kernel where the target has it, else mma.sync (sm_80
     // and later); `matmulTile` is a tile of the target's kernel.
     SmallVector<int64_t> tile(matmulTile);
+    // f32 and the integers: TF32 on the tensor cores, or the CUDA-core
+    // kernel's operands.
+    bool fourOrEightBytes =
+        MatmulShape(fusion.getMatmul()).elementBytes() >= 4;
     std::string why = whyNotTensorCoreMatmul(fusion, target);
     if (why.empty()) {
-      if (tile.empty())
+      // `matmulTile` is a tile of 16-bit operands, not of TF32's.
+      if (tile.empty() || fourOrEightBytes)
         tile = chooseTensorCoreTile(fusion.getMatmul(), target);
       return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
     }
     std::string whyNotMma = whyNotWarpMmaMatmul(fusion, target);
-    // f32 and the integers: the CUDA-core kernel's operands.
-    bool fourOrEightBytes =
-        MatmulShape(fusion.getMatmul()).elementBytes() >= 4;
     if (whyNotMma.empty()) {
       // On a target with wgmma, `matmulTile` is a wgmma tile; it is a tile
       // of 16-bit operands, not of TF32's.
@@ -282,7 +286,8 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
       return error() << "only matmul fusions run on tensor cores";
     std::string why = whyNotTensorCoreMatmul(fusion, target);
     if (why.empty())
-      why = checkTensorCoreTile(tile);
+      why = checkTensorCoreTile(
+          tile, MatmulShape(fusion.getMatmul()).elementBytes());
     if (why.empty())
       why = whyNotSplitK(fusion.getMatmul(), tile);
     if (why.empty() && threads != 128)
@@ -414,8 +419,10 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
     if (failed(target))
       return signalPassFailure();
     if (!matmulTile.empty()) {
-      // The tile of the target's matmul kernel: wgmma's or mma.sync's.
-      std::string bad = target->getWgmma() ? checkTensorCoreTile(matmulTile)
+      // The tile of the target's matmul kernel for 16-bit operands: wgmma's
+      // or mma.sync's.
+      std::string bad = target->getWgmma()
+                            ? checkTensorCoreTile(matmulTile, /*elementBytes=*/2)
                                            : checkWarpMmaTile(matmulTile);
       if (!bad.empty()) {
         getOperation().emitError() << "fk-tile: matmul-tile: " << bad;
@@ -489,12 +496,16 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         }
       }
       if (explain && tiling.getStrategy() == KernelStrategy::WarpMma) {
-        if (MatmulShape(fusion.getMatmul()).elementBytes() == 4)
-          fusion.emitRemark()
-              << "f32 matmul on TF32 tensor cores (allowed by --allow-tf32: "
-                 "operands rounded to 10-bit mantissas, sums in f32), the "
-                 "mma.sync kernel: "
-              << ringTiles();
+        if (MatmulShape(fusion.getMatmul()).elementBytes() == 4) {
+          InFlightDiagnostic remark = fusion.emitRemark();
+          remark << "f32 matmul on TF32 tensor cores (allowed by "
+                    "--allow-tf32: operands rounded to 10-bit mantissas, "
+                    "sums in f32), the mma.sync kernel";
+          if (target->getWgmma())
+            remark << ", not wgmma (" << whyNotTensorCoreMatmul(fusion, *target)
+                   << ")";
+          remark << ": " << ringTiles();
+        }
         else
           fusion.emitRemark()
               << "matmul on the mma.sync tensor-core kernel (sm_80 and "
@@ -502,6 +513,14 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
               << whyNotTensorCoreMatmul(fusion, *target)
               << "): " << ringTiles();
       }
+      if (explain && tiling.getStrategy() == KernelStrategy::TensorCore &&
+          MatmulShape(fusion.getMatmul()).elementBytes() == 4)
+        fusion.emitRemark()
+            << "f32 matmul on TF32 tensor cores (allowed by --allow-tf32: "
+               "the 13 low mantissa bits of operands ignored, sums in f32), "
+               "the wgmma kernel with B read K-major: tiles of "
+            << tiling.getTile()[0] << " x " << tiling.getTile()[1]
+            << ", K in steps of " << tiling.getTile()[2];
       if (explain && tiling.getStrategy() == KernelStrategy::TensorCore &&
           tiling.getTile().size() > 3)
         fusion.emitRemark()

@@ -70,14 +70,11 @@ std::string mlir::fk::whyNotWarpMmaMatmul(FusionOp fusion, TargetAttr target) {
     return "target " + target.getChip().str() +
            " predates sm_80 (mma.sync m16n8k16 and cp.async)";
   // f32 on TF32 where the module allows it (fk/IR/FkNumerics.h).
-  if (MatmulOp matmul = fusion.getMatmul();
-      matmul && tensorType(matmul.getLhs()).getElementType().isF32())
-    return allowsTf32(fusion)
-               ? whyNotOperandTiles(fusion)
-               : "f32 operands run on TF32 tensor cores only where the "
-                 "module allows it ('" + kAllowTf32AttrName.str() +
-                     "', fkc --allow-tf32)";
-  return whyNotTensorCoreOperands(fusion);
+  MatmulOp matmul = fusion.getMatmul();
+  if (!matmul || !tensorType(matmul.getLhs()).getElementType().isF32())
+    return whyNotTensorCoreOperands(fusion);
+  std::string why = whyNoTf32(fusion);
+  return why.empty() ? whyNotOperandTiles(fusion) : why;
 }
 
 std::string mlir::fk::checkWarpMmaTile(ArrayRef<int64_t> tile,

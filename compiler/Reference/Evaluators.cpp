@@ -467,14 +467,15 @@ static Results evaluateUpdateSlice(UpdateSliceOp op,
 // Compound ops
 //===----------------------------------------------------------------------===//
 
-/// `values` (of f32s) rounded to TF32, as the mma.sync kernels round their
-/// operands where the module allows TF32.
-static std::vector<double> roundedToTf32(const std::vector<double> &values) {
-  std::vector<double> rounded;
-  rounded.reserve(values.size());
+/// `values` (of f32s) reduced to TF32 as the tensor-core kernels do where
+/// the module allows TF32 (fk/IR/FkNumerics.h).
+static std::vector<double> reducedToTf32(const std::vector<double> &values,
+                                         Tf32Rounding rounding) {
+  std::vector<double> reduced;
+  reduced.reserve(values.size());
   for (double v : values)
-    rounded.push_back(roundToTf32(static_cast<float>(v)));
-  return rounded;
+    reduced.push_back(reduceToTf32(static_cast<float>(v), rounding));
+  return reduced;
 }
 
 static Results evaluateMatmul(MatmulOp op, ArrayRef<RefTensor> operands) {
@@ -491,11 +492,13 @@ static Results evaluateMatmul(MatmulOp op, ArrayRef<RefTensor> operands) {
   SmallVector<int64_t> rhsStrides =
       broadcastStrides(rhsShape.drop_back(2), batch);
   bool isInteger = isIntegerNumber(elementType);
-  // The mma.sync kernel rounds f32 operands to TF32 (fk/IR/FkNumerics.h).
+  // The tensor-core kernels reduce f32 operands to TF32 where the module
+  // allows it.
   std::vector<double> lhsTf32, rhsTf32;
-  if (roundsToTf32(op)) {
-    lhsTf32 = roundedToTf32(lhs.values);
-    rhsTf32 = roundedToTf32(rhs.values);
+  if (Tf32Rounding rounding = getTf32Rounding(op);
+      rounding != Tf32Rounding::None) {
+    lhsTf32 = reducedToTf32(lhs.values, rounding);
+    rhsTf32 = reducedToTf32(rhs.values, rounding);
   }
   const std::vector<double> &lhsValues = lhsTf32.empty() ? lhs.values : lhsTf32;
   const std::vector<double> &rhsValues = rhsTf32.empty() ? rhs.values : rhsTf32;
@@ -703,19 +706,20 @@ static Results evaluateAttention(AttentionOp op, ArrayRef<RefTensor> operands) {
 
   // f32 on the flash kernel's mma.sync form where the module allows TF32:
   // Q, K, V and P rounded to TF32 (fk/IR/FkNumerics.h).
-  bool tf32 = roundsToTf32(op);
+  Tf32Rounding rounding = getTf32Rounding(op);
+  bool tf32 = rounding != Tf32Rounding::None;
   std::vector<double> qTf32, kTf32, vTf32;
   if (tf32) {
-    qTf32 = roundedToTf32(q.values);
-    kTf32 = roundedToTf32(k.values);
-    vTf32 = roundedToTf32(v.values);
+    qTf32 = reducedToTf32(q.values, rounding);
+    kTf32 = reducedToTf32(k.values, rounding);
+    vTf32 = reducedToTf32(v.values, rounding);
   }
   const std::vector<double> &qValues = tf32 ? qTf32 : q.values;
   const std::vector<double> &kValues = tf32 ? kTf32 : k.values;
   const std::vector<double> &vValues = tf32 ? vTf32 : v.values;
   Type operandType = q.type.getElementType();
   auto roundP = [&](double p) {
-    return tf32 ? double(roundToTf32(float(p)))
+    return tf32 ? double(reduceToTf32(float(p), rounding))
                 : roundToElementType(p, operandType);
   };
 

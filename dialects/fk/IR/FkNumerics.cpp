@@ -7,14 +7,23 @@
 using namespace mlir;
 using namespace mlir::fk;
 
-bool mlir::fk::roundsToTf32(Operation *op) {
+Tf32Rounding mlir::fk::getTf32Rounding(Operation *op) {
   if (op->getNumOperands() == 0 ||
       !getElementTypeOrSelf(op->getOperand(0).getType()).isF32())
-    return false;
+    return Tf32Rounding::None;
   auto fusion = op->getParentOfType<FusionOp>();
   if (!fusion || !allowsTf32(fusion))
-    return false;
+    return Tf32Rounding::None;
   auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName);
-  return tiling && (tiling.getStrategy() == KernelStrategy::WarpMma ||
-                    tiling.getStrategy() == KernelStrategy::WarpMmaFlash);
+  if (!tiling)
+    return Tf32Rounding::None;
+  switch (tiling.getStrategy()) {
+  case KernelStrategy::WarpMma:
+  case KernelStrategy::WarpMmaFlash:
+    return Tf32Rounding::Nearest;
+  case KernelStrategy::TensorCore:
+    return Tf32Rounding::Truncate;
+  default:
+    return Tf32Rounding::None;
+  }
 }
