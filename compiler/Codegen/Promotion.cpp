@@ -103,6 +103,47 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
   return range;
 }
 
+/// Waves of three blocks per SM from which the tensor-core kernel's rings
+/// are sized for three blocks per SM instead of two (choosePromotion).
+static constexpr int64_t kWavesForThreeBlocks = 4;
+/// The tensor-core kernel's ring depth for TF32 operands (choosePromotion).
+static constexpr int64_t kTf32TensorCoreStages = 4;
+
+/// The wgmma kernel's ring depth: rings for two blocks per SM, each with its
+/// ring and the static mbarriers (which ptxas rounds up to 1 KiB); for three
+/// where the tiles fill at least kWavesForThreeBlocks waves of three blocks
+/// per SM, so that blocks hide each other's epilogues and the last wave's
+/// idle SMs cost little. Measured on an H100 (fkc-run, 3 against 2 stages
+/// of 32 KiB, that is two against three blocks): 4096^3 0.216 / 0.230 ms
+/// (2.6 waves of three), 8192^3 1.795 / 1.709 ms (10.3 waves), GPT-2's LM
+/// head 2048 x 768 x 50257 0.428 / 0.398 ms (15.9 waves). TF32 operands take
+/// kTf32TensorCoreStages: wgmma's K of 8 takes twice the instructions per
+/// byte of a 16-bit K step, and a deeper ring in one block per SM measured
+/// faster (nn.Linear 4096^3: 0.464 / 0.436 / 0.438 / 0.467 ms with 3 / 4 /
+/// 5 / 6 stages).
+static int64_t chooseTensorCoreStages(FusionOp fusion, TilingAttr tiling,
+                                      TargetAttr target,
+                                      const StageRange &range) {
+  MatmulShape shape(fusion.getMatmul());
+  if (shape.elementBytes() == 4)
+    return std::clamp<int64_t>(kTf32TensorCoreStages, range.least,
+                               range.useful);
+  auto stagesForBlocks = [&](int64_t blocks) {
+    return (target.getSharedMemoryPerSm() / blocks - 2 * kRingAlignment) /
+           range.stageBytes;
+  };
+  int64_t tiles = llvm::divideCeil(shape.m, tiling.getTile()[0]) *
+                  llvm::divideCeil(shape.n, tiling.getTile()[1]) *
+                  shape.batches();
+  int64_t blocks = stagesForBlocks(3) >= range.least &&
+                           tiles >= kWavesForThreeBlocks * 3 *
+                                        target.getSmCount()
+                       ? 3
+                       : 2;
+  return std::clamp<int64_t>(stagesForBlocks(blocks), range.least,
+                             range.useful);
+}
+
 FailureOr<PromotionAttr>
 mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
                           TargetAttr target, int64_t stages) {
@@ -123,11 +164,7 @@ mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
     // other is read; deeper rings cost blocks per SM.
     stages = range.least;
   } else if (stages == 0) {
-    // Two blocks per SM, each with its ring and the static mbarriers (which
-    // ptxas rounds up to 1 KiB).
-    int64_t fitsTwo = (target.getSharedMemoryPerSm() / 2 - 2 * kRingAlignment) /
-                      range.stageBytes;
-    stages = std::clamp<int64_t>(fitsTwo, range.least, range.useful);
+    stages = chooseTensorCoreStages(fusion, tiling, target, range);
   }
   stages = std::min(stages, range.useful);
   if (stages < range.least || stages > range.most)
