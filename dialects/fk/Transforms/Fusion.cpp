@@ -38,7 +38,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "fk/IR/FkKernelLimits.h"
+#include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkTarget.h"
 #include "fk/Analysis/Descriptions.h"
 #include "fk/Analysis/RowSpace.h"
 #include "fk/Transforms/FusionBuilder.h"
@@ -151,6 +153,9 @@ private:
   std::string vetoJoin(Operation *producer, Group &group, bool returned);
   void join(Operation *producer, Group &group, bool returned);
   void materialize();
+  /// Gives TF32 matmuls on wgmma their right operand K-major (see the
+  /// definition).
+  void transposeTf32RightOperands();
   void remark(Operation *op, const Twine &message) {
     if (explain)
       op->emitRemark(message);
@@ -645,6 +650,56 @@ static void fuseSiblings(func::FuncOp fn, bool explain) {
   }
 }
 
+/// Products with at most this many rows keep B as stored on the mma.sync
+/// kernel rather than pay a transposing copy of B (a decode step's).
+static constexpr int64_t kMinRowsForTransposedTf32Operand = 128;
+
+/// wgmma takes TF32 operands K-major only: where the module allows TF32 and
+/// the target has wgmma, an f32 matmul whose right operand B [..., K, N] is
+/// read as stored (not transpose(w) of a [..., N, K] w, which the kernel
+/// reads K-major in place) gets B transposed by a kernel of its own,
+/// transpose(transpose(B)), whose outer transpose the wgmma kernel reads in
+/// place. The copy costs a read and a write of B; products of few rows, and
+/// rows TMA cannot describe (K not a multiple of 4), stay on the mma.sync
+/// kernel, which reads B as stored.
+void FusionPlanner::transposeTf32RightOperands() {
+  auto module = fn->getParentOfType<ModuleOp>();
+  auto target = module ? module->getAttrOfType<TargetAttr>(kTargetAttrName)
+                       : TargetAttr();
+  if (!target || !target.getWgmma() || !allowsTf32(fn))
+    return;
+  fn.walk([&](MatmulOp matmul) {
+    auto lhsType = tensorType(matmul.getLhs());
+    Value rhs = matmul.getRhs();
+    auto rhsType = tensorType(rhs);
+    if (!lhsType.getElementType().isF32())
+      return;
+    if (auto transpose = rhs.getDefiningOp<TransposeOp>();
+        transpose && swapsLastTwoDims(transpose))
+      return;
+    int64_t rank = rhsType.getRank();
+    int64_t k = rhsType.getDimSize(rank - 2);
+    int64_t rows = tensorType(matmul.getResult()).getNumElements() /
+                   rhsType.getDimSize(rank - 1);
+    if (k % 4 || rows < kMinRowsForTransposedTf32Operand)
+      return;
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    std::swap(perm[rank - 2], perm[rank - 1]);
+    SmallVector<int64_t> shape(rhsType.getShape());
+    std::swap(shape[rank - 2], shape[rank - 1]);
+    OpBuilder b(matmul);
+    Location loc = matmul.getLoc();
+    Value kMajor = TransposeOp::create(
+        b, loc, RankedTensorType::get(shape, rhsType.getElementType()), rhs,
+        perm);
+    Value readBack = TransposeOp::create(b, loc, rhsType, kMajor, perm);
+    matmul.getRhsMutable().assign(readBack);
+    remark(kMajor.getDefiningOp(),
+           "the right operand of an f32 matmul on TF32 wgmma, transposed by "
+           "a kernel of its own: wgmma takes TF32 operands K-major only");
+  });
+}
+
 void FusionPlanner::run() {
   Block &block = fn.getBody().front();
   auto ret = cast<func::ReturnOp>(block.getTerminator());
@@ -652,6 +707,7 @@ void FusionPlanner::run() {
     if (Operation *op = v.getDefiningOp())
       returnedOps.insert(op);
   formContractionOperandFills(fn);
+  transposeTf32RightOperands();
   SmallVector<Operation *> ops;
   for (Operation &op : block.without_terminator())
     if (!isSplatConstant(&op) && !isa<FusionOp>(op))
