@@ -7,6 +7,7 @@
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
+#include "Codegen/TransposeKernel.h"
 #include "Codegen/SimtMatmul.h"
 #include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkOps.h"
@@ -230,6 +231,8 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
           SimtTiling::get(tiling, promotion.getStages(),
                           MatmulShape(fusion.getMatmul()).elementBytes()),
           kernel, kernels);
+    if (tiling.getStrategy() == KernelStrategy::Transpose)
+      return buildTransposeKernel(fusion, kernel, kernels);
     if (tiling.getStrategy() == KernelStrategy::WarpMmaFlash)
       return buildWarpMmaFlashAttentionKernel(fusion, *flash, target, kernel,
                                               kernels);

@@ -8,6 +8,7 @@
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/SimtMatmul.h"
+#include "Codegen/TransposeKernel.h"
 #include "Codegen/WarpMma.h"
 #include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkKernelLimits.h"
@@ -66,6 +67,10 @@ static TilingAttr getElementOrRowTiling(FusionOp fusion) {
   };
   switch (fusion.getKind()) {
   case FusionKind::Loop: {
+    if (isTileTranspose(fusion))
+      return TilingAttr::get(ctx, KernelStrategy::Transpose,
+                             {kTransposeTile, kTransposeTile},
+                             kTransposeThreads);
     ArrayRef<int64_t> shape = tensorType(fusion.getResult(0)).getShape();
     return elements(shape.empty() ? 1 : getVectorWidth(fusion, shape.back()));
   }
@@ -269,6 +274,16 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     break;
   }
   switch (tiling.getStrategy()) {
+  case KernelStrategy::Transpose:
+    if (!isTileTranspose(fusion))
+      return error() << "the fusion does not only transpose the last two "
+                        "dimensions of an input (or its grid would exceed "
+                        "65535 row tiles or matrices)";
+    if (tile != ArrayRef<int64_t>{kTransposeTile, kTransposeTile} ||
+        threads != kTransposeThreads)
+      return error() << "the transpose kernel moves 32 x 32 tiles with 256 "
+                        "threads";
+    break;
   case KernelStrategy::Elements:
     if (tile.size() != 1)
       return error() << "an elements kernel takes one tile size";

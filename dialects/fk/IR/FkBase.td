@@ -86,7 +86,8 @@ def Fk_KernelStrategy : I32EnumAttr<"KernelStrategy",
       I32EnumAttrCase<"Decode", 4, "decode">,
       I32EnumAttrCase<"WarpMma", 5, "mma_sync">,
       I32EnumAttrCase<"WarpMmaFlash", 6, "flash_mma_sync">,
-      I32EnumAttrCase<"Simt", 7, "simt">]> {
+      I32EnumAttrCase<"Simt", 7, "simt">,
+      I32EnumAttrCase<"Transpose", 8, "transpose">]> {
   let cppNamespace = "::mlir::fk";
   let genSpecializedAttr = 0;
 }
@@ -101,7 +102,10 @@ def Fk_TilingAttr : AttrDef<Fk_Dialect, "Tiling"> {
   let description = [{
     Set on each `fk.fusion` by `fk-tile`. `strategy` picks the kernel:
     `elements` (each thread computes runs of `tile[0]` adjacent result
-    elements in a grid-stride loop), `rows` (one block per row, the row in
+    elements in a grid-stride loop), `transpose` (a loop fusion that only
+    swaps the last two dimensions of an input: a block of 32 x 8 threads
+    per `tile = [32, 32]` tile, through shared memory, so that both the
+    reads and the writes are of whole rows), `rows` (one block per row, the row in
     registers, `tile[0]` adjacent elements per access) or `tensor_core`
     (one block per output tile of `tile = [M, N, K-step]`, wgmma, sm_90a;
     f32 operands mean TF32 and B read K-major) or
