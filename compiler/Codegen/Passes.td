@@ -12,22 +12,25 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
     target (`fk.target`, which the pass needs; here, whether it has wgmma
     and TMA and its shared memory per SM) and a heuristic per fusion kind:
 
-    - loop fusions: `elements`, each thread computing runs of 16 bytes of
-      the narrowest element (vector accesses), 256 threads per block;
+    - loop fusions: `transpose` where the fusion only swaps the last two
+      dimensions of an input (32 x 32 tiles through shared memory); else
+      `elements`, each thread computing runs of 16 bytes of the narrowest
+      element (vector accesses), 256 threads per block;
     - reduction fusions over rows that fit in registers: `rows`, one block
       per row, runs as above, enough threads for about 8 elements each;
       other reductions: `elements`, one result element per thread;
-    - matmul fusions: `tensor_core` where the target has wgmma and TMA
-      (sm_90a) and the operands can be read by TMA (f16/bf16 fusion inputs
-      with rows of 16-byte multiples): one warpgroup per 128x128 output
-      tile, K in steps of 64 (a 128-byte swizzled row of f16); otherwise
-      `elements`, one output element per thread. `explain` says why a
-      matmul is not on tensor cores.
-    - attention fusions (those the flash kernel computes on the target,
-      which fk-decompose keeps whole; any other is an error): `flash`, two
-      warpgroups of 64 query rows each per block, key blocks of 128 where
-      two blocks fit on an SM and there is no mask input (else 64), the
-      head dim whole.
+    - matmul fusions: `tensor_core` (wgmma) where the target has wgmma and
+      TMA (sm_90a) and TMA can read the operands (f16/bf16 fusion inputs,
+      or f32 as TF32 where the module allows it with B read K-major, rows
+      of 16-byte multiples); else `mma_sync` from sm_80 (16-bit operands,
+      or f32 as TF32 where allowed); else `simt` from sm_80 (f32, i32,
+      i64); else `elements`, one output element per thread. `explain` says
+      which kernel each matmul got and why not the faster ones.
+    - attention fusions (those a flash or decode kernel computes on the
+      target, which fk-decompose keeps whole; any other is an error):
+      `decode` for few query rows, `flash` (wgmma) or `flash_mma_sync`.
+
+    docs/tiling.md has the tiles each strategy takes and why.
   }];
   let options = [
     ListOption<"matmulTile", "matmul-tile", "int64_t",
