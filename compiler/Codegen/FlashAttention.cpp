@@ -140,9 +140,9 @@ private:
   SmallVector<Value, 2> mapBatchCoords(ArrayRef<int64_t> operandBatch,
                                        int64_t heads);
 
-  int64_t chunks() const { return shape.headDim / kBoxColumns; }
+  int64_t chunks() const { return tiling.headDim / kBoxColumns; }
   int64_t stageOffset(int64_t part) const {
-    return queryBytes + part * tiling.keyBlock * shape.headDim * elementBytes;
+    return queryBytes + part * tiling.keyBlock * tiling.headDim * elementBytes;
   }
   void setUp();
   void loadQuery();
@@ -490,7 +490,7 @@ SmallVector<Value> FlashKernel::scores(Value stage) {
       add(mul(stage, index(stageBytes)), index(stageOffset(0))));
   WgmmaOperand a{descriptor(queryTile, 0, /*leadingBytes=*/16), {}, {}};
   WgmmaOperand key{descriptor(keyTile, 0, /*leadingBytes=*/16), {}, {}};
-  for (int64_t step = 0; step < shape.headDim / 16; ++step) {
+  for (int64_t step = 0; step < tiling.headDim / 16; ++step) {
     int64_t c = step / 4, within = step % 4 * 32;
     a.stepBytes.push_back(c * tiling.queryRows * kSwizzleBytes + within);
     key.stepBytes.push_back(c * tiling.keyBlock * kSwizzleBytes + within);
@@ -593,7 +593,7 @@ SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
                  {}, {}};
   for (int64_t step = 0; step < tiling.keyBlock / 16; ++step)
     v.stepBytes.push_back(step * 16 * kSwizzleBytes);
-  return wgmma(shape.headDim, o, WgmmaOperand{Value(), {}, aRegisters}, v,
+  return wgmma(tiling.headDim, o, WgmmaOperand{Value(), {}, aRegisters}, v,
                /*transposeB=*/true);
 }
 
@@ -627,7 +627,7 @@ LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {
   MemRefType tileType = getSharedMemRefType(
       ctx,
       {tiling.queryRows,
-       shape.headDim + FlashAttentionTiling::kOutputRowPad},
+       tiling.headDim + FlashAttentionTiling::kOutputRowPad},
       b.getF32Type());
   Value tile = shared.view(b, loc, index(0), tileType);
   Value twiceQuad = mul(quadLane, index(2));
@@ -640,7 +640,7 @@ LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {
   result.anchor = attention;
   result.tile = tile;
   result.rows = tiling.queryRows;
-  result.columns = shape.headDim;
+  result.columns = tiling.headDim;
   result.firstRow = firstQuery;
   result.firstColumn = index(0);
   result.batchCoords = batchCoords;
@@ -775,7 +775,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
 
   Value minusInf = f32(-std::numeric_limits<double>::infinity());
   SmallVector<Value> init = {minusInf, minusInf, f32(0), f32(0)};
-  int64_t outputs = shape.headDim / 2;
+  int64_t outputs = tiling.headDim / 2;
   init.append(outputs, f32(0));
   auto loop = scf::ForOp::create(b, loc, index(0), blocks, index(1), init);
   {

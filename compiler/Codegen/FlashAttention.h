@@ -2,7 +2,9 @@
 //
 // The kernel of an `attention` fusion: on wgmma and TMA on sm_90a, and in
 // an mma.sync and cp.async form on the other targets from sm_80 (and for
-// head dims other than 64 and 128). Each block owns
+// head dims other than 64 and 128, and 96 and 112, which the wgmma form
+// computes as 128: TMA reads the columns past the head dim as zeros, and
+// the epilogue stores only the attention's columns). Each block owns
 // `queryRows` query rows of one batch (a warpgroup per 64 rows) and walks
 // the key axis in blocks of `keyBlock` keys, never writing the scores to
 // device memory:
@@ -34,6 +36,8 @@ inline constexpr int64_t kThreadsPerWarpgroup = 128;
 /// The tile of one block of the flash kernel and its ring's depth (see
 /// fk-tile's `flash` strategy and fk-promote).
 struct FlashAttentionTiling {
+  /// `headDim` is the head dim the kernel computes with: the attention's,
+  /// or in the wgmma form 128 for 96 and 112 (getWarpgroupFlashHeadDim).
   int64_t queryRows, keyBlock, headDim;
   /// K/V blocks in flight: TMA fills the others while one is read.
   int64_t stages;

@@ -163,9 +163,14 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     auto queryType = tensorType(fusion.getAttention().getQuery());
     int64_t headDim = queryType.getShape().back();
     int64_t elementBytes = queryType.getElementTypeBitWidth() / 8;
+    bool warpgroups =
+        whyNotWarpgroupFlash(fusion.getAttention(), target).empty();
+    // The wgmma form computes head dims 96 and 112 as 128.
+    int64_t tileHeadDim =
+        warpgroups ? getWarpgroupFlashHeadDim(headDim) : headDim;
     int64_t rows = 2 * kFlashRowsPerWarpgroup, keys = 128;
-    if (!FlashAttentionTiling{rows, keys, headDim, /*stages=*/2}.twoBlocksFit(
-            elementBytes, target) ||
+    if (!FlashAttentionTiling{rows, keys, tileHeadDim, /*stages=*/2}
+             .twoBlocksFit(elementBytes, target) ||
         fusion.getAttention().getMask())
       keys = 64;
     // On mma.sync a warp holds its 16 rows' scores of a key block and their
@@ -178,7 +183,6 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     // ms; D64 0.93 -> 1.11 ms).
     // Other head dims run on mma.sync (on sm_90a too), in blocks of 64 query
     // rows where 128 would not fit.
-    bool warpgroups = whyNotWarpgroupFlash(fusion.getAttention(), target).empty();
     if (!warpgroups) {
       auto fits = [&](int64_t rows, int64_t keys) {
         return getFlashSharedBytes(rows, keys, headDim, elementBytes) <=
@@ -203,7 +207,7 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     return TilingAttr::get(ctx,
                            warpgroups ? KernelStrategy::Flash
                                       : KernelStrategy::WarpMmaFlash,
-                           {rows, keys, headDim},
+                           {rows, keys, tileHeadDim},
                            rows / kFlashRowsPerWarpgroup * 128);
   }
   }
@@ -216,16 +220,21 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
 static bool isFlashExtent(int64_t size) { return size == 64 || size == 128; }
 
 /// Whether the flash kernel can take `tile` = [query rows, key block, head
-/// dim] for `attention`.
+/// dim] for `attention`, in its wgmma form (`warpgroups`, whose head dim may
+/// be padded) or its mma.sync form.
 static std::string checkFlashTile(AttentionOp attention, ArrayRef<int64_t> tile,
-                                  int64_t threads) {
+                                  int64_t threads, bool warpgroups) {
   if (tile.size() != 3)
     return "expects three tile sizes: query rows, key block, head dim";
   if (!isFlashExtent(tile[0]))
     return "query rows must be 64 or 128 (a warpgroup per 64 rows)";
   if (!isFlashExtent(tile[1]))
     return "the key block must be 64 or 128";
-  if (tile[2] != tensorType(attention.getQuery()).getShape().back())
+  int64_t headDim = tensorType(attention.getQuery()).getShape().back();
+  if (warpgroups && tile[2] != getWarpgroupFlashHeadDim(headDim))
+    return "the third tile size must be the head dim the wgmma form computes "
+           "with (" + std::to_string(getWarpgroupFlashHeadDim(headDim)) + ")";
+  if (!warpgroups && tile[2] != headDim)
     return "the third tile size must be the head dim";
   if (threads != tile[0] / kFlashRowsPerWarpgroup * 128)
     return "threads must be 128 per 64 query rows (one warpgroup each)";
@@ -348,7 +357,8 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     if (why.empty() && tiling.getStrategy() == KernelStrategy::Flash)
       why = whyNotWarpgroupFlash(fusion.getAttention(), target);
     if (why.empty())
-      why = checkFlashTile(fusion.getAttention(), tile, threads);
+      why = checkFlashTile(fusion.getAttention(), tile, threads,
+                           tiling.getStrategy() == KernelStrategy::Flash);
     if (!why.empty())
       return error() << why;
     break;
@@ -557,13 +567,18 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
                   "hides from every row are not read";
       } else if (explain && tiling.getStrategy() == KernelStrategy::Flash) {
         ArrayRef<int64_t> tile = tiling.getTile();
-        fusion.emitRemark()
-            << "attention in online-softmax form on the flash kernel: blocks "
-               "of "
-            << tile[0] << " query rows (" << tile[0] / kFlashRowsPerWarpgroup
-            << " warpgroups) walk the keys in blocks of " << tile[1]
-            << " with a running max and sum; S = Q K^T and P V on wgmma, "
-               "the scores never leave the chip";
+        int64_t headDim =
+            tensorType(fusion.getAttention().getQuery()).getShape().back();
+        InFlightDiagnostic remark = fusion.emitRemark();
+        remark << "attention in online-softmax form on the flash kernel: "
+                  "blocks of "
+               << tile[0] << " query rows (" << tile[0] / kFlashRowsPerWarpgroup
+               << " warpgroups) walk the keys in blocks of " << tile[1]
+               << " with a running max and sum; S = Q K^T and P V on wgmma, "
+                  "the scores never leave the chip";
+        if (tile[2] != headDim)
+          remark << "; the head dim " << headDim << " computed as " << tile[2]
+                 << " (TMA reads the columns past it as zeros)";
       } else if (explain &&
                  tiling.getStrategy() == KernelStrategy::WarpMmaFlash) {
         ArrayRef<int64_t> tile = tiling.getTile();

@@ -148,7 +148,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
 
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   func.func @flash_head_dim_tile(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
-    // expected-error @+1 {{the third tile size must be the head dim}}
+    // expected-error @+1 {{the third tile size must be the head dim the wgmma form computes with (64)}}
     %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 128], threads = 256>, fk.promotion = #fk.promotion<operands = [0, 1, 2], copy = tma, stages = 2, swizzle = 128>} : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16> {
     ^bb0(%a: tensor<2x100x64xf16>, %b: tensor<2x100x64xf16>, %c: tensor<2x100x64xf16>):
       %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16> -> tensor<2x100x64xf16>
@@ -284,5 +284,20 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
       fk.yield %m : tensor<128x128xi64>
     }
     return %0 : tensor<128x128xi64>
+  }
+}
+
+// -----
+
+// The wgmma form computes head dim 96 as 128: its tile says so.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @flash_padded_head_dim_tile(%q: tensor<2x100x96xf16>, %k: tensor<2x100x96xf16>, %v: tensor<2x100x96xf16>) -> tensor<2x100x96xf16> {
+    // expected-error @+1 {{the third tile size must be the head dim the wgmma form computes with (128)}}
+    %0 = fk.fusion attention(%q, %k, %v) {fk.tiling = #fk.tiling<flash, tile = [128, 64, 96], threads = 256>, fk.promotion = #fk.promotion<operands = [0, 1, 2], copy = tma, stages = 2, swizzle = 128>} : (tensor<2x100x96xf16>, tensor<2x100x96xf16>, tensor<2x100x96xf16>) -> tensor<2x100x96xf16> {
+    ^bb0(%a: tensor<2x100x96xf16>, %b: tensor<2x100x96xf16>, %c: tensor<2x100x96xf16>):
+      %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<2x100x96xf16>, tensor<2x100x96xf16>, tensor<2x100x96xf16> -> tensor<2x100x96xf16>
+      fk.yield %o : tensor<2x100x96xf16>
+    }
+    return %0 : tensor<2x100x96xf16>
   }
 }

@@ -141,10 +141,26 @@ std::string mlir::fk::whyNotWarpgroupFlash(AttentionOp attention,
   if (typeOf(attention.getQuery()).getElementType().isF32())
     return "the operands are f32 (the wgmma form takes 16-bit ones)";
   int64_t headDim = typeOf(attention.getQuery()).getShape().back();
-  if (headDim != 64 && headDim != 128)
+  if (!getWarpgroupFlashHeadDim(headDim))
     return "the head dim is " + std::to_string(headDim) +
-           " (the wgmma form takes 64 and 128)";
+           " (the wgmma form takes 64 and 128, and 96 and 112 padded to 128)";
   return "";
+}
+
+int64_t mlir::fk::getWarpgroupFlashHeadDim(int64_t headDim) {
+  // Padding costs the padded columns' products: 96 computes at 75% of
+  // 128's rate, which measured faster than the mma.sync form (H100, B4 H16
+  // N4096: docs/attention.md); smaller head dims would waste more.
+  switch (headDim) {
+  case 64:
+  case 128:
+    return headDim;
+  case 96:
+  case 112:
+    return 128;
+  default:
+    return 0;
+  }
 }
 
 std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,

@@ -73,9 +73,17 @@ Value getAttentionOperandInput(Value operand);
 Value getHeadMergeSource(Value result, TransposeOp *merge = nullptr);
 
 /// Why the flash kernel does not run `attention` on wgmma and TMA on
-/// `target` (only sm_90a has them, for head dims 64 and 128), or "";
-/// elsewhere from sm_80 on it runs on mma.sync and cp.async.
+/// `target` (only sm_90a has them, for 16-bit operands and the head dims
+/// getWarpgroupFlashHeadDim takes), or ""; elsewhere from sm_80 on it runs
+/// on mma.sync and cp.async.
 std::string whyNotWarpgroupFlash(AttentionOp attention, TargetAttr target);
+
+/// The head dim the flash kernel's wgmma form computes an attention of head
+/// dim `headDim` with: 64 and 128 as they are, 96 and 112 padded to 128
+/// (TMA reads the columns past the head dim as zeros, which add nothing to
+/// the scores and give output columns that are not stored); 0 for the head
+/// dims it does not take.
+int64_t getWarpgroupFlashHeadDim(int64_t headDim);
 
 /// The dynamic shared memory of a flash block of `rows` query rows and
 /// key blocks of `keys` in a ring of two: Q, two K and V blocks, 1 KiB of
