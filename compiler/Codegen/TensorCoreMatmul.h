@@ -66,11 +66,13 @@ int64_t getTensorCoreRows(MatmulOp matmul);
 /// among them, or "" (one split always can).
 std::string whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile);
 
-/// fk-tile's tensor-core tile for `matmul` on `target`: [128, 128, 64], or
-/// 64 x 64 where the product has at most 64 rows or 128 x 128 tiles would
-/// occupy at most a quarter of the SMs; then, while the 64 x 64 blocks are
-/// fewer than the SMs and the K loop is long, K split among more blocks (a
-/// fourth tile size).
+/// fk-tile's tensor-core tile for `matmul` on `target`: [128, 128, K step]
+/// (K step: a 128-byte row, 64 16-bit elements or 32 TF32), or 64 x 64
+/// where the product has at most 64 rows or 128 x 128 tiles would occupy at
+/// most a quarter of the SMs, or 64 x 128 / 192 / 256 (the most blocks in
+/// one wave of two per SM) where 128 x 128 tiles would give fewer than two
+/// blocks per SM; then, while 64 x 64 blocks are fewer than the SMs and the
+/// K loop is long, K split among more blocks (a fourth tile size).
 SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul, TargetAttr target);
 
 /// The workspace of a split-K kernel: each split's f32 partial product,
