@@ -99,9 +99,7 @@ std::string mlir::fk::whyNotAlignedRows(const MatmulShape &shape) {
 }
 
 bool mlir::fk::prefersNarrowTiles(const MatmulShape &shape, int64_t smCount) {
-  int64_t wideBlocks = llvm::divideCeil(shape.m, 128) *
-                       llvm::divideCeil(shape.n, 128) * shape.batches();
-  return shape.m <= 64 || 4 * wideBlocks <= smCount;
+  return shape.m <= 64 || 4 * shape.tiles(128, 128) <= smCount;
 }
 
 std::pair<Value, Value>

@@ -54,6 +54,12 @@ struct MatmulShape {
   /// Whether the grid walks batches (they are not folded into rows).
   bool batched() const { return !batch.empty(); }
   int64_t batches() const { return ShapedType::getNumElements(batch); }
+  /// The output tiles of tileM x tileN over every batch: the blocks of a
+  /// kernel that computes one tile per block.
+  int64_t tiles(int64_t tileM, int64_t tileN) const {
+    return llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN) *
+           batches();
+  }
 };
 
 /// Why the wgmma kernel cannot read `fusion`'s matmul operands: it takes

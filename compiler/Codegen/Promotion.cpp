@@ -71,11 +71,10 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
     return getFlashStageRange(fusion, tiling, target);
   if (tiling.getStrategy() == KernelStrategy::WarpMma) {
     WarpMmaTiling one = WarpMmaTiling::get(tiling, /*stages=*/1);
-    int64_t elementBytes = getElementTypeOrSelf(fusion.getMatmul().getLhs())
-                               .getIntOrFloatBitWidth() /
-                           8;
-    return getRingMatmulStageRange(fusion, one.getStageBytes(elementBytes),
-                                   one.tileK, target);
+    return getRingMatmulStageRange(
+        fusion,
+        one.getStageBytes(MatmulShape(fusion.getMatmul()).elementBytes()),
+        one.tileK, target);
   }
   if (tiling.getStrategy() == KernelStrategy::Simt) {
     SimtTiling one = SimtTiling::get(
@@ -132,9 +131,7 @@ static int64_t chooseTensorCoreStages(FusionOp fusion, TilingAttr tiling,
     return (target.getSharedMemoryPerSm() / blocks - 2 * kRingAlignment) /
            range.stageBytes;
   };
-  int64_t tiles = llvm::divideCeil(shape.m, tiling.getTile()[0]) *
-                  llvm::divideCeil(shape.n, tiling.getTile()[1]) *
-                  shape.batches();
+  int64_t tiles = shape.tiles(tiling.getTile()[0], tiling.getTile()[1]);
   int64_t blocks = stagesForBlocks(3) >= range.least &&
                            tiles >= kWavesForThreeBlocks * 3 *
                                         target.getSmCount()

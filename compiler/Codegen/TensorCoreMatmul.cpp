@@ -88,11 +88,6 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
                                                     TargetAttr target) {
   MatmulShape shape(matmul);
   int64_t sms = target.getSmCount();
-  int64_t batches = ShapedType::getNumElements(shape.batch);
-  auto blocks = [&](int64_t tileM, int64_t tileN) -> int64_t {
-    return (shape.m + tileM - 1) / tileM * ((shape.n + tileN - 1) / tileN) *
-           batches;
-  };
   // A 128-row tile of a product with at most 64 rows computes half zeros;
   // and where 128 x 128 tiles would occupy at most a quarter of the SMs, 64
   // x 64 tiles spread the reads over four times the blocks. Above that, 128
@@ -112,17 +107,17 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   // docs/tiling.md): [1024, 3072] @ [3072, 768] 0.0244 -> 0.0188 ms with
   // 64 x 128 tiles, [1024, 768] @ [768, 2304] 0.0176 -> 0.0149 ms with
   // 64 x 192, [1024, 768] @ [768, 3072] 0.0207 -> 0.0182 ms with 64 x 192.
-  else if (blocks(128, 128) < 2 * sms && shape.m > 64) {
+  else if (shape.tiles(128, 128) < 2 * sms && shape.m > 64) {
     int64_t best = 0;
     for (int64_t n : {128, 192, 256}) {
-      int64_t count = blocks(64, n);
+      int64_t count = shape.tiles(64, n);
       if (count <= 2 * sms && count > best) {
         best = count;
         tile = {64, n, tileK};
       }
     }
   }
-  int64_t tileBlocks = blocks(tile[0], tile[1]);
+  int64_t tileBlocks = shape.tiles(tile[0], tile[1]);
   // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK).
   if (tileBlocks >= sms || shape.batched() || tile[0] != 64 || tile[1] != 64)
     return tile;

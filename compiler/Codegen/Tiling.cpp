@@ -231,9 +231,10 @@ static std::string checkFlashTile(AttentionOp attention, ArrayRef<int64_t> tile,
   if (!isFlashExtent(tile[1]))
     return "the key block must be 64 or 128";
   int64_t headDim = tensorType(attention.getQuery()).getShape().back();
-  if (warpgroups && tile[2] != getWarpgroupFlashHeadDim(headDim))
+  int64_t padded = getWarpgroupFlashHeadDim(headDim);
+  if (warpgroups && tile[2] != padded)
     return "the third tile size must be the head dim the wgmma form computes "
-           "with (" + std::to_string(getWarpgroupFlashHeadDim(headDim)) + ")";
+           "with (" + std::to_string(padded) + ")";
   if (!warpgroups && tile[2] != headDim)
     return "the third tile size must be the head dim";
   if (threads != tile[0] / kFlashRowsPerWarpgroup * 128)
