@@ -7,7 +7,8 @@
 # tensor-core shapes) is compiled the same way, as random_g<SEED>.ptx/.fkt,
 # with their sources in build/gpu-artifacts/random-graphs/. A bundle over
 # FKC_GPU_MAX_BUNDLE_BYTES (16 MB) is dropped: that artifact is checked on
-# random inputs.
+# random inputs. FKC_GPU_GRAPHS (graph paths, separated by spaces) narrows
+# the examples and tests to those graphs, for a quick check of a change.
 # Then carry build/gpu-artifacts to the GPU machine and run
 # scripts/gpu-check.sh there (see docs/tools.md).
 #
@@ -52,7 +53,8 @@ compile() {
   compiled=$((compiled + 1))
 }
 
-for graph in examples/*.graph $(find test -name '*.graph' | sort); do
+graphs=${FKC_GPU_GRAPHS:-$(echo examples/*.graph; find test -name '*.graph' | sort)}
+for graph in $graphs; do
   # Graphs that test diagnostics are not meant to compile, and known
   # failures (XFAIL) do not.
   if grep -qE 'expected-error|RUN: not|XFAIL:' "$graph"; then skipped=$((skipped + 1)); continue; fi

@@ -30,9 +30,6 @@
 
 namespace mlir::fk {
 
-/// The threads of a warpgroup, which wgmma instructions take together.
-inline constexpr int64_t kThreadsPerWarpgroup = 128;
-
 /// The tile of one block of the flash kernel and its ring's depth (see
 /// fk-tile's `flash` strategy and fk-promote).
 struct FlashAttentionTiling {

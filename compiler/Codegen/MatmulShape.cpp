@@ -136,7 +136,7 @@ LogicalResult mlir::fk::emitMatmulEpilogue(KernelContext &k,
                                            int64_t columns, Value firstRow,
                                            Value firstColumn,
                                            ArrayRef<Value> batchCoords,
-                                           int64_t threads) {
+                                           int64_t threads, Value thread) {
   ResultTile result;
   result.anchor = k.fusion.getMatmul();
   result.tile = tile;
@@ -147,5 +147,6 @@ LogicalResult mlir::fk::emitMatmulEpilogue(KernelContext &k,
   result.batchCoords.assign(batchCoords.begin(), batchCoords.end());
   result.rowBatchShape = shape.foldedBatch;
   result.threads = threads;
+  result.thread = thread;
   return emitTileEpilogue(k, result);
 }

@@ -103,13 +103,14 @@ std::pair<Value, Value> emitOutputTileOrigin(KernelContext &k,
 /// The fusion's epilogue on the f32 `tile` (shared memory, at least `rows`
 /// x `columns`) of the product, whose first element is at (firstRow,
 /// firstColumn) of the product's rows (batches folded into rows included)
-/// and `batchCoords`; the block's `threads` threads store every result
-/// element the tile holds.
+/// and `batchCoords`; `threads` threads of the block store every result
+/// element the tile holds, `thread` (by default the thread id) being the
+/// thread's index among them.
 LogicalResult emitMatmulEpilogue(KernelContext &k, const MatmulShape &shape,
                                  Value tile, int64_t rows, int64_t columns,
                                  Value firstRow, Value firstColumn,
-                                 ArrayRef<Value> batchCoords,
-                                 int64_t threads);
+                                 ArrayRef<Value> batchCoords, int64_t threads,
+                                 Value thread = Value());
 
 } // namespace mlir::fk
 

@@ -36,6 +36,10 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
     ListOption<"matmulTile", "matmul-tile", "int64_t",
                "the tensor-core tile M,N,K and optionally the K splits "
                "(default: chosen per matmul, see docs/tiling.md)">,
+    Option<"matmulThreads", "matmul-threads", "int64_t", /*default=*/"0",
+           "the wgmma kernel's block: 128 (one warpgroup) or 256 / 384 (a "
+           "producer and one / two consumer warpgroups) (default: chosen "
+           "per tile)">,
     ListOption<"attentionTile", "attention-tile", "int64_t",
                "the flash tile: query rows, key block (default: 128 rows; "
                "keys 128 where two blocks fit on an SM and there is no "
@@ -56,7 +60,9 @@ def FkPromote : Pass<"fk-promote", "func::FuncOp"> {
     wgmma reads without bank conflicts), with one mbarrier per stage. The
     ring is as deep as fits in the shared memory of the module's target
     (`fk.target`, which the pass needs) while two blocks share an SM (so
-    that one block's epilogue overlaps another's main loop), at least 2
+    that one block's epilogue overlaps another's main loop; three where
+    the tiles fill four waves of three; one, the deepest ring, for the
+    warp-specialized kernel of 256 or 384 threads), at least 2
     stages and at most what one block may hold and one per K step plus one
     (a larger `stages` is cut to that); it must also hold the f32
     accumulator tile, which the epilogue stages through it. A `flash`

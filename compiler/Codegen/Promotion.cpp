@@ -127,6 +127,10 @@ static int64_t chooseTensorCoreStages(FusionOp fusion, TilingAttr tiling,
   if (shape.elementBytes() == 4)
     return std::clamp<int64_t>(kTf32TensorCoreStages, range.least,
                                range.useful);
+  // The warp-specialized kernel is one block per SM (its consumers' 384
+  // threads of accumulators fill the registers): the deepest ring.
+  if (TensorCoreTiling::get(tiling, 1).isWarpSpecialized())
+    return std::clamp<int64_t>(range.most, range.least, range.useful);
   auto stagesForBlocks = [&](int64_t blocks) {
     return (target.getSharedMemoryPerSm() / blocks - 2 * kRingAlignment) /
            range.stageBytes;

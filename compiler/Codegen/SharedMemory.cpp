@@ -75,16 +75,16 @@ Value DynamicSharedMemory::view(OpBuilder &b, Location loc, Value offset,
 }
 
 Value mlir::fk::createCopyBarriers(OpBuilder &b, Location loc, int64_t count,
-                                   Value primary) {
+                                   Value primary, int64_t arrivals) {
   MLIRContext *ctx = b.getContext();
   Value barriers = nvgpu::MBarrierCreateOp::create(
       b, loc,
       nvgpu::MBarrierGroupType::get(
           ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
           count));
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value expected = arith::ConstantIndexOp::create(b, loc, arrivals);
   for (int64_t i = 0; i < count; ++i)
-    nvgpu::MBarrierInitOp::create(b, loc, barriers, one,
+    nvgpu::MBarrierInitOp::create(b, loc, barriers, expected,
                                   arith::ConstantIndexOp::create(b, loc, i),
                                   primary);
   // The initialized mbarriers must be visible to the TMA unit (the async

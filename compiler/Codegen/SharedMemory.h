@@ -24,6 +24,9 @@ inline constexpr int64_t kRingAlignment = 1024;
 /// then exactly 128 bytes.
 inline constexpr int64_t kSwizzleBytes = 128;
 
+/// The threads of a warpgroup, which wgmma instructions take together.
+inline constexpr int64_t kThreadsPerWarpgroup = 128;
+
 /// A memref of `dims` in shared (workgroup) memory.
 MemRefType getSharedMemRefType(MLIRContext *ctx, ArrayRef<int64_t> dims,
                                Type element);
@@ -45,11 +48,12 @@ struct DynamicSharedMemory {
   Value view(OpBuilder &b, Location loc, Value offset, MemRefType type) const;
 };
 
-/// `count` mbarriers for TMA copies into shared memory, each expecting one
-/// arrival (the copying thread's, `primary`, which initializes them), made
-/// visible to the TMA unit and to every thread of the block.
+/// `count` mbarriers for TMA copies into shared memory, each expecting
+/// `arrivals` arrivals per phase (by default one: the copying thread's,
+/// `primary`, which initializes them), made visible to the TMA unit and to
+/// every thread of the block.
 Value createCopyBarriers(OpBuilder &b, Location loc, int64_t count,
-                         Value primary);
+                         Value primary, int64_t arrivals = 1);
 
 } // namespace mlir::fk
 

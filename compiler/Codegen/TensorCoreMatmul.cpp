@@ -12,6 +12,20 @@
 //              thread takes runs of adjacent output elements, evaluates the
 //              fusion's epilogue on them and stores every result
 //
+// Warp-specialized (TensorCoreTiling::consumers > 0; 128 x 256 tiles), the
+// block is a producer warpgroup and one or two consumer warpgroups:
+//
+//   producer   thread 0 loads K tile t into stage t % stages once the
+//              consumers released the stage's previous K tile (an "empty"
+//              mbarrier per stage, one arrival per consumer warpgroup);
+//              with two consumers it gives registers up (setmaxnreg)
+//   consumers  each multiplies its 64 rows of every A tile by the B tile;
+//              after issuing K tile t it knows K tile t - 1 done and
+//              releases that stage. No barrier of the whole block: the
+//              producer runs ahead as far as the ring allows
+//   epilogue   the consumers (a named barrier among them) store their
+//              accumulators into one f32 tile and run it together
+//
 // The right operand B [K, N] is read either as stored (N innermost, each K
 // tile as 64-column boxes; wgmma's "transposed" B) or, when the fusion
 // computes it as transpose(w) of an input w [N, K] (x @ transpose(w)), from
@@ -57,8 +71,60 @@ int64_t mlir::fk::getTensorCoreRows(MatmulOp matmul) {
 
 TensorCoreTiling TensorCoreTiling::get(TilingAttr tiling, int64_t stages) {
   ArrayRef<int64_t> tile = tiling.getTile();
-  return {tile[0], tile[1], tile[2], stages, tile.size() > 3 ? tile[3] : 1};
+  TensorCoreTiling result{tile[0], tile[1], tile[2], stages,
+                          tile.size() > 3 ? tile[3] : 1};
+  result.consumers = tiling.getThreads() / kThreadsPerWarpgroup - 1;
+  return result;
 }
+
+/// The most consumer warpgroups of the warp-specialized kernel.
+static constexpr int64_t kMaxConsumers = 2;
+
+std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
+                                          int64_t elementBytes,
+                                          int64_t threads) {
+  if (tile.size() != 3 && tile.size() != 4)
+    return "expects tile sizes M,N,K and optionally the K splits";
+  int64_t m = tile[0], n = tile[1], k = tile[2];
+  if (threads % kThreadsPerWarpgroup ||
+      threads > kThreadsPerWarpgroup * (1 + kMaxConsumers))
+    return "a tensor-core kernel is one warpgroup (128 threads), or a "
+           "producer and one or two consumer warpgroups (256 or 384)";
+  int64_t consumers = threads / kThreadsPerWarpgroup - 1;
+  // Each computing warpgroup holds 64 or 128 rows (wgmma's 64-row slices).
+  int64_t rows = consumers ? m / consumers : m;
+  if ((m != 64 && m != 128) || rows * std::max<int64_t>(consumers, 1) != m ||
+      rows % 64)
+    return consumers == 2 ? "tile M must be 128 (64 rows per consumer "
+                            "warpgroup)"
+                          : "tile M must be 64 or 128 (64-row wgmma)";
+  if (n < 64 || n > 256 || n % 64)
+    return "tile N must be 64, 128, 192 or 256 (64-column TMA boxes)";
+  if (k * elementBytes != kSwizzleBytes)
+    return "tile K must be " + std::to_string(kSwizzleBytes / elementBytes) +
+           " (one 128-byte swizzled row)";
+  // The f32 accumulator: rows * N / 128 registers per thread, which must
+  // leave room for addressing and the epilogue.
+  if (rows * n / kThreadsPerWarpgroup > 128)
+    return "the accumulator tile needs more than 128 registers per thread" +
+           std::string(consumers ? "" : " (two consumer warpgroups, 384 "
+                                        "threads, share a larger tile)");
+  if (consumers && tile.size() > 3 && tile[3] != 1)
+    return "the warp-specialized kernel does not split K";
+  if (consumers && elementBytes != 2)
+    return "the warp-specialized kernel takes 16-bit operands";
+  return "";
+}
+
+/// The K tiles from which a product takes the warp-specialized kernel's
+/// 128 x 256 tiles (chooseTensorCoreTile).
+static constexpr int64_t kMinKTilesForWideTiles = 32;
+
+/// The suspend-time hint of an mbarrier wait, in nanoseconds.
+static constexpr int64_t kWaitTicks = 10000000;
+/// The registers per thread of the warp-specialized kernel's producer and
+/// consumer warpgroups with two consumers (setmaxnreg).
+static constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 
 /// The most f32 bytes of a tile the combining kernel holds in static shared
 /// memory.
@@ -117,6 +183,20 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
       }
     }
   }
+  // Products of at least a wave of 128 x 256 tiles and a long K loop take
+  // them on the warp-specialized kernel (a producer and two consumer
+  // warpgroups, one block per SM): half the A reads per FLOP of 128 x 128
+  // and no CTA barrier per K step, against an epilogue no other block
+  // overlaps, which a short K loop does not earn back. Measured on an H100
+  // (fkc-run, 128 x 128 one-warpgroup tiles against these): 4096^3 0.219
+  // -> 0.191 ms, 8192^3 1.665 -> 1.434 ms, 16 x 2048^3 0.464 -> 0.415 ms;
+  // but 4096 x 1024 x 4096 0.0697 -> 0.0707 ms and the LM head 2048 x 768
+  // x 50257 0.397 -> 0.429 ms (docs/tiling.md, "The warp-specialized
+  // kernel").
+  else if (shape.elementBytes() == 2 &&
+           llvm::divideCeil(shape.k, tileK) >= kMinKTilesForWideTiles &&
+           shape.tiles(128, 256) >= sms)
+    tile = {128, 256, tileK};
   int64_t tileBlocks = shape.tiles(tile[0], tile[1]);
   // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK).
   if (tileBlocks >= sms || shape.batched() || tile[0] != 64 || tile[1] != 64)
@@ -144,6 +224,12 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   if (splits > 1)
     tile.push_back(splits);
   return tile;
+}
+
+int64_t mlir::fk::chooseTensorCoreThreads(ArrayRef<int64_t> tile) {
+  if (tile.size() >= 2 && tile[0] * tile[1] / kThreadsPerWarpgroup > 128)
+    return kThreadsPerWarpgroup * (1 + kMaxConsumers);
+  return kThreadsPerWarpgroup;
 }
 
 MemRefType mlir::fk::getSplitKPartialType(MatmulOp matmul,
@@ -218,6 +304,18 @@ public:
 
 private:
   Value index(int64_t v) { return k.idx.constant(v); }
+  /// The low bit of `round` (an index), the parity of an mbarrier phase.
+  Value parity(Value round) {
+    return arith::TruncIOp::create(
+        b, loc, b.getI1Type(),
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
+  }
+  /// The f32 accumulator of one computing warpgroup's rows of the tile.
+  nvgpu::WarpgroupAccumulatorType accumulatorType() {
+    return nvgpu::WarpgroupAccumulatorType::get(
+        ctx, VectorType::get({tiling.getWarpgroupRows(), tiling.tileN},
+                             b.getF32Type()));
+  }
   Value add(Value x, Value y) { return k.idx.add(x, y); }
   Value mul(Value x, Value y) { return k.idx.mul(x, y); }
 
@@ -239,11 +337,32 @@ private:
   void loadStage(Value stage, Value kTile, Value predicate);
   /// A wgmma descriptor of the `tile` at `offset` in the ring.
   Value descriptor(Value offset, MemRefType tile, Value map);
-  /// accumulator += the A and B tiles of the stage at those ring offsets.
+  /// accumulator += the A and B tiles of the stage at those ring offsets
+  /// (A's: the first of the warpgroup's rows).
+  Value multiply(Value aStage, Value bStage, Value accumulator);
   Value multiplyTile(Value aStage, Value bStage, Value accumulator);
   Value multiplyKMajorTile(Value aStage, Value bStage, Value accumulator);
+  /// Waits until the copy engine has filled the stage of `kTile`; returns
+  /// the stage.
+  Value waitForStage(Value kTile);
+  /// The kernel of one warpgroup: its main loop, then its epilogue.
+  LogicalResult buildOneWarpgroup();
   Value mainLoop();
-  LogicalResult epilogue(Value accumulator);
+  /// The warp-specialized kernel: the producer's loop and the consumers'.
+  LogicalResult buildWarpSpecialized();
+  void producerLoop();
+  Value consumerLoop(Value consumer, Value warpgroupThread);
+  /// A barrier of the threads that compute the tile (every thread of the
+  /// one-warpgroup kernel; the consumers of the warp-specialized one).
+  void syncComputeThreads();
+  /// Stores the warpgroup's accumulator (its rows from `firstRow` of the
+  /// tile) into the f32 tile `cTile` in shared memory.
+  void storeAccumulator(Value accumulator, Value cTile, Value firstRow,
+                        Value warpgroupThread);
+  /// Runs the fusion's epilogue on the f32 tile, after every computing
+  /// warpgroup stored its accumulator (`computeThread`: the thread's index
+  /// among the computing threads).
+  LogicalResult epilogue(Value cTile, Value computeThread);
   /// Stores the block's f32 tile (in shared memory) as its split's part of
   /// the partial buffer.
   void storePartialTile(Value tile);
@@ -262,7 +381,9 @@ private:
   DynamicSharedMemory shared;
   /// The split's partial buffer and first K tile (several splits only).
   Value partial, firstKTile;
-  Value primary, barriers;
+  /// The thread that issues the copies; the mbarriers of filled stages and
+  /// (warp-specialized) of stages the consumers released.
+  Value primary, barriers, emptyBarriers;
   Value lhsMap, rhsMap, lhsDescriptorMap, rhsDescriptorMap;
   Value tileRow, tileColumn, lhsBatch, rhsBatch;
   SmallVector<Value> batchCoords;
@@ -273,6 +394,10 @@ void TensorCoreKernel::setUpSharedMemory() {
   shared = DynamicSharedMemory::create(
       b, loc, k.kernels, tiling.getSharedBytes(shape.elementBytes()));
   barriers = createCopyBarriers(b, loc, tiling.stages, primary);
+  // One arrival per consumer warpgroup releases a stage.
+  if (tiling.isWarpSpecialized())
+    emptyBarriers = createCopyBarriers(b, loc, tiling.stages, primary,
+                                       /*arrivals=*/tiling.consumers);
 }
 
 void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
@@ -323,33 +448,21 @@ Value TensorCoreKernel::mainLoop() {
   // would print as an invalid `@0` in the PTX).
   for (int64_t s = 0; s + 1 < stages && s < kTiles; ++s)
     loadStage(index(s), index(s), primary);
-  auto accumulatorType = nvgpu::WarpgroupAccumulatorType::get(
-      ctx, VectorType::get({tiling.tileM, tiling.tileN}, b.getF32Type()));
-  Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc,
-                                                            accumulatorType);
+  Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(
+      b, loc, accumulatorType());
   auto loop = scf::ForOp::create(b, loc, index(0), index(kTiles), index(1),
                                  ValueRange{init});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kTile = loop.getInductionVar();
-    Value stage = arith::RemUIOp::create(b, loc, kTile, index(stages));
-    // A stage's mbarrier completes one phase per fill: fill n of a stage
-    // (K tile n * stages + stage) is phase n, waited on with parity n % 2.
-    Value round = arith::DivUIOp::create(b, loc, kTile, index(stages));
-    Value parity = arith::TruncIOp::create(
-        b, loc, b.getI1Type(),
-        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
-                                           index(10000000), stage);
+    Value stage = waitForStage(kTile);
     Value aStage = mul(stage, index(aStageBytes));
     Value bStage = add(index(stages * aStageBytes), mul(stage, index(bStageBytes)));
-    // The op waits for all but its own wgmma group, so the previous K
-    // tile's group is done (in this warp: wait_group is per warp, hence
+    // The multiply waits for all but its own wgmma group, so the previous
+    // K tile's group is done (in this warp: wait_group is per warp, hence
     // the CTA barrier before the previous stage is refilled).
-    Value next = shape.rhsKMajor
-                     ? multiplyKMajorTile(aStage, bStage, loop.getRegionIterArg(0))
-                     : multiplyTile(aStage, bStage, loop.getRegionIterArg(0));
+    Value next = multiply(aStage, bStage, loop.getRegionIterArg(0));
     gpu::BarrierOp::create(b, loc);
     Value ahead = add(kTile, index(stages - 1));
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -359,9 +472,136 @@ Value TensorCoreKernel::mainLoop() {
     scf::YieldOp::create(b, loc, next);
   }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
-  // Every warp is done reading the ring before it holds the accumulator.
-  gpu::BarrierOp::create(b, loc);
   return loop.getResult(0);
+}
+
+Value TensorCoreKernel::waitForStage(Value kTile) {
+  Value stages = index(tiling.stages);
+  Value stage = arith::RemUIOp::create(b, loc, kTile, stages);
+  // A stage's mbarrier completes one phase per fill: fill n of a stage
+  // (K tile n * stages + stage) is phase n, waited on with parity n % 2.
+  Value round = arith::DivUIOp::create(b, loc, kTile, stages);
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity(round),
+                                         index(kWaitTicks), stage);
+  return stage;
+}
+
+void TensorCoreKernel::producerLoop() {
+  // The copy engine fills stage s with K tile t once the consumers have
+  // released the stage's previous fill, K tile t - stages: that release is
+  // phase t / stages - 1 of the stage's empty mbarrier.
+  auto loop = scf::ForOp::create(b, loc, index(0), index(kTiles), index(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kTile = loop.getInductionVar();
+  Value stages = index(tiling.stages);
+  Value stage = arith::RemUIOp::create(b, loc, kTile, stages);
+  Value round = arith::DivUIOp::create(b, loc, kTile, stages);
+  Value refill = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                       kTile, stages);
+  auto ifRefill = scf::IfOp::create(b, loc, refill, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifRefill.getThenRegion().front());
+    Value released = arith::SubIOp::create(b, loc, round, index(1));
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, emptyBarriers,
+                                           parity(released),
+                                           index(kWaitTicks), stage);
+  }
+  loadStage(stage, kTile, primary);
+}
+
+Value TensorCoreKernel::consumerLoop(Value consumer, Value warpgroupThread) {
+  int64_t stages = tiling.stages;
+  Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(
+      b, loc, accumulatorType());
+  // The consumer's rows of each A tile.
+  Value aRows = mul(consumer, index(tiling.getWarpgroupRows() * tiling.tileK *
+                                    shape.elementBytes()));
+  Value releaser = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         warpgroupThread, index(0));
+  auto loop = scf::ForOp::create(b, loc, index(0), index(kTiles), index(1),
+                                 ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kTile = loop.getInductionVar();
+    Value stage = waitForStage(kTile);
+    Value aStage = add(mul(stage, index(aStageBytes)), aRows);
+    Value bStage =
+        add(index(stages * aStageBytes), mul(stage, index(bStageBytes)));
+    Value next = multiply(aStage, bStage, loop.getRegionIterArg(0));
+    // The multiply waited for the previous K tile's wgmma group: one thread
+    // per warpgroup releases its stage to the producer (as CUTLASS's
+    // pipelines do; the group is the warpgroup's).
+    Value previous = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                           kTile, index(0));
+    auto release = scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, releaser, previous),
+        /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&release.getThenRegion().front());
+      Value last = arith::SubIOp::create(b, loc, kTile, index(1));
+      nvgpu::MBarrierArriveOp::create(
+          b, loc, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers,
+          arith::RemUIOp::create(b, loc, last, index(stages)));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+  return loop.getResult(0);
+}
+
+void TensorCoreKernel::syncComputeThreads() {
+  if (!tiling.isWarpSpecialized()) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  // Named barrier 1 among the consumers: the producer warpgroup has left.
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v).getResult();
+  };
+  NVVM::BarrierOp::create(b, loc, /*res=*/Type(), i32(1),
+                          i32(tiling.consumers * kThreadsPerWarpgroup),
+                          /*reductionOp=*/{}, /*reductionPredicate=*/Value());
+}
+
+void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
+                                        Value firstRow,
+                                        Value warpgroupThread) {
+  // wgmma's f32 accumulator fragment (PTX ISA, "Matrix fragments for
+  // wgmma.mma_async", m64nNk16): per 64 rows, thread t of the warpgroup
+  // holds N / 2 values; value 4j + 2h + c is row 16 (t / 32) + (t % 32) / 4
+  // + 8h, column 8j + 2 (t % 4) + c. Written out here because MLIR 22's
+  // nvgpu.warpgroup.mma.store misplaces the second 64 rows of a 128-row
+  // accumulator unless N is 128 (llvm-project#154581) and indexes rows by
+  // the block's thread id, not the warpgroup's.
+  int64_t rows = tiling.getWarpgroupRows(), slices = rows / 64;
+  auto fragment = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(tiling.tileN / 2, b.getF32Type()));
+  auto packedType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(slices, fragment));
+  Value packed =
+      UnrealizedConversionCastOp::create(b, loc, packedType, accumulator)
+          .getResult(0);
+  Value warp = arith::DivUIOp::create(b, loc, warpgroupThread, index(32));
+  Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
+  Value row = add(add(firstRow, mul(warp, index(16))),
+                  arith::DivUIOp::create(b, loc, lane, index(4)));
+  Value column =
+      mul(arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
+  for (int64_t slice = 0; slice < slices; ++slice) {
+    Value values = LLVM::ExtractValueOp::create(b, loc, packed, slice);
+    for (int64_t i = 0; i < tiling.tileN / 2; ++i) {
+      int64_t j = i / 4, h = (i % 4) / 2, c = i % 2;
+      Value value = LLVM::ExtractValueOp::create(b, loc, values, i);
+      memref::StoreOp::create(
+          b, loc, value, cTile,
+          ValueRange{add(row, index(64 * slice + 8 * h)),
+                     add(column, index(8 * j + c))});
+    }
+  }
 }
 
 Value TensorCoreKernel::descriptor(Value offset, MemRefType tile, Value map) {
@@ -370,9 +610,16 @@ Value TensorCoreKernel::descriptor(Value offset, MemRefType tile, Value map) {
       view(offset, tile), map);
 }
 
+Value TensorCoreKernel::multiply(Value aStage, Value bStage,
+                                 Value accumulator) {
+  return shape.rhsKMajor ? multiplyKMajorTile(aStage, bStage, accumulator)
+                         : multiplyTile(aStage, bStage, accumulator);
+}
+
 Value TensorCoreKernel::multiplyTile(Value aStage, Value bStage,
                                      Value accumulator) {
-  MemRefType aTile = sharedTile({tiling.tileM, tiling.tileK}, shape.elementType);
+  MemRefType aTile = sharedTile({tiling.getWarpgroupRows(), tiling.tileK},
+                                shape.elementType);
   MemRefType bTile = sharedTile({tiling.tileK, tiling.tileN}, shape.elementType);
   // B is K x N with N innermost: wgmma's "transposed" B.
   return nvgpu::WarpgroupMmaOp::create(
@@ -397,7 +644,7 @@ Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
   int64_t kStep = kStepBytes / shape.elementBytes();
   int64_t stepBytes = kStepBytes;
   int64_t halfBytes = kWgmmaRows * tiling.tileK * shape.elementBytes();
-  int64_t halves = tiling.tileM / kWgmmaRows;
+  int64_t halves = tiling.getWarpgroupRows() / kWgmmaRows;
   auto i64 = b.getI64Type();
   auto fragment = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(tiling.tileN / 2, b.getF32Type()));
@@ -447,12 +694,7 @@ Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
   return cast(packed, accumulator.getType());
 }
 
-LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
-  MemRefType cTileType =
-      sharedTile({tiling.tileM, tiling.tileN}, b.getF32Type());
-  Value cTile = view(index(0), cTileType);
-  nvgpu::WarpgroupMmaStoreOp::create(b, loc, accumulator, cTile);
-  gpu::BarrierOp::create(b, loc);
+LogicalResult TensorCoreKernel::epilogue(Value cTile, Value computeThread) {
   if (partial) {
     storePartialTile(cTile);
     return success();
@@ -460,7 +702,68 @@ LogicalResult TensorCoreKernel::epilogue(Value accumulator) {
   return emitMatmulEpilogue(k, shape, cTile,
                             getLiveTileRows(tiling.tileM, shape.m),
                             tiling.tileN, tileRow, tileColumn, batchCoords,
-                            /*threads=*/128);
+                            tiling.consumers ? tiling.consumers *
+                                                   kThreadsPerWarpgroup
+                                             : kThreadsPerWarpgroup,
+                            computeThread);
+}
+
+LogicalResult TensorCoreKernel::buildOneWarpgroup() {
+  Value accumulator = mainLoop();
+  // Every warp is done reading the ring before the tile overwrites it.
+  syncComputeThreads();
+  Value cTile = view(index(0), sharedTile({tiling.tileM, tiling.tileN},
+                                          b.getF32Type()));
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  storeAccumulator(accumulator, cTile, index(0), thread);
+  syncComputeThreads();
+  return epilogue(cTile, thread);
+}
+
+LogicalResult TensorCoreKernel::buildWarpSpecialized() {
+  // Warpgroup 0 produces: its thread `primary` issues every TMA load, each
+  // into a stage the consumers released. Warpgroups 1.. consume: each
+  // multiplies its rows of every A tile by the B tile, releases the stage,
+  // and with the others stores and runs the epilogue. No barrier of the
+  // whole block after the set-up: the producer runs up to `stages` K tiles
+  // ahead, bounded only by the mbarriers.
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value warpgroup =
+      arith::DivUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           warpgroup, index(0));
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  // With two consumers, the producer gives registers up to them (CUTLASS's
+  // 40 / 232 split: 128 x 40 + 256 x 232 of the SM's 64K).
+  bool rebalance = tiling.consumers == 2;
+  b.setInsertionPointToStart(&roles.getThenRegion().front());
+  if (rebalance)
+    NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+  auto ifPrimary = scf::IfOp::create(b, loc, primary, /*withElse=*/false);
+  b.setInsertionPointToStart(&ifPrimary.getThenRegion().front());
+  producerLoop();
+
+  b.setInsertionPointToStart(&roles.getElseRegion().front());
+  if (rebalance)
+    NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
+                                   NVVM::SetMaxRegisterAction::increase);
+  Value consumer = arith::SubIOp::create(b, loc, warpgroup, index(1));
+  Value warpgroupThread =
+      arith::RemUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
+  Value accumulator = consumerLoop(consumer, warpgroupThread);
+  // Every consumer is done reading the ring before the tile overwrites it.
+  syncComputeThreads();
+  Value cTile = view(index(0), sharedTile({tiling.tileM, tiling.tileN},
+                                          b.getF32Type()));
+  storeAccumulator(accumulator, cTile,
+                   mul(consumer, index(tiling.getWarpgroupRows())),
+                   warpgroupThread);
+  syncComputeThreads();
+  Value computeThread =
+      arith::SubIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
+  return epilogue(cTile, computeThread);
 }
 
 /// `body(row, column)` for each element of a rows x columns tile, the 128
@@ -515,7 +818,9 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   aStageBytes = tiling.tileM * tiling.tileK * shape.elementBytes();
   bStageBytes = tiling.tileK * tiling.tileN * shape.elementBytes();
   kTiles = (shape.k + tiling.tileK - 1) / tiling.tileK / tiling.splits;
-  kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({128, 1, 1}));
+  int64_t threads = tiling.getThreads();
+  kernel.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
 
   // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
   // type); the casts vanish in the lowering. wgmma descriptors take the
@@ -534,7 +839,8 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   rhsMap = cast(entry.getArgument(1), loadBox(rhsRows, rhsColumns));
   lhsDescriptorMap = shape.batched()
                          ? cast(entry.getArgument(0),
-                                sharedTile({tiling.tileM, tiling.tileK},
+                                sharedTile({tiling.getWarpgroupRows(),
+                                            tiling.tileK},
                                            shape.elementType))
                          : lhsMap;
   rhsDescriptorMap = shape.batched()
@@ -561,8 +867,8 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   setUpSharedMemory();
   nvgpu::TmaPrefetchOp::create(b, loc, lhsMap, primary);
   nvgpu::TmaPrefetchOp::create(b, loc, rhsMap, primary);
-  Value accumulator = mainLoop();
-  if (failed(epilogue(accumulator)))
+  if (failed(tiling.isWarpSpecialized() ? buildWarpSpecialized()
+                                         : buildOneWarpgroup()))
     return failure();
   gpu::ReturnOp::create(b, loc);
 
@@ -570,7 +876,7 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
                  (shape.n + tiling.tileN - 1) / tiling.tileN,
                  ShapedType::getNumElements(shape.batch) * tiling.splits};
-  launch.block = {128, 1, 1};
+  launch.block = {threads, 1, 1};
   launch.sharedBytes = tiling.getSharedBytes(shape.elementBytes());
   return launch;
 }

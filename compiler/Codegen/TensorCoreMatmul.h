@@ -13,6 +13,11 @@
 // goes to the mma.sync kernel (WarpMmaMatmul.h), which copies rows that are
 // not 16-byte multiples element by element.
 //
+// Products with a long K loop and many tiles take 128 x 256 tiles on a
+// warp-specialized form of the kernel: a producer warpgroup issues the
+// loads and two consumer warpgroups multiply, synchronized only by the
+// ring's mbarriers.
+//
 // A product with too few output tiles to give every SM a block (a decode
 // step's, a short prompt's) splits K among the blocks of each tile: every
 // block writes its f32 partial tile to a workspace, and a second kernel sums
@@ -40,10 +45,24 @@ struct TensorCoreTiling {
   /// (split-K): they write f32 partial tiles to a workspace, and a second
   /// kernel sums them and runs the epilogue.
   int64_t splits = 1;
+  /// Consumer warpgroups: 0 for the kernel of one warpgroup that both
+  /// loads and computes the tile; n >= 1 for the warp-specialized kernel,
+  /// a producer warpgroup issuing the loads and n consumer warpgroups each
+  /// computing tileM / n rows of the tile.
+  int64_t consumers = 0;
 
-  /// The tiling of a `#fk.tiling<tensor_core, tile = [M, N, K(, splits)]>`
-  /// with `stages` from the fusion's promotion.
+  /// The tiling of a `#fk.tiling<tensor_core, tile = [M, N, K(, splits)],
+  /// threads = T>` (T = 128, or 128 more per consumer warpgroup) with
+  /// `stages` from the fusion's promotion.
   static TensorCoreTiling get(TilingAttr tiling, int64_t stages);
+
+  bool isWarpSpecialized() const { return consumers > 0; }
+  /// The block: one warpgroup, or the producer and the consumers.
+  int64_t getThreads() const { return kThreadsPerWarpgroup * (1 + consumers); }
+  /// The rows of the tile one computing warpgroup holds in registers.
+  int64_t getWarpgroupRows() const {
+    return consumers ? tileM / consumers : tileM;
+  }
 
   /// Dynamic shared memory: the ring, plus 1 KiB to align its base to the
   /// 1024 bytes 128-byte-swizzled tiles need.
@@ -57,6 +76,11 @@ struct TensorCoreTiling {
 /// an empty string when it can.
 std::string whyNotTensorCoreMatmul(FusionOp fusion, TargetAttr target);
 
+/// Why `tile` = [M, N, K(, splits)] on a block of `threads` cannot be a
+/// tensor-core tile for operands of `elementBytes`, or "".
+std::string checkTensorCoreTile(ArrayRef<int64_t> tile, int64_t elementBytes,
+                                int64_t threads = kThreadsPerWarpgroup);
+
 /// The rows of the product the kernel computes for `matmul`: M, or batch x
 /// M where the right operand has no batch dims (the batches are folded into
 /// one product that reads B once).
@@ -67,13 +91,20 @@ int64_t getTensorCoreRows(MatmulOp matmul);
 std::string whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile);
 
 /// fk-tile's tensor-core tile for `matmul` on `target`: [128, 128, K step]
-/// (K step: a 128-byte row, 64 16-bit elements or 32 TF32), or 64 x 64
+/// (K step: a 128-byte row, 64 16-bit elements or 32 TF32), or 128 x 256
+/// (warp-specialized, chooseTensorCoreThreads) for 16-bit products of at
+/// least 32 K tiles and a wave of such tiles, or 64 x 64
 /// where the product has at most 64 rows or 128 x 128 tiles would occupy at
 /// most a quarter of the SMs, or 64 x 128 / 192 / 256 (the most blocks in
 /// one wave of two per SM) where 128 x 128 tiles would give fewer than two
 /// blocks per SM; then, while 64 x 64 blocks are fewer than the SMs and the
 /// K loop is long, K split among more blocks (a fourth tile size).
 SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul, TargetAttr target);
+
+/// The wgmma kernel's block for `tile` unless asked otherwise: one
+/// warpgroup where its accumulator fits in 128 registers per thread, else a
+/// producer and two consumer warpgroups.
+int64_t chooseTensorCoreThreads(ArrayRef<int64_t> tile);
 
 /// The workspace of a split-K kernel: each split's f32 partial product,
 /// [splits, rows (getTensorCoreRows), N].

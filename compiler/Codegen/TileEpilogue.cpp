@@ -25,7 +25,8 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   int64_t width = getVectorWidth(k.fusion, n);
   int64_t runsPerRow = t.columns / width;
   int64_t runs = t.rows * runsPerRow;
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value thread = t.thread ? t.thread
+                         : gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   auto loop = scf::ForOp::create(b, loc, thread, index(runs), index(t.threads));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());

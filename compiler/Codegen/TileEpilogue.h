@@ -30,8 +30,10 @@ struct ResultTile {
   /// computed as one product of batch x M rows): `firstRow` counts such
   /// rows, which delinearize into these batch dims, then the row.
   SmallVector<int64_t> rowBatchShape;
-  /// Threads of the block.
+  /// Threads that store the tile, and the thread's index among them (by
+  /// default: every thread of the block, the thread id).
   int64_t threads = 128;
+  Value thread;
 };
 
 /// Emits the epilogue of `k.fusion` on `tile`: elements outside the result

@@ -30,33 +30,6 @@ int64_t mlir::fk::getRowKernelThreads(int64_t runs, int64_t width) {
       (llvm::divideCeil(runs, runsPerThread) + 31) / 32 * 32, 32, 1024);
 }
 
-/// Whether one warpgroup can compute an M x N tile in K steps of `k` of
-/// operands of `elementBytes`: wgmma takes 64-row slices and N up to 256,
-/// TMA boxes of B are 64 columns, a K step is one 128-byte swizzled row (64
-/// 16-bit elements, 32 TF32), and the f32 accumulator (M * N / 128
-/// registers per thread) must leave room for addressing and the epilogue.
-static std::string checkTensorCoreTile(ArrayRef<int64_t> tile,
-                                       int64_t elementBytes) {
-  if (tile.size() != 3 && tile.size() != 4)
-    return "expects tile sizes M,N,K and optionally the K splits";
-  int64_t m = tile[0], n = tile[1], k = tile[2];
-  if (m != 64 && m != 128)
-    return "tile M must be 64 or 128 (one warpgroup, 64-row wgmma)";
-  if (n < 64 || n > 256 || n % 64)
-    return "tile N must be 64, 128, 192 or 256 (64-column TMA boxes)";
-  if (k * elementBytes != kSwizzleBytes)
-    return "tile K must be " + std::to_string(kSwizzleBytes / elementBytes) +
-           " (one 128-byte swizzled row)";
-  if (m * n / 128 > 128)
-    return "the accumulator tile needs more than 128 registers per thread";
-  // MLIR 22 stores the second 64-row half of a 128-row accumulator 32 rows
-  // down unless N is 128 (nvgpu.warpgroup.mma.store; llvm-project#154581).
-  if (m == 128 && n != 128)
-    return "a 128-row tile must be 128 wide (MLIR 22 stores other 128-row "
-           "accumulators wrongly)";
-  return "";
-}
-
 /// The tiling of a loop, reduction or matmul fusion on the kernels every
 /// target runs: runs of elements, rows, or one matmul output element per
 /// thread.
@@ -97,7 +70,8 @@ static TilingAttr getElementOrRowTiling(FusionOp fusion) {
 TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
                                   ArrayRef<int64_t> matmulTile,
                                   std::string *whyNotTensorCores,
-                                  ArrayRef<int64_t> attentionTile) {
+                                  ArrayRef<int64_t> attentionTile,
+                                  int64_t matmulThreads) {
   MLIRContext *ctx = fusion.getContext();
   switch (fusion.getKind()) {
   case FusionKind::Loop:
@@ -116,7 +90,9 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
       // `matmulTile` is a tile of 16-bit operands, not of TF32's.
       if (tile.empty() || fourOrEightBytes)
         tile = chooseTensorCoreTile(fusion.getMatmul(), target);
-      return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile, 128);
+      return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile,
+                             matmulThreads ? matmulThreads
+                                           : chooseTensorCoreThreads(tile));
     }
     std::string whyNotMma = whyNotWarpMmaMatmul(fusion, target);
     if (whyNotMma.empty()) {
@@ -312,11 +288,9 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     std::string why = whyNotTensorCoreMatmul(fusion, target);
     if (why.empty())
       why = checkTensorCoreTile(
-          tile, MatmulShape(fusion.getMatmul()).elementBytes());
+          tile, MatmulShape(fusion.getMatmul()).elementBytes(), threads);
     if (why.empty())
       why = whyNotSplitK(fusion.getMatmul(), tile);
-    if (why.empty() && threads != 128)
-      why = "a tensor-core kernel is one warpgroup, 128 threads";
     if (!why.empty())
       return error() << why;
     break;
@@ -447,9 +421,13 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
     if (!matmulTile.empty()) {
       // The tile of the target's matmul kernel for 16-bit operands: wgmma's
       // or mma.sync's.
-      std::string bad = target->getWgmma()
-                            ? checkTensorCoreTile(matmulTile, /*elementBytes=*/2)
-                                           : checkWarpMmaTile(matmulTile);
+      std::string bad =
+          target->getWgmma()
+              ? checkTensorCoreTile(matmulTile, /*elementBytes=*/2,
+                                    matmulThreads ? matmulThreads
+                                                  : chooseTensorCoreThreads(
+                                                        matmulTile))
+              : checkWarpMmaTile(matmulTile);
       if (!bad.empty()) {
         getOperation().emitError() << "fk-tile: matmul-tile: " << bad;
         return signalPassFailure();
@@ -476,9 +454,15 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
       }
       std::string why;
       TilingAttr tiling =
-          chooseTiling(fusion, *target, matmulTile, &why, attentionTile);
+          chooseTiling(fusion, *target, matmulTile, &why, attentionTile,
+                       matmulThreads);
       if (tiling.getStrategy() == KernelStrategy::TensorCore) {
-        std::string bad = whyNotSplitK(fusion.getMatmul(), tiling.getTile());
+        // The heuristic's tile on the block asked for.
+        std::string bad = checkTensorCoreTile(
+            tiling.getTile(), MatmulShape(fusion.getMatmul()).elementBytes(),
+            tiling.getThreads());
+        if (bad.empty())
+          bad = whyNotSplitK(fusion.getMatmul(), tiling.getTile());
         if (!bad.empty()) {
           fusion.emitError() << "fk-tile: "
                              << (matmulTile.empty() ? "" : "matmul-tile: ")

@@ -15,15 +15,16 @@
 
 namespace mlir::fk {
 
-/// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K)
-/// and `attentionTile` (query rows, key block), which fk-tile checks once
-/// for the whole function, replace the heuristic's tiles when not empty.
-/// When a matmul stays off the tensor cores, `whyNotTensorCores` (if given)
-/// says why.
+/// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K),
+/// `attentionTile` (query rows, key block) and `matmulThreads` (the wgmma
+/// kernel's block), which fk-tile checks once for the whole function,
+/// replace the heuristic's choices when not empty (not 0). When a matmul
+/// stays off the tensor cores, `whyNotTensorCores` (if given) says why.
 TilingAttr chooseTiling(FusionOp fusion, TargetAttr target,
                         ArrayRef<int64_t> matmulTile = {},
                         std::string *whyNotTensorCores = nullptr,
-                        ArrayRef<int64_t> attentionTile = {});
+                        ArrayRef<int64_t> attentionTile = {},
+                        int64_t matmulThreads = 0);
 
 /// The promotion fk-promote gives a fusion tiled as `tiling`, or null when
 /// nothing is worth promoting; `stages` (if not 0) fixes the ring depth.

@@ -115,6 +115,7 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
   case Stage::Tiled: {
     FkTileOptions tile;
     tile.matmulTile = options.matmulTile;
+    tile.matmulThreads = options.matmulThreads;
     tile.attentionTile = options.attentionTile;
     tile.explain = options.explainFusion;
     pm.addNestedPass<func::FuncOp>(createFkTile(tile));

@@ -58,6 +58,8 @@ struct PipelineOptions {
   bool explainFusion = false;
   /// The tensor-core tile M,N,K (empty: the tiling heuristic's).
   SmallVector<int64_t> matmulTile;
+  /// The wgmma kernel's block size (0: chosen per tile).
+  int64_t matmulThreads = 0;
   /// The flash-attention tile: query rows, key block (empty: the
   /// heuristic's).
   SmallVector<int64_t> attentionTile;

@@ -1,13 +1,17 @@
 // Bad fk-tile and fk-promote options, and a tensor-core tiling without its
 // promotion, are errors with a reason.
 // RUN: not fkc-opt %s --fk-tile="matmul-tile=96,128,64" 2>&1 | FileCheck %s --check-prefix=TILE-M
-// TILE-M: error: fk-tile: matmul-tile: tile M must be 64 or 128 (one warpgroup, 64-row wgmma)
+// TILE-M: error: fk-tile: matmul-tile: tile M must be 64 or 128 (64-row wgmma)
 // RUN: not fkc-opt %s --fk-tile="matmul-tile=128,100,64" 2>&1 | FileCheck %s --check-prefix=TILE-N
 // TILE-N: error: fk-tile: matmul-tile: tile N must be 64, 128, 192 or 256 (64-column TMA boxes)
-// RUN: not fkc-opt %s --fk-tile="matmul-tile=128,64,64" 2>&1 | FileCheck %s --check-prefix=WIDTH
-// WIDTH: error: fk-tile: matmul-tile: a 128-row tile must be 128 wide (MLIR 22 stores other 128-row accumulators wrongly)
-// RUN: not fkc-opt %s --fk-tile="matmul-tile=128,256,64" 2>&1 | FileCheck %s --check-prefix=REGS
-// REGS: error: fk-tile: matmul-tile: the accumulator tile needs more than 128 registers per thread
+// RUN: not fkc-opt %s --fk-tile="matmul-tile=128,256,64 matmul-threads=128" 2>&1 | FileCheck %s --check-prefix=REGS
+// REGS: error: fk-tile: matmul-tile: the accumulator tile needs more than 128 registers per thread (two consumer warpgroups, 384 threads, share a larger tile)
+// RUN: not fkc-opt %s --fk-tile="matmul-tile=64,256,64 matmul-threads=384" 2>&1 | FileCheck %s --check-prefix=CONSUMER-ROWS
+// CONSUMER-ROWS: error: fk-tile: matmul-tile: tile M must be 128 (64 rows per consumer warpgroup)
+// RUN: not fkc-opt %s --fk-tile="matmul-tile=128,128,64 matmul-threads=512" 2>&1 | FileCheck %s --check-prefix=THREADS
+// THREADS: error: fk-tile: matmul-tile: a tensor-core kernel is one warpgroup (128 threads), or a producer and one or two consumer warpgroups (256 or 384)
+// RUN: not fkc-opt %s --fk-tile="matmul-tile=64,64,64,2 matmul-threads=256" 2>&1 | FileCheck %s --check-prefix=WS-SPLIT
+// WS-SPLIT: error: fk-tile: matmul-tile: the warp-specialized kernel does not split K
 // RUN: not fkc-opt %s --fk-promote 2>&1 | FileCheck %s --check-prefix=UNTILED
 // UNTILED: error: fk-promote: the fusion has no fk.tiling (run fk-tile first)
 // RUN: not fkc-opt %s --fk-tile="matmul-tile=128,128,64" --fk-promote="stages=8" 2>&1 | FileCheck %s --check-prefix=STAGES

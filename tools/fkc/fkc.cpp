@@ -94,6 +94,11 @@ int main(int argc, char **argv) {
                  "tiles would leave SMs idle)")
       ->delimiter(',')
       ->expected(3, 4);
+  app.add_option("--matmul-threads", options.pipeline.matmulThreads,
+                 "Block of the wgmma matmul kernel: 128 (one warpgroup "
+                 "loads and computes) or 256 / 384 (a producer warpgroup and "
+                 "one / two consumer warpgroups) (default: chosen per tile)")
+      ->check(CLI::IsMember({128, 256, 384}));
   app.add_option("--attention-tile", options.pipeline.attentionTile,
                  "Flash-attention tile: query rows (64 or 128), key block "
                  "(64 or 128) (default: 128 rows, keys 128 at head dim 64 "
