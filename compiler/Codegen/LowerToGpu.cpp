@@ -96,6 +96,7 @@ private:
   /// fusion's input and result buffers.
   LogicalResult lowerSplitKMatmul(FusionOp fusion,
                                   const TensorCoreTiling &tiling,
+                                  TargetAttr target,
                                   ArrayRef<Value> arguments,
                                   const std::string &name);
   /// A kernel named `name` on `arguments`, filled by `build`, and its
@@ -219,7 +220,7 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   if (tiling.getStrategy() == KernelStrategy::Decode)
     return lowerDecodeAttention(fusion, tiling, arguments, name);
   if (tensorCore && tensorCore->splits > 1)
-    return lowerSplitKMatmul(fusion, *tensorCore, arguments, name);
+    return lowerSplitKMatmul(fusion, *tensorCore, target, arguments, name);
   return lowerKernel(loc, name, arguments, [&](gpu::GPUFuncOp kernel) {
     if (tiling.getStrategy() == KernelStrategy::WarpMma)
       return buildWarpMmaMatmulKernel(
@@ -237,7 +238,7 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
       return buildWarpMmaFlashAttentionKernel(fusion, *flash, target, kernel,
                                               kernels);
     return tensorCore ? buildTensorCoreMatmulKernel(fusion, *tensorCore,
-                                                    kernel, kernels)
+                                                    target, kernel, kernels)
            : flash    ? buildFlashAttentionKernel(fusion, *flash, target,
                                                   kernel, kernels)
                       : buildFusionKernel(fusion, tiling, kernel, kernels);
@@ -273,6 +274,7 @@ LogicalResult GraphLowering::lowerSplitAndCombine(
 
 LogicalResult GraphLowering::lowerSplitKMatmul(FusionOp fusion,
                                                const TensorCoreTiling &tiling,
+                                               TargetAttr target,
                                                ArrayRef<Value> arguments,
                                                const std::string &name) {
   // The splits' partial products pass through a workspace buffer.
@@ -282,7 +284,8 @@ LogicalResult GraphLowering::lowerSplitKMatmul(FusionOp fusion,
       fusion, name, /*leading=*/arguments.take_front(2), partial,
       arguments.drop_front(2),
       [&](gpu::GPUFuncOp kernel) {
-        return buildTensorCoreMatmulKernel(fusion, tiling, kernel, kernels);
+        return buildTensorCoreMatmulKernel(fusion, tiling, target, kernel,
+                                           kernels);
       },
       [&](gpu::GPUFuncOp kernel) {
         return buildSplitKCombineKernel(fusion, tiling, kernel, kernels);

@@ -104,7 +104,8 @@ bool mlir::fk::prefersNarrowTiles(const MatmulShape &shape, int64_t smCount) {
 
 std::pair<Value, Value>
 mlir::fk::emitOutputTileOrigin(KernelContext &k, const MatmulShape &shape,
-                               int64_t tileM, int64_t tileN) {
+                               int64_t tileM, int64_t tileN,
+                               Value linearTile) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   auto index = [&](int64_t v) { return k.idx.constant(v); };
@@ -112,9 +113,12 @@ mlir::fk::emitOutputTileOrigin(KernelContext &k, const MatmulShape &shape,
   int64_t columnTiles = llvm::divideCeil(shape.n, tileN);
   int64_t groupRows = std::min<int64_t>(kRasterRows, rowTiles);
   Value linear =
-      k.idx.add(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
-                k.idx.mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
-                          index(rowTiles)));
+      linearTile
+          ? linearTile
+          : k.idx.add(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+                      k.idx.mul(gpu::BlockIdOp::create(b, loc,
+                                                       gpu::Dimension::y),
+                                index(rowTiles)));
   Value group = arith::DivUIOp::create(b, loc, linear,
                                        index(groupRows * columnTiles));
   Value inGroup = arith::RemUIOp::create(b, loc, linear,

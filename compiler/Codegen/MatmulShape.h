@@ -95,10 +95,13 @@ inline int64_t getLiveTileRows(int64_t tileM, int64_t productRows) {
 /// row tile of a few column tiles, so A is read from device memory again
 /// for each such wave when it exceeds L2. Groups of row tiles walk their
 /// column tiles together instead: a wave then shares a few A and B panels
-/// through L2. Returns the first row and column of the tile.
+/// through L2. Returns the first row and column of the tile. `linearTile`
+/// (a persistent kernel's tile of one batch, in launch order) replaces the
+/// block's position in the grid when given.
 std::pair<Value, Value> emitOutputTileOrigin(KernelContext &k,
                                              const MatmulShape &shape,
-                                             int64_t tileM, int64_t tileN);
+                                             int64_t tileM, int64_t tileN,
+                                             Value linearTile = Value());
 
 /// The fusion's epilogue on the f32 `tile` (shared memory, at least `rows`
 /// x `columns`) of the product, whose first element is at (firstRow,

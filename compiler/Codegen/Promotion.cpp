@@ -86,17 +86,21 @@ StageRange mlir::fk::getStageRange(FusionOp fusion, TilingAttr tiling,
   auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
   TensorCoreTiling one = TensorCoreTiling::get(tiling, /*stages=*/1);
   int64_t elementBytes = lhsType.getElementTypeBitWidth() / 8;
-  int64_t stageBytes = one.getSharedBytes(elementBytes) - kRingAlignment;
+  int64_t stageBytes = one.getStageBytes(elementBytes);
+  // The alignment and the warp-specialized kernel's epilogue tile.
+  int64_t fixedBytes = one.getSharedBytes(elementBytes) - stageBytes;
   // The K steps of one split.
   int64_t kSteps =
       llvm::divideCeil(lhsType.getShape().back(), one.tileK) / one.splits;
   StageRange range;
   range.stageBytes = stageBytes;
-  // The epilogue stages the f32 accumulator tile through the ring.
+  // The one-warpgroup kernel's epilogue stages the f32 accumulator tile
+  // through the ring.
   range.least = std::max<int64_t>(
-      2, llvm::divideCeil(one.tileM * one.tileN * 4, stageBytes));
-  range.most =
-      (target.getSharedMemoryPerBlock() - kRingAlignment) / stageBytes;
+      2, one.isWarpSpecialized()
+             ? 0
+             : llvm::divideCeil(one.tileM * one.tileN * 4, stageBytes));
+  range.most = (target.getSharedMemoryPerBlock() - fixedBytes) / stageBytes;
   // More stages than K steps + 1 are never filled.
   range.useful = std::max(range.least, kSteps + 1);
   return range;

@@ -23,8 +23,14 @@
 //              after issuing K tile t it knows K tile t - 1 done and
 //              releases that stage. No barrier of the whole block: the
 //              producer runs ahead as far as the ring allows
-//   epilogue   the consumers (a named barrier among them) store their
-//              accumulators into one f32 tile and run it together
+//   epilogue   the consumers (a named barrier among them) store 64 columns
+//              of their accumulators at a time into an f32 tile beside
+//              the ring and run the epilogue on it together
+//
+// The warp-specialized kernel is persistent: a block per SM strides over
+// the output tiles (of every batch), and both roles count the ring's fills
+// across tiles, so that the producer loads the block's next tile while the
+// consumers run this one's epilogue.
 //
 // The right operand B [K, N] is read either as stored (N innermost, each K
 // tile as 64-column boxes; wgmma's "transposed" B) or, when the fusion
@@ -184,15 +190,14 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
     }
   }
   // Products of at least a wave of 128 x 256 tiles and a long K loop take
-  // them on the warp-specialized kernel (a producer and two consumer
-  // warpgroups, one block per SM): half the A reads per FLOP of 128 x 128
-  // and no CTA barrier per K step, against an epilogue no other block
-  // overlaps, which a short K loop does not earn back. Measured on an H100
-  // (fkc-run, 128 x 128 one-warpgroup tiles against these): 4096^3 0.219
-  // -> 0.191 ms, 8192^3 1.665 -> 1.434 ms, 16 x 2048^3 0.464 -> 0.415 ms;
-  // but 4096 x 1024 x 4096 0.0697 -> 0.0707 ms and the LM head 2048 x 768
-  // x 50257 0.397 -> 0.429 ms (docs/tiling.md, "The warp-specialized
-  // kernel").
+  // them on the persistent warp-specialized kernel (a producer and two
+  // consumer warpgroups, one block per SM): half the A reads per FLOP of
+  // 128 x 128 and no CTA barrier per K step. Measured on an H100 (fkc-run,
+  // 128 x 128 one-warpgroup tiles against these): 4096^3 0.220 -> 0.190
+  // ms, 8192^3 1.662 -> 1.447 ms, 16 x 2048^3 0.467 -> 0.412 ms; but short
+  // K loops only break even, 4096 x 1024 x 4096 0.0701 -> 0.0697 ms and
+  // the LM head 2048 x 768 x 50257 0.397 -> 0.399 ms (docs/tiling.md, "The
+  // warp-specialized kernel").
   else if (shape.elementBytes() == 2 &&
            llvm::divideCeil(shape.k, tileK) >= kMinKTilesForWideTiles &&
            shape.tiles(128, 256) >= sms)
@@ -292,10 +297,12 @@ namespace {
 class TensorCoreKernel {
 public:
   TensorCoreKernel(FusionOp fusion, const TensorCoreTiling &tiling,
-                   gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels)
+                   TargetAttr target, gpu::GPUFuncOp kernel,
+                   gpu::GPUModuleOp kernels)
       : k(fusion, kernel, kernels, /*firstBuffer=*/tiling.splits > 1 ? 3 : 2),
-        tiling(tiling), matmul(fusion.getMatmul()), shape(matmul), b(k.b),
-        loc(k.loc), ctx(fusion.getContext()), kernel(kernel) {
+        tiling(tiling), target(target), matmul(fusion.getMatmul()),
+        shape(matmul), b(k.b), loc(k.loc), ctx(fusion.getContext()),
+        kernel(kernel) {
     if (tiling.splits > 1)
       partial = kernel.getBody().front().getArgument(2);
   }
@@ -350,15 +357,33 @@ private:
   Value mainLoop();
   /// The warp-specialized kernel: the producer's loop and the consumers'.
   LogicalResult buildWarpSpecialized();
-  void producerLoop();
-  Value consumerLoop(Value consumer, Value warpgroupThread);
+  /// The output tiles of every batch, which the persistent kernel's blocks
+  /// stride over.
+  int64_t getTileCount() const {
+    return shape.tiles(tiling.tileM, tiling.tileN);
+  }
+  /// Sets the tile's origin and batch coordinates from its linear index.
+  void setTile(Value linear);
+  /// Calls `body(first)` on each output tile of the block, its origin and
+  /// batch set: tiles blockIdx.x, blockIdx.x + gridDim.x, ... `first`
+  /// counts the K tiles of the block's earlier tiles, the place of this
+  /// tile's first in the ring's order of fills.
+  LogicalResult forEachTile(function_ref<LogicalResult(Value first)> body);
+  void producerLoop(Value first);
+  Value consumerLoop(Value first, Value consumer, Value warpgroupThread);
+  /// The consumers' epilogue of a tile, in slices of kEpilogueColumns columns
+  /// through the epilogue tile beside the ring.
+  LogicalResult consumerEpilogue(Value accumulator, Value consumer,
+                                 Value warpgroupThread);
   /// A barrier of the threads that compute the tile (every thread of the
   /// one-warpgroup kernel; the consumers of the warp-specialized one).
   void syncComputeThreads();
-  /// Stores the warpgroup's accumulator (its rows from `firstRow` of the
-  /// tile) into the f32 tile `cTile` in shared memory.
+  /// Stores `columns` columns from `firstColumn` of the warpgroup's
+  /// accumulator (its rows from `firstRow` of the tile) into the f32 tile
+  /// `cTile` in shared memory.
   void storeAccumulator(Value accumulator, Value cTile, Value firstRow,
-                        Value warpgroupThread);
+                        Value warpgroupThread, int64_t firstColumn,
+                        int64_t columns);
   /// Runs the fusion's epilogue on the f32 tile, after every computing
   /// warpgroup stored its accumulator (`computeThread`: the thread's index
   /// among the computing threads).
@@ -369,6 +394,7 @@ private:
 
   KernelContext k;
   const TensorCoreTiling &tiling;
+  TargetAttr target;
   MatmulOp matmul;
   MatmulShape shape;
   OpBuilder &b;
@@ -486,19 +512,21 @@ Value TensorCoreKernel::waitForStage(Value kTile) {
   return stage;
 }
 
-void TensorCoreKernel::producerLoop() {
-  // The copy engine fills stage s with K tile t once the consumers have
-  // released the stage's previous fill, K tile t - stages: that release is
-  // phase t / stages - 1 of the stage's empty mbarrier.
+void TensorCoreKernel::producerLoop(Value first) {
+  // The copy engine's n-th fill of the ring (n = first + K tile) goes to
+  // stage n % stages once the consumers have released the stage's previous
+  // fill, n - stages: that release is phase n / stages - 1 of the stage's
+  // empty mbarrier.
   auto loop = scf::ForOp::create(b, loc, index(0), index(kTiles), index(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kTile = loop.getInductionVar();
+  Value fill = add(first, kTile);
   Value stages = index(tiling.stages);
-  Value stage = arith::RemUIOp::create(b, loc, kTile, stages);
-  Value round = arith::DivUIOp::create(b, loc, kTile, stages);
+  Value stage = arith::RemUIOp::create(b, loc, fill, stages);
+  Value round = arith::DivUIOp::create(b, loc, fill, stages);
   Value refill = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                       kTile, stages);
+                                       fill, stages);
   auto ifRefill = scf::IfOp::create(b, loc, refill, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -511,7 +539,8 @@ void TensorCoreKernel::producerLoop() {
   loadStage(stage, kTile, primary);
 }
 
-Value TensorCoreKernel::consumerLoop(Value consumer, Value warpgroupThread) {
+Value TensorCoreKernel::consumerLoop(Value first, Value consumer,
+                                     Value warpgroupThread) {
   int64_t stages = tiling.stages;
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(
       b, loc, accumulatorType());
@@ -520,37 +549,98 @@ Value TensorCoreKernel::consumerLoop(Value consumer, Value warpgroupThread) {
                                     shape.elementBytes()));
   Value releaser = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          warpgroupThread, index(0));
+  // One thread per warpgroup releases a fill's stage to the producer (as
+  // CUTLASS's pipelines do; a wgmma group is the warpgroup's).
+  auto release = [&](Value fill, Value predicate) {
+    auto ifRelease = scf::IfOp::create(b, loc, predicate, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+    nvgpu::MBarrierArriveOp::create(
+        b, loc, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers,
+        arith::RemUIOp::create(b, loc, fill, index(stages)));
+  };
   auto loop = scf::ForOp::create(b, loc, index(0), index(kTiles), index(1),
                                  ValueRange{init});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kTile = loop.getInductionVar();
-    Value stage = waitForStage(kTile);
+    Value fill = add(first, kTile);
+    Value stage = waitForStage(fill);
     Value aStage = add(mul(stage, index(aStageBytes)), aRows);
     Value bStage =
         add(index(stages * aStageBytes), mul(stage, index(bStageBytes)));
     Value next = multiply(aStage, bStage, loop.getRegionIterArg(0));
-    // The multiply waited for the previous K tile's wgmma group: one thread
-    // per warpgroup releases its stage to the producer (as CUTLASS's
-    // pipelines do; the group is the warpgroup's).
+    // The multiply waited for the previous K tile's wgmma group: its stage
+    // is free.
     Value previous = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                                            kTile, index(0));
-    auto release = scf::IfOp::create(
-        b, loc, arith::AndIOp::create(b, loc, releaser, previous),
-        /*withElse=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&release.getThenRegion().front());
-      Value last = arith::SubIOp::create(b, loc, kTile, index(1));
-      nvgpu::MBarrierArriveOp::create(
-          b, loc, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers,
-          arith::RemUIOp::create(b, loc, last, index(stages)));
-    }
+    release(arith::SubIOp::create(b, loc, fill, index(1)),
+            arith::AndIOp::create(b, loc, releaser, previous));
     scf::YieldOp::create(b, loc, next);
   }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+  // The last K tile's stage, which the producer refills for the next tile.
+  if (kTiles > 0)
+    release(add(first, index(kTiles - 1)), releaser);
   return loop.getResult(0);
+}
+
+void TensorCoreKernel::setTile(Value linear) {
+  int64_t perBatch = getTileCount() / shape.batches();
+  Value inBatch = linear;
+  if (shape.batched()) {
+    Value batch = arith::DivUIOp::create(b, loc, linear, index(perBatch));
+    inBatch = arith::RemUIOp::create(b, loc, linear, index(perBatch));
+    batchCoords = k.idx.delinearize(batch, shape.batch);
+    lhsBatch = k.idx.broadcastLinear(batchCoords, shape.lhsBatch);
+    rhsBatch = k.idx.broadcastLinear(batchCoords, shape.rhsBatch);
+  }
+  std::tie(tileRow, tileColumn) =
+      emitOutputTileOrigin(k, shape, tiling.tileM, tiling.tileN, inBatch);
+}
+
+LogicalResult
+TensorCoreKernel::forEachTile(function_ref<LogicalResult(Value)> body) {
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  auto loop = scf::ForOp::create(b, loc, block, index(getTileCount()), blocks,
+                                 ValueRange{index(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  setTile(loop.getInductionVar());
+  Value first = loop.getRegionIterArg(0);
+  if (failed(body(first)))
+    return failure();
+  scf::YieldOp::create(b, loc, add(first, index(kTiles)));
+  return success();
+}
+
+LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
+                                                 Value consumer,
+                                                 Value warpgroupThread) {
+  int64_t columns = tiling.getEpilogueColumns();
+  Value cTile =
+      view(index(tiling.stages * (aStageBytes + bStageBytes)),
+           sharedTile({tiling.tileM, columns}, b.getF32Type()));
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value computeThread =
+      arith::SubIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
+  for (int64_t first = 0; first < tiling.tileN; first += columns) {
+    // The epilogue tile is free: the consumers are done reading it for the
+    // previous slice or tile.
+    syncComputeThreads();
+    storeAccumulator(accumulator, cTile,
+                     mul(consumer, index(tiling.getWarpgroupRows())),
+                     warpgroupThread, first, columns);
+    syncComputeThreads();
+    if (failed(emitMatmulEpilogue(
+            k, shape, cTile, getLiveTileRows(tiling.tileM, shape.m), columns,
+            tileRow, add(tileColumn, index(first)), batchCoords,
+            tiling.consumers * kThreadsPerWarpgroup, computeThread)))
+      return failure();
+  }
+  return success();
 }
 
 void TensorCoreKernel::syncComputeThreads() {
@@ -568,8 +658,9 @@ void TensorCoreKernel::syncComputeThreads() {
 }
 
 void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
-                                        Value firstRow,
-                                        Value warpgroupThread) {
+                                        Value firstRow, Value warpgroupThread,
+                                        int64_t firstColumn,
+                                        int64_t columns) {
   // wgmma's f32 accumulator fragment (PTX ISA, "Matrix fragments for
   // wgmma.mma_async", m64nNk16): per 64 rows, thread t of the warpgroup
   // holds N / 2 values; value 4j + 2h + c is row 16 (t / 32) + (t % 32) / 4
@@ -593,8 +684,8 @@ void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
       mul(arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
   for (int64_t slice = 0; slice < slices; ++slice) {
     Value values = LLVM::ExtractValueOp::create(b, loc, packed, slice);
-    for (int64_t i = 0; i < tiling.tileN / 2; ++i) {
-      int64_t j = i / 4, h = (i % 4) / 2, c = i % 2;
+    for (int64_t i = firstColumn / 2; i < (firstColumn + columns) / 2; ++i) {
+      int64_t j = i / 4 - firstColumn / 8, h = (i % 4) / 2, c = i % 2;
       Value value = LLVM::ExtractValueOp::create(b, loc, values, i);
       memref::StoreOp::create(
           b, loc, value, cTile,
@@ -715,7 +806,7 @@ LogicalResult TensorCoreKernel::buildOneWarpgroup() {
   Value cTile = view(index(0), sharedTile({tiling.tileM, tiling.tileN},
                                           b.getF32Type()));
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  storeAccumulator(accumulator, cTile, index(0), thread);
+  storeAccumulator(accumulator, cTile, index(0), thread, 0, tiling.tileN);
   syncComputeThreads();
   return epilogue(cTile, thread);
 }
@@ -726,7 +817,8 @@ LogicalResult TensorCoreKernel::buildWarpSpecialized() {
   // multiplies its rows of every A tile by the B tile, releases the stage,
   // and with the others stores and runs the epilogue. No barrier of the
   // whole block after the set-up: the producer runs up to `stages` K tiles
-  // ahead, bounded only by the mbarriers.
+  // ahead, into the block's next tile while the consumers run the
+  // epilogue of this one.
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value warpgroup =
       arith::DivUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
@@ -743,7 +835,11 @@ LogicalResult TensorCoreKernel::buildWarpSpecialized() {
                                    NVVM::SetMaxRegisterAction::decrease);
   auto ifPrimary = scf::IfOp::create(b, loc, primary, /*withElse=*/false);
   b.setInsertionPointToStart(&ifPrimary.getThenRegion().front());
-  producerLoop();
+  if (failed(forEachTile([&](Value first) {
+        producerLoop(first);
+        return success();
+      })))
+    return failure();
 
   b.setInsertionPointToStart(&roles.getElseRegion().front());
   if (rebalance)
@@ -752,18 +848,10 @@ LogicalResult TensorCoreKernel::buildWarpSpecialized() {
   Value consumer = arith::SubIOp::create(b, loc, warpgroup, index(1));
   Value warpgroupThread =
       arith::RemUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
-  Value accumulator = consumerLoop(consumer, warpgroupThread);
-  // Every consumer is done reading the ring before the tile overwrites it.
-  syncComputeThreads();
-  Value cTile = view(index(0), sharedTile({tiling.tileM, tiling.tileN},
-                                          b.getF32Type()));
-  storeAccumulator(accumulator, cTile,
-                   mul(consumer, index(tiling.getWarpgroupRows())),
-                   warpgroupThread);
-  syncComputeThreads();
-  Value computeThread =
-      arith::SubIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
-  return epilogue(cTile, computeThread);
+  return forEachTile([&](Value first) {
+    Value accumulator = consumerLoop(first, consumer, warpgroupThread);
+    return consumerEpilogue(accumulator, consumer, warpgroupThread);
+  });
 }
 
 /// `body(row, column)` for each element of a rows x columns tile, the 128
@@ -852,12 +940,14 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
                                   index(0));
-  std::tie(tileRow, tileColumn) =
-      emitOutputTileOrigin(k, shape, tiling.tileM, tiling.tileN);
+  // The persistent warp-specialized kernel sets them per tile.
+  if (!tiling.isWarpSpecialized())
+    std::tie(tileRow, tileColumn) =
+        emitOutputTileOrigin(k, shape, tiling.tileM, tiling.tileN);
   if (partial)
     firstKTile = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z),
                      index(kTiles));
-  if (shape.batched()) {
+  if (shape.batched() && !tiling.isWarpSpecialized()) {
     Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
     batchCoords = k.idx.delinearize(batch, shape.batch);
     lhsBatch = k.idx.broadcastLinear(batchCoords, shape.lhsBatch);
@@ -876,6 +966,9 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
                  (shape.n + tiling.tileN - 1) / tiling.tileN,
                  ShapedType::getNumElements(shape.batch) * tiling.splits};
+  // Persistent: a block per SM (or per tile, when fewer).
+  if (tiling.isWarpSpecialized())
+    launch.grid = {std::min(getTileCount(), target.getSmCount()), 1, 1};
   launch.block = {threads, 1, 1};
   launch.sharedBytes = tiling.getSharedBytes(shape.elementBytes());
   return launch;
@@ -884,9 +977,10 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
 FailureOr<LaunchShape>
 mlir::fk::buildTensorCoreMatmulKernel(FusionOp fusion,
                                       const TensorCoreTiling &tiling,
+                                      TargetAttr target,
                                       gpu::GPUFuncOp kernel,
                                       gpu::GPUModuleOp kernels) {
-  return TensorCoreKernel(fusion, tiling, kernel, kernels).build();
+  return TensorCoreKernel(fusion, tiling, target, kernel, kernels).build();
 }
 
 FailureOr<LaunchShape>

@@ -56,6 +56,9 @@ struct TensorCoreTiling {
   /// `stages` from the fusion's promotion.
   static TensorCoreTiling get(TilingAttr tiling, int64_t stages);
 
+  /// The warp-specialized kernel is persistent: a block per SM walks the
+  /// output tiles, its producer loading the next tile's K tiles while the
+  /// consumers run the previous tile's epilogue.
   bool isWarpSpecialized() const { return consumers > 0; }
   /// The block: one warpgroup, or the producer and the consumers.
   int64_t getThreads() const { return kThreadsPerWarpgroup * (1 + consumers); }
@@ -64,11 +67,33 @@ struct TensorCoreTiling {
     return consumers ? tileM / consumers : tileM;
   }
 
-  /// Dynamic shared memory: the ring, plus 1 KiB to align its base to the
-  /// 1024 bytes 128-byte-swizzled tiles need.
-  int64_t getSharedBytes(int64_t elementBytes) const {
-    return stages * (tileM + tileN) * tileK * elementBytes + kRingAlignment;
+  /// The bytes of one stage of the ring: an A and a B tile.
+  int64_t getStageBytes(int64_t elementBytes) const {
+    return (tileM + tileN) * tileK * elementBytes;
   }
+  /// The f32 tile the warp-specialized kernel's epilogue stages its
+  /// accumulators through, kEpilogueColumns at a time, beside the ring
+  /// (which the producer is already filling for the block's next tile);
+  /// the one-warpgroup kernel stages its whole tile through the ring.
+  int64_t getEpilogueColumns() const {
+    return consumers ? std::min<int64_t>(tileN, kEpilogueColumns) : tileN;
+  }
+  int64_t getEpilogueBytes() const {
+    return consumers ? tileM * getEpilogueColumns() * 4 : 0;
+  }
+  /// Dynamic shared memory: the ring and the epilogue's tile, plus 1 KiB to
+  /// align the base to the 1024 bytes 128-byte-swizzled tiles need.
+  int64_t getSharedBytes(int64_t elementBytes) const {
+    return stages * getStageBytes(elementBytes) + getEpilogueBytes() +
+           kRingAlignment;
+  }
+
+  /// The most columns of the warp-specialized kernel's epilogue tile: 64
+  /// leave room for a 4-stage ring of 128 x 256 tiles (32 KiB beside 192),
+  /// 128 only for 3. Measured on an H100 (fkc-run, 128 x 256 tiles, 64 /
+  /// 128 columns): 4096^3 0.190 / 0.195 ms, 8192^3 1.447 / 1.50 ms, 16 x
+  /// 2048^3 0.412 / 0.418 ms.
+  static constexpr int64_t kEpilogueColumns = 64;
 };
 
 /// Why the tensor-core kernel cannot compute `fusion` on `target` (the
@@ -125,7 +150,8 @@ SmallVector<Value, 2> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
 /// fusion's input buffers; the kernel writes the partial products.
 FailureOr<LaunchShape>
 buildTensorCoreMatmulKernel(FusionOp fusion, const TensorCoreTiling &tiling,
-                            gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels);
+                            TargetAttr target, gpu::GPUFuncOp kernel,
+                            gpu::GPUModuleOp kernels);
 
 /// Fills `kernel` with the kernel that sums a split-K kernel's partial
 /// products and runs the fusion's epilogue. Its arguments are the partial
