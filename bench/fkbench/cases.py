@@ -227,12 +227,13 @@ def _table():
                  "default backend) for the attention"))
     # GEMMs: b scaled by 1/sqrt(K), so that the results stay near N(0, 1)
     # whatever K is; eager is one cuBLAS call (torch.matmul).
-    for n in (4096, 8192):
-        cases.append(Case(
-            "gemm_f16_%d" % n, "gemm", ("a", "b"),
-            init={"b": (0.0, 1 / math.sqrt(n))}, flop_formula=_gemm_flops,
-            description="c = a @ b, %d^3" % n,
-            eager_is="one cuBLAS GEMM (torch.matmul)"))
+    for dtype in ("f16", "bf16"):
+        for n in (4096, 8192):
+            cases.append(Case(
+                "gemm_%s_%d" % (dtype, n), "gemm", ("a", "b"),
+                init={"b": (0.0, 1 / math.sqrt(n))}, flop_formula=_gemm_flops,
+                description="c = a @ b, %d^3" % n,
+                eager_is="one cuBLAS GEMM (torch.matmul)"))
     # f32 stays f32: torch's default leaves TF32 off (allow_tf32 False,
     # float32 matmul precision "highest"), so eager is cuBLAS SGEMM.
     cases.append(Case(
