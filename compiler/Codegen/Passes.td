@@ -36,6 +36,9 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
     ListOption<"matmulTile", "matmul-tile", "int64_t",
                "the tensor-core tile M,N,K and optionally the K splits "
                "(default: chosen per matmul, see docs/tiling.md)">,
+    Option<"tuningFile", "tuning-file", "std::string", /*default=*/"",
+           "a tuning file (fkc-tune): measured wgmma tiles per matmul shape, "
+           "used where matmul-tile and matmul-threads are not given">,
     Option<"matmulThreads", "matmul-threads", "int64_t", /*default=*/"0",
            "the wgmma kernel's block: 128 (one warpgroup) or 256 / 384 (a "
            "producer and one / two consumer warpgroups) (default: chosen "
@@ -74,6 +77,9 @@ def FkPromote : Pass<"fk-promote", "func::FuncOp"> {
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "ring depth for every promoted fusion (0: the heuristic)">,
+    Option<"tuningFile", "tuning-file", "std::string", /*default=*/"",
+           "a tuning file (fkc-tune): the ring depth of the wgmma matmuls "
+           "whose shape and tiling it holds, where `stages` is 0">,
   ];
 }
 

@@ -4,6 +4,7 @@
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
+#include "Codegen/Tuning.h"
 #include "Codegen/Tiling.h"
 #include "Codegen/SimtMatmul.h"
 #include "Codegen/WarpMmaMatmul.h"
@@ -191,6 +192,10 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
     FailureOr<TargetAttr> target = getTarget(getOperation(), "fk-promote");
     if (failed(target))
       return signalPassFailure();
+    FailureOr<std::optional<TuningTable>> tuning =
+        loadTuningTable(getOperation(), "fk-promote", tuningFile, *target);
+    if (failed(tuning))
+      return signalPassFailure();
     WalkResult walk = getOperation().walk([&](FusionOp fusion) {
       auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName);
       if (!tiling) {
@@ -200,8 +205,18 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
       }
       if (failed(checkTiling(fusion, tiling, *target)))
         return WalkResult::interrupt();
+      // A tuning file's ring depth, where fk-tile took its tiling.
+      int64_t depth = stages;
+      if (!depth && *tuning &&
+          tiling.getStrategy() == KernelStrategy::TensorCore) {
+        const MatmulTuning *tuned =
+            (*tuning)->lookup(MatmulShape(fusion.getMatmul()));
+        if (tuned && tiling.getTile() == ArrayRef<int64_t>(tuned->tile) &&
+            tiling.getThreads() == tuned->threads)
+          depth = tuned->stages;
+      }
       FailureOr<PromotionAttr> promotion =
-          choosePromotion(fusion, tiling, *target, stages);
+          choosePromotion(fusion, tiling, *target, depth);
       if (failed(promotion))
         return WalkResult::interrupt();
       if (*promotion)

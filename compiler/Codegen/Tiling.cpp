@@ -7,6 +7,7 @@
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
+#include "Codegen/Tuning.h"
 #include "Codegen/SimtMatmul.h"
 #include "Codegen/TransposeKernel.h"
 #include "Codegen/WarpMma.h"
@@ -68,11 +69,11 @@ static TilingAttr getElementOrRowTiling(FusionOp fusion) {
 }
 
 TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
-                                  ArrayRef<int64_t> matmulTile,
-                                  std::string *whyNotTensorCores,
-                                  ArrayRef<int64_t> attentionTile,
-                                  int64_t matmulThreads) {
+                                  const TilingRequests &requests,
+                                  std::string *whyNotTensorCores) {
   MLIRContext *ctx = fusion.getContext();
+  ArrayRef<int64_t> matmulTile = requests.matmulTile,
+                    attentionTile = requests.attentionTile;
   switch (fusion.getKind()) {
   case FusionKind::Loop:
   case FusionKind::Reduction:
@@ -88,11 +89,21 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     std::string why = whyNotTensorCoreMatmul(fusion, target);
     if (why.empty()) {
       // `matmulTile` is a tile of 16-bit operands, not of TF32's.
+      int64_t threads = requests.matmulThreads;
       if (tile.empty() || fourOrEightBytes)
         tile = chooseTensorCoreTile(fusion.getMatmul(), target);
+      // A measured choice for the shape, unless flags fix the tile.
+      const MatmulTuning *tuned =
+          requests.tuning && requests.matmulTile.empty() && !threads
+              ? requests.tuning->lookup(MatmulShape(fusion.getMatmul()))
+              : nullptr;
+      if (tuned) {
+        tile = tuned->tile;
+        threads = tuned->threads;
+      }
       return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile,
-                             matmulThreads ? matmulThreads
-                                           : chooseTensorCoreThreads(tile));
+                             threads ? threads
+                                     : chooseTensorCoreThreads(tile));
     }
     std::string whyNotMma = whyNotWarpMmaMatmul(fusion, target);
     if (whyNotMma.empty()) {
@@ -441,6 +452,12 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
                                     "rows and key block, each 64 or 128";
       return signalPassFailure();
     }
+    FailureOr<std::optional<TuningTable>> tuning =
+        loadTuningTable(getOperation(), "fk-tile", tuningFile, *target);
+    if (failed(tuning))
+      return signalPassFailure();
+    TilingRequests requests{matmulTile, matmulThreads, attentionTile,
+                            *tuning ? &**tuning : nullptr};
     WalkResult walk = getOperation().walk([&](FusionOp fusion) {
       if (AttentionOp attention = fusion.getAttention()) {
         std::string why = whyNoAttentionKernel(attention, *target);
@@ -453,9 +470,14 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         }
       }
       std::string why;
-      TilingAttr tiling =
-          chooseTiling(fusion, *target, matmulTile, &why, attentionTile,
-                       matmulThreads);
+      TilingAttr tiling = chooseTiling(fusion, *target, requests, &why);
+      const MatmulTuning *tuned =
+          tiling.getStrategy() == KernelStrategy::TensorCore &&
+                  requests.tuning
+              ? requests.tuning->lookup(MatmulShape(fusion.getMatmul()))
+              : nullptr;
+      if (tuned && (!matmulTile.empty() || matmulThreads))
+        tuned = nullptr;
       if (tiling.getStrategy() == KernelStrategy::TensorCore) {
         // The heuristic's tile on the block asked for.
         std::string bad = checkTensorCoreTile(
@@ -464,13 +486,19 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         if (bad.empty())
           bad = whyNotSplitK(fusion.getMatmul(), tiling.getTile());
         if (!bad.empty()) {
-          fusion.emitError() << "fk-tile: "
-                             << (matmulTile.empty() ? "" : "matmul-tile: ")
-                             << bad;
+          InFlightDiagnostic error = fusion.emitError() << "fk-tile: ";
+          if (tuned)
+            error << "tuning file '" << requests.tuning->getPath() << "': ";
+          else if (!matmulTile.empty())
+            error << "matmul-tile: ";
+          error << bad;
           return WalkResult::interrupt();
         }
       }
       fusion->setAttr(kTilingAttrName, tiling);
+      if (explain && tuned)
+        fusion.emitRemark() << "matmul tile from the tuning file '"
+                            << requests.tuning->getPath() << "'";
       if (explain && !why.empty())
         fusion.emitRemark() << "matmul on the element-per-thread kernel, not "
                                "tensor cores: "

@@ -15,16 +15,26 @@
 
 namespace mlir::fk {
 
-/// The tiling fk-tile gives `fusion` on `target`; `matmulTile` (M, N, K),
-/// `attentionTile` (query rows, key block) and `matmulThreads` (the wgmma
-/// kernel's block), which fk-tile checks once for the whole function,
-/// replace the heuristic's choices when not empty (not 0). When a matmul
-/// stays off the tensor cores, `whyNotTensorCores` (if given) says why.
+class TuningTable;
+
+/// What the user fixed of fk-tile's choices: `matmulTile` (M, N, K),
+/// `matmulThreads` (the wgmma kernel's block) and `attentionTile` (query
+/// rows, key block), which fk-tile checks once for the whole function,
+/// replace the heuristic's choices when not empty (not 0); then a tuning
+/// file's entry (Tuning.h) replaces them for the wgmma matmuls of its shape.
+struct TilingRequests {
+  ArrayRef<int64_t> matmulTile;
+  int64_t matmulThreads = 0;
+  ArrayRef<int64_t> attentionTile;
+  const TuningTable *tuning = nullptr;
+};
+
+/// The tiling fk-tile gives `fusion` on `target`, as `requests` ask. When a
+/// matmul stays off the tensor cores, `whyNotTensorCores` (if given) says
+/// why.
 TilingAttr chooseTiling(FusionOp fusion, TargetAttr target,
-                        ArrayRef<int64_t> matmulTile = {},
-                        std::string *whyNotTensorCores = nullptr,
-                        ArrayRef<int64_t> attentionTile = {},
-                        int64_t matmulThreads = 0);
+                        const TilingRequests &requests = {},
+                        std::string *whyNotTensorCores = nullptr);
 
 /// The promotion fk-promote gives a fusion tiled as `tiling`, or null when
 /// nothing is worth promoting; `stages` (if not 0) fixes the ring depth.

@@ -3,6 +3,7 @@
 #include "Driver/Driver.h"
 #include "Driver/DiagnosticPrinter.h"
 #include "Artifact/ArtifactWriter.h"
+#include "Codegen/Tuning.h"
 #include "Driver/FusionGraph.h"
 #include "Frontend/Importer.h"
 #include "Reference/Interpreter.h"
@@ -156,6 +157,11 @@ LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
   if (!options.fusionGraphFile.empty() && options.emit < Stage::Fused)
     return emitError(module.getLoc())
            << "--fusion-graph needs the fused stage (--emit=fused or later)";
+  if (!options.writeTuningFile.empty() &&
+      (options.emit < Stage::Promoted || options.interpret))
+    return emitError(module.getLoc())
+           << "--write-tuning needs the promoted stage (--emit=promoted or "
+              "later, without --interpret)";
   PipelineOptions pipeline = options.pipeline;
   // The interpreter runs static graphs: a symbolic graph is bound first,
   // and the bound graph is the reference of every stage.
@@ -230,6 +236,9 @@ LogicalResult Compilation::runStages(ModuleOp module, TimingScope *timing) {
     }
     if (stage == Stage::Fused && !options.fusionGraphFile.empty() &&
         failed(writeFusionGraph(module, options.fusionGraphFile)))
+      return failure();
+    if (stage == Stage::Promoted && !options.writeTuningFile.empty() &&
+        failed(writeTuningFile(module, options.writeTuningFile)))
       return failure();
     if (stage == options.emit)
       break;

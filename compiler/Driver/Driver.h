@@ -36,6 +36,9 @@ struct DriverOptions {
   /// Write the fused graph as Graphviz DOT here (and an SVG next to it when
   /// Graphviz is installed); empty: nowhere.
   std::string fusionGraphFile;
+  /// Write the wgmma matmuls' tiles and ring depths as a tuning file here
+  /// (Codegen/Tuning.h); empty: nowhere.
+  std::string writeTuningFile;
   /// Print the reference interpreter's results instead of IR.
   bool interpret = false;
   /// Check every stage against the graph stage on random inputs.

@@ -116,6 +116,7 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
     FkTileOptions tile;
     tile.matmulTile = options.matmulTile;
     tile.matmulThreads = options.matmulThreads;
+    tile.tuningFile = options.tuningFile;
     tile.attentionTile = options.attentionTile;
     tile.explain = options.explainFusion;
     pm.addNestedPass<func::FuncOp>(createFkTile(tile));
@@ -124,6 +125,7 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
   case Stage::Promoted: {
     FkPromoteOptions promote;
     promote.stages = options.stages;
+    promote.tuningFile = options.tuningFile;
     pm.addNestedPass<func::FuncOp>(createFkPromote(promote));
     return;
   }

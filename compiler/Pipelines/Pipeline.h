@@ -60,6 +60,8 @@ struct PipelineOptions {
   SmallVector<int64_t> matmulTile;
   /// The wgmma kernel's block size (0: chosen per tile).
   int64_t matmulThreads = 0;
+  /// A tuning file of measured wgmma tiles per matmul shape (empty: none).
+  std::string tuningFile;
   /// The flash-attention tile: query rows, key block (empty: the
   /// heuristic's).
   SmallVector<int64_t> attentionTile;

@@ -99,6 +99,14 @@ int main(int argc, char **argv) {
                  "loads and computes) or 256 / 384 (a producer warpgroup and "
                  "one / two consumer warpgroups) (default: chosen per tile)")
       ->check(CLI::IsMember({128, 256, 384}));
+  app.add_option("--tuning", options.pipeline.tuningFile,
+                 "Tuning file of measured wgmma tiles per matmul shape "
+                 "(written by fkc-tune; docs/tools.md), used where "
+                 "--matmul-tile and --matmul-threads are not given")
+      ->check(CLI::ExistingFile);
+  app.add_option("--write-tuning", options.writeTuningFile,
+                 "Write the wgmma matmuls' tiles, blocks and ring depths as "
+                 "a tuning file (fkc-tune's starting point)");
   app.add_option("--attention-tile", options.pipeline.attentionTile,
                  "Flash-attention tile: query rows (64 or 128), key block "
                  "(64 or 128) (default: 128 rows, keys 128 at head dim 64 "
