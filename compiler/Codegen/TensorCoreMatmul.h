@@ -118,7 +118,7 @@ std::string whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile);
 /// fk-tile's tensor-core tile for `matmul` on `target`: [128, 128, K step]
 /// (K step: a 128-byte row, 64 16-bit elements or 32 TF32), or 128 x 256
 /// (warp-specialized, chooseTensorCoreThreads) for 16-bit products of at
-/// least 32 K tiles and a wave of such tiles, or 64 x 64
+/// least 16 K tiles and a wave of such tiles, or 64 x 64
 /// where the product has at most 64 rows or 128 x 128 tiles would occupy at
 /// most a quarter of the SMs, or 64 x 128 / 192 / 256 (the most blocks in
 /// one wave of two per SM) where 128 x 128 tiles would give fewer than two

@@ -62,14 +62,14 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
     return %0 : tensor<4096x4096xf16>
   }
 
-  // 16 K tiles: the one-warpgroup kernel, two blocks per SM hiding each
+  // 8 K tiles: the one-warpgroup kernel, two blocks per SM hiding each
   // other's epilogues.
   // CHECK-LABEL: func.func @short_k
   // CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>
-  func.func @short_k(%x: tensor<4096x1024xf16>, %w: tensor<1024x4096xf16>) -> tensor<4096x4096xf16> {
-    %0 = fk.fusion matmul(%x, %w) : (tensor<4096x1024xf16>, tensor<1024x4096xf16>) -> tensor<4096x4096xf16> {
-    ^bb0(%a: tensor<4096x1024xf16>, %b: tensor<1024x4096xf16>):
-      %m = fk.matmul %a, %b : tensor<4096x1024xf16>, tensor<1024x4096xf16> -> tensor<4096x4096xf16>
+  func.func @short_k(%x: tensor<4096x512xf16>, %w: tensor<512x4096xf16>) -> tensor<4096x4096xf16> {
+    %0 = fk.fusion matmul(%x, %w) : (tensor<4096x512xf16>, tensor<512x4096xf16>) -> tensor<4096x4096xf16> {
+    ^bb0(%a: tensor<4096x512xf16>, %b: tensor<512x4096xf16>):
+      %m = fk.matmul %a, %b : tensor<4096x512xf16>, tensor<512x4096xf16> -> tensor<4096x4096xf16>
       fk.yield %m : tensor<4096x4096xf16>
     }
     return %0 : tensor<4096x4096xf16>
