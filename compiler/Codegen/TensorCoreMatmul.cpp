@@ -350,9 +350,10 @@ private:
   Value multiply(Value aStage, Value bStage, Value accumulator);
   Value multiplyTile(Value aStage, Value bStage, Value accumulator);
   Value multiplyKMajorTile(Value aStage, Value bStage, Value accumulator);
-  /// Waits until the copy engine has filled the stage of `kTile`; returns
-  /// the stage.
-  Value waitForStage(Value kTile);
+  /// Waits until the copy engine has made the ring's fill number `fill`
+  /// (the one-warpgroup kernel's K tile; the warp-specialized kernel counts
+  /// across the block's tiles); returns its stage.
+  Value waitForStage(Value fill);
   /// The kernel of one warpgroup: its main loop, then its epilogue.
   LogicalResult buildOneWarpgroup();
   Value mainLoop();
@@ -385,10 +386,6 @@ private:
   void storeAccumulator(Value accumulator, Value cTile, Value firstRow,
                         Value warpgroupThread, int64_t firstColumn,
                         int64_t columns);
-  /// Runs the fusion's epilogue on the f32 tile, after every computing
-  /// warpgroup stored its accumulator (`computeThread`: the thread's index
-  /// among the computing threads).
-  LogicalResult epilogue(Value cTile, Value computeThread);
   /// Stores the block's f32 tile (in shared memory) as its split's part of
   /// the partial buffer.
   void storePartialTile(Value tile);
@@ -502,12 +499,13 @@ Value TensorCoreKernel::mainLoop() {
   return loop.getResult(0);
 }
 
-Value TensorCoreKernel::waitForStage(Value kTile) {
+Value TensorCoreKernel::waitForStage(Value fill) {
   Value stages = index(tiling.stages);
-  Value stage = arith::RemUIOp::create(b, loc, kTile, stages);
+  Value stage = arith::RemUIOp::create(b, loc, fill, stages);
   // A stage's mbarrier completes one phase per fill: fill n of a stage
-  // (K tile n * stages + stage) is phase n, waited on with parity n % 2.
-  Value round = arith::DivUIOp::create(b, loc, kTile, stages);
+  // (the ring's fill n * stages + stage) is phase n, waited on with parity
+  // n % 2.
+  Value round = arith::DivUIOp::create(b, loc, fill, stages);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity(round),
                                          index(kWaitTicks), stage);
   return stage;
@@ -786,20 +784,6 @@ Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
   return cast(packed, accumulator.getType());
 }
 
-LogicalResult TensorCoreKernel::epilogue(Value cTile, Value computeThread) {
-  if (partial) {
-    storePartialTile(cTile);
-    return success();
-  }
-  return emitMatmulEpilogue(k, shape, cTile,
-                            getLiveTileRows(tiling.tileM, shape.m),
-                            tiling.tileN, tileRow, tileColumn, batchCoords,
-                            tiling.consumers ? tiling.consumers *
-                                                   kThreadsPerWarpgroup
-                                             : kThreadsPerWarpgroup,
-                            computeThread);
-}
-
 LogicalResult TensorCoreKernel::buildOneWarpgroup() {
   Value accumulator = mainLoop();
   // Every warp is done reading the ring before the tile overwrites it.
@@ -809,7 +793,14 @@ LogicalResult TensorCoreKernel::buildOneWarpgroup() {
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   storeAccumulator(accumulator, cTile, index(0), thread, 0, tiling.tileN);
   syncComputeThreads();
-  return epilogue(cTile, thread);
+  if (partial) {
+    storePartialTile(cTile);
+    return success();
+  }
+  return emitMatmulEpilogue(k, shape, cTile,
+                            getLiveTileRows(tiling.tileM, shape.m),
+                            tiling.tileN, tileRow, tileColumn, batchCoords,
+                            kThreadsPerWarpgroup);
 }
 
 LogicalResult TensorCoreKernel::buildWarpSpecialized() {
