@@ -97,13 +97,16 @@ std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
     return "a tensor-core kernel is one warpgroup (128 threads), or a "
            "producer and one or two consumer warpgroups (256 or 384)";
   int64_t consumers = threads / kThreadsPerWarpgroup - 1;
-  // Each computing warpgroup holds 64 or 128 rows (wgmma's 64-row slices).
-  int64_t rows = consumers ? m / consumers : m;
-  if ((m != 64 && m != 128) || rows * std::max<int64_t>(consumers, 1) != m ||
-      rows % 64)
-    return consumers == 2 ? "tile M must be 128 (64 rows per consumer "
-                            "warpgroup)"
-                          : "tile M must be 64 or 128 (64-row wgmma)";
+  TensorCoreTiling blocked;
+  blocked.tileM = m;
+  blocked.tileN = n;
+  blocked.consumers = consumers;
+  // Each computing warpgroup holds 64 or 128 rows (wgmma's 64-row slices):
+  // the tile's, or its share of them (cooperative consumers: 128 x 192 or
+  // 128 x 256, 64 rows each).
+  int64_t rows = blocked.getWarpgroupRows();
+  if (m != 64 && m != 128)
+    return "tile M must be 64 or 128 (64-row wgmma)";
   if (n < 64 || n > 256 || n % 64)
     return "tile N must be 64, 128, 192 or 256 (64-column TMA boxes)";
   if (k * elementBytes != kSwizzleBytes)
@@ -111,7 +114,8 @@ std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
            " (one 128-byte swizzled row)";
   // The f32 accumulator: rows * N / 128 registers per thread, which must
   // leave room for addressing and the epilogue.
-  if (rows * n / kThreadsPerWarpgroup > 128)
+  if (rows * n / kThreadsPerWarpgroup >
+      TensorCoreTiling::kMaxAccumulatorRegisters)
     return "the accumulator tile needs more than 128 registers per thread" +
            std::string(consumers ? "" : " (two consumer warpgroups, 384 "
                                         "threads, share a larger tile)");
@@ -233,7 +237,8 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
 }
 
 int64_t mlir::fk::chooseTensorCoreThreads(ArrayRef<int64_t> tile) {
-  if (tile.size() >= 2 && tile[0] * tile[1] / kThreadsPerWarpgroup > 128)
+  if (tile.size() >= 2 && tile[0] * tile[1] / kThreadsPerWarpgroup >
+                              TensorCoreTiling::kMaxAccumulatorRegisters)
     return kThreadsPerWarpgroup * (1 + kMaxConsumers);
   return kThreadsPerWarpgroup;
 }
@@ -366,20 +371,30 @@ private:
   }
   /// Sets the tile's origin and batch coordinates from its linear index.
   void setTile(Value linear);
-  /// Calls `body(first)` on each output tile of the block, its origin and
-  /// batch set: tiles blockIdx.x, blockIdx.x + gridDim.x, ... `first`
-  /// counts the K tiles of the block's earlier tiles, the place of this
-  /// tile's first in the ring's order of fills.
-  LogicalResult forEachTile(function_ref<LogicalResult(Value first)> body);
+  /// Calls `body(first)` on the block's output tiles number `which`,
+  /// `which` + `every`, ... (of blockIdx.x, blockIdx.x + gridDim.x, ...),
+  /// their origin and batch set. `first` counts the K tiles of the block's
+  /// earlier tiles, the place of this tile's first in the ring's order of
+  /// fills.
+  LogicalResult forEachTile(Value which, int64_t every,
+                            function_ref<LogicalResult(Value first)> body);
   void producerLoop(Value first);
   Value consumerLoop(Value first, Value consumer, Value warpgroupThread);
+  /// Ping-pong: a consumer starts the main loop of the block's tile i (its
+  /// `first` fill: i * K tiles) once the other has ended tile i - 1's, so
+  /// that it never waits on a stage's mbarrier more than one phase ahead
+  /// (a parity wait cannot tell further phases apart), and passes the turn
+  /// on after its own main loop.
+  void waitForTurn(Value first, Value consumer);
+  void passTurn(Value consumer, Value warpgroupThread);
   /// The consumers' epilogue of a tile, in slices of kEpilogueColumns columns
   /// through the epilogue tile beside the ring.
   LogicalResult consumerEpilogue(Value accumulator, Value consumer,
                                  Value warpgroupThread);
-  /// A barrier of the threads that compute the tile (every thread of the
-  /// one-warpgroup kernel; the consumers of the warp-specialized one).
-  void syncComputeThreads();
+  /// A barrier of the threads that compute the tile: every thread of the
+  /// one-warpgroup kernel; the consumers of the cooperative one; the
+  /// consumer warpgroup `consumer` of the ping-pong one.
+  void syncComputeThreads(Value consumer = Value());
   /// Stores `columns` columns from `firstColumn` of the warpgroup's
   /// accumulator (its rows from `firstRow` of the tile) into the f32 tile
   /// `cTile` in shared memory.
@@ -407,7 +422,7 @@ private:
   Value partial, firstKTile;
   /// The thread that issues the copies; the mbarriers of filled stages and
   /// (warp-specialized) of stages the consumers released.
-  Value primary, barriers, emptyBarriers;
+  Value primary, barriers, emptyBarriers, turns;
   Value lhsMap, rhsMap, lhsDescriptorMap, rhsDescriptorMap;
   Value tileRow, tileColumn, lhsBatch, rhsBatch;
   SmallVector<Value> batchCoords;
@@ -418,10 +433,16 @@ void TensorCoreKernel::setUpSharedMemory() {
   shared = DynamicSharedMemory::create(
       b, loc, k.kernels, tiling.getSharedBytes(shape.elementBytes()));
   barriers = createCopyBarriers(b, loc, tiling.stages, primary);
-  // One arrival per consumer warpgroup releases a stage.
+  // One arrival per consumer warpgroup that reads the stage releases it:
+  // every consumer, or in ping-pong the one whose tile it holds.
   if (tiling.isWarpSpecialized())
-    emptyBarriers = createCopyBarriers(b, loc, tiling.stages, primary,
-                                       /*arrivals=*/tiling.consumers);
+    emptyBarriers = createCopyBarriers(
+        b, loc, tiling.stages, primary,
+        /*arrivals=*/tiling.isPingPong() ? 1 : tiling.consumers);
+  // Ping-pong consumers' turns: turn[c] completes a phase each time the
+  // other consumer ends a main loop.
+  if (tiling.isPingPong())
+    turns = createCopyBarriers(b, loc, tiling.consumers, primary);
 }
 
 void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
@@ -543,9 +564,11 @@ Value TensorCoreKernel::consumerLoop(Value first, Value consumer,
   int64_t stages = tiling.stages;
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(
       b, loc, accumulatorType());
-  // The consumer's rows of each A tile.
-  Value aRows = mul(consumer, index(tiling.getWarpgroupRows() * tiling.tileK *
-                                    shape.elementBytes()));
+  // The consumer's rows of each A tile (all of them in ping-pong).
+  Value aRows = tiling.isPingPong()
+                    ? index(0)
+                    : mul(consumer, index(tiling.getWarpgroupRows() *
+                                          tiling.tileK * shape.elementBytes()));
   Value releaser = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          warpgroupThread, index(0));
   // One thread per warpgroup releases a fill's stage to the producer (as
@@ -600,18 +623,20 @@ void TensorCoreKernel::setTile(Value linear) {
 }
 
 LogicalResult
-TensorCoreKernel::forEachTile(function_ref<LogicalResult(Value)> body) {
+TensorCoreKernel::forEachTile(Value which, int64_t every,
+                              function_ref<LogicalResult(Value)> body) {
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  auto loop = scf::ForOp::create(b, loc, block, index(getTileCount()), blocks,
-                                 ValueRange{index(0)});
+  auto loop = scf::ForOp::create(
+      b, loc, add(block, mul(which, blocks)), index(getTileCount()),
+      mul(blocks, index(every)), ValueRange{mul(which, index(kTiles))});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   setTile(loop.getInductionVar());
   Value first = loop.getRegionIterArg(0);
   if (failed(body(first)))
     return failure();
-  scf::YieldOp::create(b, loc, add(first, index(kTiles)));
+  scf::YieldOp::create(b, loc, add(first, index(every * kTiles)));
   return success();
 }
 
@@ -619,41 +644,90 @@ LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
                                                  Value consumer,
                                                  Value warpgroupThread) {
   int64_t columns = tiling.getEpilogueColumns();
+  bool pingPong = tiling.isPingPong();
+  // Ping-pong consumers each have their own epilogue tile and run their
+  // epilogues alone; cooperative ones share one.
+  int64_t tileBytes = tiling.tileM * columns * 4;
+  Value offset = index(tiling.stages * (aStageBytes + bStageBytes));
+  if (pingPong)
+    offset = add(offset, mul(consumer, index(tileBytes)));
   Value cTile =
-      view(index(tiling.stages * (aStageBytes + bStageBytes)),
-           sharedTile({tiling.tileM, columns}, b.getF32Type()));
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value computeThread =
-      arith::SubIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
+      view(offset, sharedTile({tiling.tileM, columns}, b.getF32Type()));
+  Value computeThread = warpgroupThread;
+  Value firstRow = index(0);
+  int64_t threads = kThreadsPerWarpgroup;
+  if (!pingPong) {
+    Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    computeThread =
+        arith::SubIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
+    firstRow = mul(consumer, index(tiling.getWarpgroupRows()));
+    threads *= tiling.consumers;
+  }
   for (int64_t first = 0; first < tiling.tileN; first += columns) {
-    // The epilogue tile is free: the consumers are done reading it for the
-    // previous slice or tile.
-    syncComputeThreads();
-    storeAccumulator(accumulator, cTile,
-                     mul(consumer, index(tiling.getWarpgroupRows())),
-                     warpgroupThread, first, columns);
-    syncComputeThreads();
+    // The epilogue tile is free: its readers are done with the previous
+    // slice or tile.
+    syncComputeThreads(consumer);
+    storeAccumulator(accumulator, cTile, firstRow, warpgroupThread, first,
+                     columns);
+    syncComputeThreads(consumer);
     if (failed(emitMatmulEpilogue(
             k, shape, cTile, getLiveTileRows(tiling.tileM, shape.m), columns,
-            tileRow, add(tileColumn, index(first)), batchCoords,
-            tiling.consumers * kThreadsPerWarpgroup, computeThread)))
+            tileRow, add(tileColumn, index(first)), batchCoords, threads,
+            computeThread)))
       return failure();
   }
   return success();
 }
 
-void TensorCoreKernel::syncComputeThreads() {
+void TensorCoreKernel::waitForTurn(Value first, Value consumer) {
+  // Tile i > 0 waits for phase (i - 1) / 2 of turn[c]: the other
+  // consumer's main loops end in turn, one phase each.
+  Value tile = arith::DivUIOp::create(b, loc, first,
+                                      index(std::max<int64_t>(kTiles, 1)));
+  Value later = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                      tile, index(0));
+  auto ifLater = scf::IfOp::create(b, loc, later, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifLater.getThenRegion().front());
+  Value phase = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tile, index(1)),
+      index(tiling.consumers));
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, turns, parity(phase),
+                                         index(kWaitTicks), consumer);
+}
+
+void TensorCoreKernel::passTurn(Value consumer, Value warpgroupThread) {
+  Value releaser = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         warpgroupThread, index(0));
+  auto ifReleaser = scf::IfOp::create(b, loc, releaser, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifReleaser.getThenRegion().front());
+  Value other = arith::SubIOp::create(b, loc, index(tiling.consumers - 1),
+                                      consumer);
+  nvgpu::MBarrierArriveOp::create(b, loc, nvgpu::MBarrierTokenType::get(ctx),
+                                  turns, other);
+}
+
+void TensorCoreKernel::syncComputeThreads(Value consumer) {
   if (!tiling.isWarpSpecialized()) {
     gpu::BarrierOp::create(b, loc);
     return;
   }
-  // Named barrier 1 among the consumers: the producer warpgroup has left.
+  // Named barriers among consumers (the producer warpgroup has left): 1
+  // for all of them, or 1 + c for ping-pong consumer c alone.
   auto i32 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v).getResult();
   };
-  NVVM::BarrierOp::create(b, loc, /*res=*/Type(), i32(1),
-                          i32(tiling.consumers * kThreadsPerWarpgroup),
-                          /*reductionOp=*/{}, /*reductionPredicate=*/Value());
+  bool alone = tiling.isPingPong();
+  Value id = i32(1);
+  if (alone)
+    id = arith::AddIOp::create(
+        b, loc, id,
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), consumer));
+  NVVM::BarrierOp::create(
+      b, loc, /*res=*/Type(), id,
+      i32((alone ? 1 : tiling.consumers) * kThreadsPerWarpgroup),
+      /*reductionOp=*/{}, /*reductionPredicate=*/Value());
 }
 
 void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
@@ -827,7 +901,7 @@ LogicalResult TensorCoreKernel::buildWarpSpecialized() {
                                    NVVM::SetMaxRegisterAction::decrease);
   auto ifPrimary = scf::IfOp::create(b, loc, primary, /*withElse=*/false);
   b.setInsertionPointToStart(&ifPrimary.getThenRegion().front());
-  if (failed(forEachTile([&](Value first) {
+  if (failed(forEachTile(index(0), /*every=*/1, [&](Value first) {
         producerLoop(first);
         return success();
       })))
@@ -840,10 +914,20 @@ LogicalResult TensorCoreKernel::buildWarpSpecialized() {
   Value consumer = arith::SubIOp::create(b, loc, warpgroup, index(1));
   Value warpgroupThread =
       arith::RemUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
-  return forEachTile([&](Value first) {
-    Value accumulator = consumerLoop(first, consumer, warpgroupThread);
-    return consumerEpilogue(accumulator, consumer, warpgroupThread);
-  });
+  // Ping-pong consumers take turns: tiles c, c + consumers, ... of the
+  // block; the ring's order of fills runs one's main loop after the
+  // other's, under the other's epilogue.
+  bool pingPong = tiling.isPingPong();
+  return forEachTile(
+      pingPong ? consumer : index(0), pingPong ? tiling.consumers : 1,
+      [&](Value first) {
+        if (pingPong)
+          waitForTurn(first, consumer);
+        Value accumulator = consumerLoop(first, consumer, warpgroupThread);
+        if (pingPong)
+          passTurn(consumer, warpgroupThread);
+        return consumerEpilogue(accumulator, consumer, warpgroupThread);
+      });
 }
 
 /// `body(row, column)` for each element of a rows x columns tile, the 128

@@ -60,11 +60,21 @@ struct TensorCoreTiling {
   /// output tiles, its producer loading the next tile's K tiles while the
   /// consumers run the previous tile's epilogue.
   bool isWarpSpecialized() const { return consumers > 0; }
+  /// Whether the consumers take turns on whole tiles (ping-pong: one's
+  /// epilogue runs under the other's main loop), which they do where one
+  /// warpgroup holds the tile's accumulator; else they share each tile's
+  /// rows (cooperative).
+  bool isPingPong() const {
+    return consumers > 1 &&
+           tileM * tileN / kThreadsPerWarpgroup <= kMaxAccumulatorRegisters;
+  }
+  /// The most f32 accumulator registers per thread of a warpgroup.
+  static constexpr int64_t kMaxAccumulatorRegisters = 128;
   /// The block: one warpgroup, or the producer and the consumers.
   int64_t getThreads() const { return kThreadsPerWarpgroup * (1 + consumers); }
   /// The rows of the tile one computing warpgroup holds in registers.
   int64_t getWarpgroupRows() const {
-    return consumers ? tileM / consumers : tileM;
+    return consumers && !isPingPong() ? tileM / consumers : tileM;
   }
 
   /// The bytes of one stage of the ring: an A and a B tile.
@@ -78,8 +88,11 @@ struct TensorCoreTiling {
   int64_t getEpilogueColumns() const {
     return consumers ? std::min<int64_t>(tileN, kEpilogueColumns) : tileN;
   }
+  /// One such tile for the block, or one per consumer in ping-pong.
   int64_t getEpilogueBytes() const {
-    return consumers ? tileM * getEpilogueColumns() * 4 : 0;
+    return consumers ? (isPingPong() ? consumers : 1) * tileM *
+                           getEpilogueColumns() * 4
+                     : 0;
   }
   /// Dynamic shared memory: the ring and the epilogue's tile, plus 1 KiB to
   /// align the base to the 1024 bytes 128-byte-swizzled tiles need.

@@ -6,8 +6,6 @@
 // TILE-N: error: fk-tile: matmul-tile: tile N must be 64, 128, 192 or 256 (64-column TMA boxes)
 // RUN: not fkc-opt %s --fk-tile="matmul-tile=128,256,64 matmul-threads=128" 2>&1 | FileCheck %s --check-prefix=REGS
 // REGS: error: fk-tile: matmul-tile: the accumulator tile needs more than 128 registers per thread (two consumer warpgroups, 384 threads, share a larger tile)
-// RUN: not fkc-opt %s --fk-tile="matmul-tile=64,256,64 matmul-threads=384" 2>&1 | FileCheck %s --check-prefix=CONSUMER-ROWS
-// CONSUMER-ROWS: error: fk-tile: matmul-tile: tile M must be 128 (64 rows per consumer warpgroup)
 // RUN: not fkc-opt %s --fk-tile="matmul-tile=128,128,64 matmul-threads=512" 2>&1 | FileCheck %s --check-prefix=THREADS
 // THREADS: error: fk-tile: matmul-tile: a tensor-core kernel is one warpgroup (128 threads), or a producer and one or two consumer warpgroups (256 or 384)
 // RUN: not fkc-opt %s --fk-tile="matmul-tile=64,64,64,2 matmul-threads=256" 2>&1 | FileCheck %s --check-prefix=WS-SPLIT

@@ -26,7 +26,9 @@ import subprocess
 import sys
 
 # Tile (M, N, K) and block of the wgmma kernel for 16-bit operands: the
-# one-warpgroup tiles fk-tile chooses among, and the warp-specialized one.
+# one-warpgroup tiles fk-tile chooses among, the cooperative warp-specialized
+# one (128 x 256) and the ping-pong ones (two consumers taking turns on
+# whole tiles, docs/tiling.md).
 CANDIDATES = [
     ((128, 128, 64), 128),
     ((64, 64, 64), 128),
@@ -36,6 +38,7 @@ CANDIDATES = [
     ((128, 64, 64), 128),
     ((128, 256, 64), 384),
     ((128, 128, 64), 384),
+    ((64, 256, 64), 384),
 ]
 
 
