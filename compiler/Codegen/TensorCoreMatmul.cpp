@@ -27,6 +27,11 @@
 //              of their accumulators at a time into an f32 tile beside
 //              the ring and run the epilogue on it together
 //
+// Where one warpgroup holds the tile's accumulator, two consumers instead
+// take turns on whole tiles (ping-pong: consumer c computes the block's
+// tiles c, c + 2, ...), each fill read by one of them, their main loops
+// ordered by a pair of "turn" mbarriers.
+//
 // The warp-specialized kernel is persistent: a block per SM strides over
 // the output tiles (of every batch), and both roles count the ring's fills
 // across tiles, so that the producer loads the block's next tile while the

@@ -110,7 +110,9 @@ def Fk_TilingAttr : AttrDef<Fk_Dialect, "Tiling"> {
     (one block per output tile of `tile = [M, N, K-step]`, wgmma, sm_90a;
     f32 operands mean TF32 and B read K-major; `threads = 128` is one
     warpgroup that loads and computes, 256 or 384 a producer warpgroup and
-    one or two consumer warpgroups, each computing M / consumers rows) or
+    one or two consumer warpgroups: two consumers share each tile's rows
+    where one warpgroup cannot hold its accumulator (128 x 256), else take
+    turns on whole tiles) or
     `mma_sync` (the same on every GPU from sm_80: four warps per output tile
     of `tile = [M, N, K-step]`, mma.sync fed by ldmatrix) or `simt` (f32,
     i32 and i64 matmuls from sm_80: a thread per 8 x 8 outputs of `tile =
