@@ -81,10 +81,20 @@ int64_t mlir::fk::getTensorCoreRows(MatmulOp matmul) {
 }
 
 TensorCoreTiling TensorCoreTiling::get(TilingAttr tiling, int64_t stages) {
-  ArrayRef<int64_t> tile = tiling.getTile();
-  TensorCoreTiling result{tile[0], tile[1], tile[2], stages,
-                          tile.size() > 3 ? tile[3] : 1};
-  result.consumers = tiling.getThreads() / kThreadsPerWarpgroup - 1;
+  return get(tiling.getTile(), tiling.getThreads(), stages);
+}
+
+TensorCoreTiling TensorCoreTiling::get(ArrayRef<int64_t> tile,
+                                       int64_t threads, int64_t stages) {
+  TensorCoreTiling result;
+  result.tileM = tile[0];
+  result.tileN = tile[1];
+  if (tile.size() > 2)
+    result.tileK = tile[2];
+  if (tile.size() > 3)
+    result.splits = tile[3];
+  result.stages = stages;
+  result.consumers = threads / kThreadsPerWarpgroup - 1;
   return result;
 }
 
@@ -101,11 +111,9 @@ std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
       threads > kThreadsPerWarpgroup * (1 + kMaxConsumers))
     return "a tensor-core kernel is one warpgroup (128 threads), or a "
            "producer and one or two consumer warpgroups (256 or 384)";
-  int64_t consumers = threads / kThreadsPerWarpgroup - 1;
-  TensorCoreTiling blocked;
-  blocked.tileM = m;
-  blocked.tileN = n;
-  blocked.consumers = consumers;
+  TensorCoreTiling blocked =
+      TensorCoreTiling::get(tile, threads, /*stages=*/1);
+  int64_t consumers = blocked.consumers;
   // Each computing warpgroup holds 64 or 128 rows (wgmma's 64-row slices):
   // the tile's, or its share of them (cooperative consumers: 128 x 192 or
   // 128 x 256, 64 rows each).
@@ -242,8 +250,9 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
 }
 
 int64_t mlir::fk::chooseTensorCoreThreads(ArrayRef<int64_t> tile) {
-  if (tile.size() >= 2 && tile[0] * tile[1] / kThreadsPerWarpgroup >
-                              TensorCoreTiling::kMaxAccumulatorRegisters)
+  if (tile.size() >= 2 &&
+      !TensorCoreTiling::get(tile, kThreadsPerWarpgroup, /*stages=*/1)
+           .fitsOneWarpgroup())
     return kThreadsPerWarpgroup * (1 + kMaxConsumers);
   return kThreadsPerWarpgroup;
 }
@@ -360,6 +369,19 @@ private:
   Value multiply(Value aStage, Value bStage, Value accumulator);
   Value multiplyTile(Value aStage, Value bStage, Value accumulator);
   Value multiplyKMajorTile(Value aStage, Value bStage, Value accumulator);
+  /// The ring's byte offsets of the A and of the B tile of `stage`.
+  Value aStageOffset(Value stage) { return mul(stage, index(aStageBytes)); }
+  Value bStageOffset(Value stage) {
+    return add(index(tiling.stages * aStageBytes),
+               mul(stage, index(bStageBytes)));
+  }
+  /// The stage of the ring's fill number `fill`, and which fill of that
+  /// stage it is (the phase of the stage's mbarriers it completes).
+  std::pair<Value, Value> getStageAndRound(Value fill) {
+    Value stages = index(tiling.stages);
+    return {arith::RemUIOp::create(b, loc, fill, stages),
+            arith::DivUIOp::create(b, loc, fill, stages)};
+  }
   /// Waits until the copy engine has made the ring's fill number `fill`
   /// (the one-warpgroup kernel's K tile; the warp-specialized kernel counts
   /// across the block's tiles); returns its stage.
@@ -451,9 +473,7 @@ void TensorCoreKernel::setUpSharedMemory() {
 }
 
 void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
-  Value aOffset = mul(stage, index(aStageBytes));
-  Value bOffset =
-      add(index(tiling.stages * aStageBytes), mul(stage, index(bStageBytes)));
+  Value aOffset = aStageOffset(stage), bOffset = bStageOffset(stage);
   if (firstKTile)
     kTile = add(firstKTile, kTile);
   Value kStart = mul(kTile, index(tiling.tileK));
@@ -507,8 +527,7 @@ Value TensorCoreKernel::mainLoop() {
     b.setInsertionPointToStart(loop.getBody());
     Value kTile = loop.getInductionVar();
     Value stage = waitForStage(kTile);
-    Value aStage = mul(stage, index(aStageBytes));
-    Value bStage = add(index(stages * aStageBytes), mul(stage, index(bStageBytes)));
+    Value aStage = aStageOffset(stage), bStage = bStageOffset(stage);
     // The multiply waits for all but its own wgmma group, so the previous
     // K tile's group is done (in this warp: wait_group is per warp, hence
     // the CTA barrier before the previous stage is refilled).
@@ -517,7 +536,7 @@ Value TensorCoreKernel::mainLoop() {
     Value ahead = add(kTile, index(stages - 1));
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           ahead, index(kTiles));
-    loadStage(arith::RemUIOp::create(b, loc, ahead, index(stages)), ahead,
+    loadStage(getStageAndRound(ahead).first, ahead,
               arith::AndIOp::create(b, loc, primary, inRange));
     scf::YieldOp::create(b, loc, next);
   }
@@ -526,12 +545,10 @@ Value TensorCoreKernel::mainLoop() {
 }
 
 Value TensorCoreKernel::waitForStage(Value fill) {
-  Value stages = index(tiling.stages);
-  Value stage = arith::RemUIOp::create(b, loc, fill, stages);
   // A stage's mbarrier completes one phase per fill: fill n of a stage
   // (the ring's fill n * stages + stage) is phase n, waited on with parity
   // n % 2.
-  Value round = arith::DivUIOp::create(b, loc, fill, stages);
+  auto [stage, round] = getStageAndRound(fill);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity(round),
                                          index(kWaitTicks), stage);
   return stage;
@@ -547,11 +564,9 @@ void TensorCoreKernel::producerLoop(Value first) {
   b.setInsertionPointToStart(loop.getBody());
   Value kTile = loop.getInductionVar();
   Value fill = add(first, kTile);
-  Value stages = index(tiling.stages);
-  Value stage = arith::RemUIOp::create(b, loc, fill, stages);
-  Value round = arith::DivUIOp::create(b, loc, fill, stages);
+  auto [stage, round] = getStageAndRound(fill);
   Value refill = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                       fill, stages);
+                                       fill, index(tiling.stages));
   auto ifRefill = scf::IfOp::create(b, loc, refill, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -566,7 +581,6 @@ void TensorCoreKernel::producerLoop(Value first) {
 
 Value TensorCoreKernel::consumerLoop(Value first, Value consumer,
                                      Value warpgroupThread) {
-  int64_t stages = tiling.stages;
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(
       b, loc, accumulatorType());
   // The consumer's rows of each A tile (all of them in ping-pong).
@@ -584,7 +598,7 @@ Value TensorCoreKernel::consumerLoop(Value first, Value consumer,
     b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
     nvgpu::MBarrierArriveOp::create(
         b, loc, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers,
-        arith::RemUIOp::create(b, loc, fill, index(stages)));
+        getStageAndRound(fill).first);
   };
   auto loop = scf::ForOp::create(b, loc, index(0), index(kTiles), index(1),
                                  ValueRange{init});
@@ -594,9 +608,8 @@ Value TensorCoreKernel::consumerLoop(Value first, Value consumer,
     Value kTile = loop.getInductionVar();
     Value fill = add(first, kTile);
     Value stage = waitForStage(fill);
-    Value aStage = add(mul(stage, index(aStageBytes)), aRows);
-    Value bStage =
-        add(index(stages * aStageBytes), mul(stage, index(bStageBytes)));
+    Value aStage = add(aStageOffset(stage), aRows);
+    Value bStage = bStageOffset(stage);
     Value next = multiply(aStage, bStage, loop.getRegionIterArg(0));
     // The multiply waited for the previous K tile's wgmma group: its stage
     // is free.

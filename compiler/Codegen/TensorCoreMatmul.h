@@ -55,6 +55,9 @@ struct TensorCoreTiling {
   /// threads = T>` (T = 128, or 128 more per consumer warpgroup) with
   /// `stages` from the fusion's promotion.
   static TensorCoreTiling get(TilingAttr tiling, int64_t stages);
+  /// The same from the tile sizes (at least M and N) and the block size.
+  static TensorCoreTiling get(ArrayRef<int64_t> tile, int64_t threads,
+                              int64_t stages);
 
   /// The warp-specialized kernel is persistent: a block per SM walks the
   /// output tiles, its producer loading the next tile's K tiles while the
@@ -64,9 +67,10 @@ struct TensorCoreTiling {
   /// epilogue runs under the other's main loop), which they do where one
   /// warpgroup holds the tile's accumulator; else they share each tile's
   /// rows (cooperative).
-  bool isPingPong() const {
-    return consumers > 1 &&
-           tileM * tileN / kThreadsPerWarpgroup <= kMaxAccumulatorRegisters;
+  bool isPingPong() const { return consumers > 1 && fitsOneWarpgroup(); }
+  /// Whether one warpgroup can hold the whole tile's f32 accumulator.
+  bool fitsOneWarpgroup() const {
+    return tileM * tileN / kThreadsPerWarpgroup <= kMaxAccumulatorRegisters;
   }
   /// The most f32 accumulator registers per thread of a warpgroup.
   static constexpr int64_t kMaxAccumulatorRegisters = 128;

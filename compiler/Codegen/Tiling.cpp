@@ -68,6 +68,12 @@ static TilingAttr getElementOrRowTiling(FusionOp fusion) {
   llvm_unreachable("unknown fusion kind");
 }
 
+const MatmulTuning *TilingRequests::getTuned(MatmulOp matmul) const {
+  if (!tuning || !matmulTile.empty() || matmulThreads)
+    return nullptr;
+  return tuning->lookup(MatmulShape(matmul));
+}
+
 TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
                                   const TilingRequests &requests,
                                   std::string *whyNotTensorCores) {
@@ -93,11 +99,7 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
       if (tile.empty() || fourOrEightBytes)
         tile = chooseTensorCoreTile(fusion.getMatmul(), target);
       // A measured choice for the shape, unless flags fix the tile.
-      const MatmulTuning *tuned =
-          requests.tuning && requests.matmulTile.empty() && !threads
-              ? requests.tuning->lookup(MatmulShape(fusion.getMatmul()))
-              : nullptr;
-      if (tuned) {
+      if (const MatmulTuning *tuned = requests.getTuned(fusion.getMatmul())) {
         tile = tuned->tile;
         threads = tuned->threads;
       }
@@ -472,12 +474,9 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
       std::string why;
       TilingAttr tiling = chooseTiling(fusion, *target, requests, &why);
       const MatmulTuning *tuned =
-          tiling.getStrategy() == KernelStrategy::TensorCore &&
-                  requests.tuning
-              ? requests.tuning->lookup(MatmulShape(fusion.getMatmul()))
+          tiling.getStrategy() == KernelStrategy::TensorCore
+              ? requests.getTuned(fusion.getMatmul())
               : nullptr;
-      if (tuned && (!matmulTile.empty() || matmulThreads))
-        tuned = nullptr;
       if (tiling.getStrategy() == KernelStrategy::TensorCore) {
         // The heuristic's tile on the block asked for.
         std::string bad = checkTensorCoreTile(

@@ -16,6 +16,7 @@
 namespace mlir::fk {
 
 class TuningTable;
+struct MatmulTuning;
 
 /// What the user fixed of fk-tile's choices: `matmulTile` (M, N, K),
 /// `matmulThreads` (the wgmma kernel's block) and `attentionTile` (query
@@ -27,6 +28,10 @@ struct TilingRequests {
   int64_t matmulThreads = 0;
   ArrayRef<int64_t> attentionTile;
   const TuningTable *tuning = nullptr;
+
+  /// The tuning file's entry for `matmul`'s shape, or null (also when
+  /// `matmulTile` or `matmulThreads` fix the tile).
+  const MatmulTuning *getTuned(MatmulOp matmul) const;
 };
 
 /// The tiling fk-tile gives `fusion` on `target`, as `requests` ask. When a

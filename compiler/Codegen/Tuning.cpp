@@ -10,7 +10,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <set>
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -25,21 +24,30 @@ static std::string getDtypeName(Type type) {
   return name;
 }
 
+bool MatmulTuning::hasShapeOf(const MatmulTuning &other) const {
+  return dtype == other.dtype && batches == other.batches && m == other.m &&
+         n == other.n && k == other.k && rhsKMajor == other.rhsKMajor;
+}
+
+/// An entry for `shape`, without choices.
+static MatmulTuning forShape(const MatmulShape &shape) {
+  MatmulTuning key;
+  key.dtype = getDtypeName(shape.elementType);
+  key.batches = shape.batches();
+  key.m = shape.m;
+  key.n = shape.n;
+  key.k = shape.k;
+  key.rhsKMajor = shape.rhsKMajor;
+  return key;
+}
+
 bool MatmulTuning::matches(const MatmulShape &shape) const {
-  return dtype == getDtypeName(shape.elementType) &&
-         batches == shape.batches() && m == shape.m && n == shape.n &&
-         k == shape.k && rhsKMajor == shape.rhsKMajor;
+  return hasShapeOf(forShape(shape));
 }
 
 MatmulTuning MatmulTuning::get(const MatmulShape &shape, TilingAttr tiling,
                                int64_t stages) {
-  MatmulTuning entry;
-  entry.dtype = getDtypeName(shape.elementType);
-  entry.batches = shape.batches();
-  entry.m = shape.m;
-  entry.n = shape.n;
-  entry.k = shape.k;
-  entry.rhsKMajor = shape.rhsKMajor;
+  MatmulTuning entry = forShape(shape);
   entry.tile.assign(tiling.getTile().begin(), tiling.getTile().end());
   entry.threads = tiling.getThreads();
   entry.stages = stages;
@@ -129,12 +137,11 @@ FailureOr<TuningTable> TuningTable::load(StringRef path, std::string &error) {
         object ? readEntry(*object, entry) : "an entry must be an object";
     if (!why.empty())
       return fail("matmul entry " + Twine(index) + ": " + why);
-    for (const MatmulTuning &other : table.entries)
-      if (other.dtype == entry.dtype && other.batches == entry.batches &&
-          other.m == entry.m && other.n == entry.n && other.k == entry.k &&
-          other.rhsKMajor == entry.rhsKMajor)
-        return fail("matmul entry " + Twine(index) +
-                    ": a second entry for the same shape");
+    if (llvm::any_of(table.entries, [&](const MatmulTuning &other) {
+          return other.hasShapeOf(entry);
+        }))
+      return fail("matmul entry " + Twine(index) +
+                  ": a second entry for the same shape");
     table.entries.push_back(std::move(entry));
   }
   return table;
@@ -169,7 +176,7 @@ LogicalResult mlir::fk::writeTuningFile(ModuleOp module, StringRef path) {
   if (failed(target))
     return failure();
   llvm::json::Array matmuls;
-  std::set<std::string> written;
+  SmallVector<MatmulTuning> written;
   module.walk([&](FusionOp fusion) {
     auto tiling = fusion->getAttrOfType<TilingAttr>(kTilingAttrName);
     auto promotion = fusion->getAttrOfType<PromotionAttr>(kPromotionAttrName);
@@ -182,13 +189,11 @@ LogicalResult mlir::fk::writeTuningFile(ModuleOp module, StringRef path) {
       return;
     MatmulTuning entry =
         MatmulTuning::get(shape, tiling, promotion.getStages());
-    std::string key = entry.dtype + " " + std::to_string(entry.batches) +
-                      " " + std::to_string(entry.m) + " " +
-                      std::to_string(entry.n) + " " +
-                      std::to_string(entry.k) +
-                      (entry.rhsKMajor ? " k" : " n");
-    if (!written.insert(key).second)
+    if (llvm::any_of(written, [&](const MatmulTuning &other) {
+          return other.hasShapeOf(entry);
+        }))
       return;
+    written.push_back(entry);
     matmuls.push_back(llvm::json::Object{
         {"dtype", entry.dtype},
         {"batches", entry.batches},

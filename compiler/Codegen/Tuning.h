@@ -42,6 +42,8 @@ struct MatmulTuning {
   int64_t threads = 0, stages = 0;
 
   bool matches(const MatmulShape &shape) const;
+  /// Whether `other` is an entry for the same shape.
+  bool hasShapeOf(const MatmulTuning &other) const;
   /// The entry of `shape` with the choices of `tiling` and `stages`.
   static MatmulTuning get(const MatmulShape &shape, TilingAttr tiling,
                           int64_t stages);
