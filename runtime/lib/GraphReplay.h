@@ -22,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace fkrt {
@@ -30,13 +31,16 @@ namespace fkrt {
 /// and output of the run.
 struct ReplayKey {
   size_t graph = 0;
+  /// The run's symbol sizes (a graph with symbols is captured per set).
+  std::vector<int64_t> sizes;
   std::vector<uintptr_t> addresses;
   bool operator<(const ReplayKey &other) const {
-    return graph != other.graph ? graph < other.graph
-                                : addresses < other.addresses;
+    return std::tie(graph, sizes, addresses) <
+           std::tie(other.graph, other.sizes, other.addresses);
   }
   bool operator==(const ReplayKey &other) const {
-    return graph == other.graph && addresses == other.addresses;
+    return graph == other.graph && sizes == other.sizes &&
+           addresses == other.addresses;
   }
 };
 

@@ -4,6 +4,7 @@
 #include "Json.h"
 #include "PtxEntries.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -272,7 +273,7 @@ private:
   }
 
   bool readTensor(const Value &value, const std::string &path,
-                  TensorSpec &tensor) {
+                  const GraphSpec &graph, TensorSpec &tensor) {
     if (value.kind != Value::Object)
       return fail(path, "expected an object");
     if (!readName(value, path, tensor.name) ||
@@ -290,31 +291,189 @@ private:
     // (the runtime, bindings, CUDA's 64-bit sizes) can hold them.
     uint64_t bytes = fkrt_dtype_size(tensor.dtype);
     for (size_t i = 0; i < shape->elements.size(); ++i) {
-      int64_t dim;
+      const Value &entry = shape->elements[i];
       std::string dimPath = shapePath + "[" + std::to_string(i) + "]";
-      if (!readInt(shape->elements[i], dimPath, 0, INT64_MAX,
-                   "a non-negative integer", dim))
+      Monomial dim;
+      if (entry.kind == Value::String && manifestVersion >= kSymbolsVersion) {
+        // R53: a symbolic dimension, a monomial of the graph's symbols.
+        if (!readMonomial(entry, dimPath, graph, dim))
+          return false;
+        tensor.shape.push_back(-1);
+        tensor.dims.push_back(dim);
+        tensor.dimTexts.push_back(entry.text);
+        tensor.symbolic = true;
+        continue;
+      }
+      if (!readInt(entry, dimPath, 0, INT64_MAX,
+                   manifestVersion >= kSymbolsVersion
+                       ? "a non-negative integer or a symbolic dimension"
+                       : "a non-negative integer",
+                   dim.coefficient))
         return false;
-      tensor.shape.push_back(dim);
-      if (dim != 0 && bytes > static_cast<uint64_t>(INT64_MAX) / dim)
+      tensor.shape.push_back(dim.coefficient);
+      tensor.dims.push_back(dim);
+      tensor.dimTexts.emplace_back();
+      uint64_t size = static_cast<uint64_t>(dim.coefficient);
+      if (size != 0 && bytes > static_cast<uint64_t>(INT64_MAX) / size)
         return fail(shapePath, "tensor size overflows 64 bits");
-      bytes *= dim;
+      bytes *= size;
     }
-    tensor.bytes = bytes;
+    // A symbolic tensor's bytes are known per run (and checked then).
+    tensor.bytes = tensor.symbolic ? 0 : bytes;
     return true;
   }
 
-  bool readTensors(const Value &graph, const std::string &path,
-                   const char *key, std::vector<TensorSpec> &tensors,
+  /// R53: the text of a symbolic dimension, `B*S` or `2*S`, over the
+  /// graph's symbols (version 4).
+  bool readMonomial(const Value &value, const std::string &path,
+                    const GraphSpec &graph, Monomial &out) {
+    if (manifestVersion < kSymbolsVersion)
+      return fail(path, "a symbolic size needs artifact version 4, the "
+                        "manifest says version " +
+                            std::to_string(manifestVersion));
+    std::vector<std::string> names;
+    for (const SymbolSpec &symbol : graph.symbols)
+      names.push_back(symbol.name);
+    std::string why;
+    if (!parseMonomial(value.text, names, out, why))
+      return fail(path, "\"" + value.text + "\" is not a product of the "
+                        "graph's symbols: " + why);
+    return true;
+  }
+
+  /// R54: a size computed per run: an integer, a symbolic dimension, or an
+  /// object with one member, `ceil_div` (two operands), `mul`, `add`, `min`
+  /// or `max` (two or more), whose operands are sizes in turn.
+  bool readSize(const Value &value, const std::string &path,
+                const GraphSpec &graph, SizeExpr &out) {
+    out = SizeExpr();
+    if (value.kind == Value::String)
+      return readMonomial(value, path, graph, out.product);
+    if (value.kind == Value::Number)
+      return readInt(value, path, INT64_MIN, INT64_MAX, "an integer",
+                     out.product.coefficient);
+    static const std::pair<const char *, SizeExpr::Kind> kOps[] = {
+        {"ceil_div", SizeExpr::CeilDiv}, {"mul", SizeExpr::Mul},
+        {"add", SizeExpr::Add},          {"min", SizeExpr::Min},
+        {"max", SizeExpr::Max}};
+    if (value.kind != Value::Object || value.members.size() != 1)
+      return fail(path, "expected an integer, a symbolic dimension or an "
+                        "object with one of 'ceil_div', 'mul', 'add', "
+                        "'min', 'max'");
+    if (manifestVersion < kSymbolsVersion)
+      return fail(path, "a size computed per run needs artifact version 4, "
+                        "the manifest says version " +
+                            std::to_string(manifestVersion));
+    const std::string &op = value.members[0].first;
+    const Value &list = value.members[0].second;
+    std::string opPath = path + "." + op;
+    auto it = std::find_if(std::begin(kOps), std::end(kOps),
+                           [&](const auto &k) { return op == k.first; });
+    if (it == std::end(kOps))
+      return fail(path, "unknown size operation '" + op +
+                            "' (expected 'ceil_div', 'mul', 'add', 'min' "
+                            "or 'max')");
+    out.kind = it->second;
+    if (list.kind != Value::Array)
+      return fail(opPath, "expected an array of operands");
+    size_t n = list.elements.size();
+    if (out.kind == SizeExpr::CeilDiv ? n != 2 : n < 2)
+      return fail(opPath, std::string(out.kind == SizeExpr::CeilDiv
+                                          ? "expected 2 operands"
+                                          : "expected at least 2 operands") +
+                              ", found " + std::to_string(n));
+    out.operands.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      if (!readSize(list.elements[i], opPath + "[" + std::to_string(i) + "]",
+                    graph, out.operands[i]))
+        return false;
+    return true;
+  }
+
+  /// R55 to R57: the graph's symbols (version 4): unique names that are
+  /// identifiers, each with an optional bound `max`.
+  bool readSymbols(const Value &graphValue, const std::string &path,
+                   GraphSpec &graph) {
+    const Value *list = graphValue.find("symbols");
+    if (!list)
+      return true;
+    std::string listPath = join(path, "symbols");
+    if (manifestVersion < kSymbolsVersion)
+      return fail(listPath, "symbols need artifact version 4, the manifest "
+                            "says version " +
+                                std::to_string(manifestVersion));
+    if (list->kind != Value::Array)
+      return fail(listPath, "expected an array");
+    for (size_t i = 0; i < list->elements.size(); ++i) {
+      std::string itemPath = listPath + "[" + std::to_string(i) + "]";
+      const Value &item = list->elements[i];
+      if (item.kind != Value::Object)
+        return fail(itemPath, "expected an object");
+      SymbolSpec symbol;
+      if (!readString(item, itemPath, "name", symbol.name))
+        return false;
+      if (!isSymbolName(symbol.name))
+        return fail(join(itemPath, "name"),
+                    "\"" + symbol.name + "\" is not an identifier (a letter "
+                    "or '_', then letters, digits or '_')");
+      for (const SymbolSpec &other : graph.symbols)
+        if (other.name == symbol.name)
+          return fail(join(itemPath, "name"),
+                      "duplicate symbol \"" + symbol.name + "\"");
+      if (const Value *max = item.find("max"))
+        if (!readInt(*max, join(itemPath, "max"), 0, INT64_MAX,
+                     "a non-negative integer", symbol.max))
+          return false;
+      graph.symbols.push_back(symbol);
+    }
+    return true;
+  }
+
+  static bool isSymbolName(const std::string &name) {
+    if (name.empty() || (name[0] >= '0' && name[0] <= '9'))
+      return false;
+    for (char c : name)
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+            (c >= '0' && c <= '9') || c == '_'))
+        return false;
+    return true;
+  }
+
+  /// R58: each symbol is some input's dimension alone, the first of which
+  /// gives its size in a run.
+  bool bindSymbols(const std::string &path, GraphSpec &graph) {
+    for (size_t s = 0; s < graph.symbols.size(); ++s) {
+      bool found = false;
+      for (size_t i = 0; i < graph.inputs.size() && !found; ++i)
+        for (size_t a = 0; a < graph.inputs[i].dims.size() && !found; ++a) {
+          const Monomial &dim = graph.inputs[i].dims[a];
+          if (dim.isSymbol() && dim.symbols[0] == s) {
+            graph.symbols[s].input = i;
+            graph.symbols[s].axis = a;
+            found = true;
+          }
+        }
+      if (!found)
+        return fail(join(path, "symbols") + "[" + std::to_string(s) + "]",
+                    "symbol \"" + graph.symbols[s].name +
+                        "\" is no input's dimension by itself, so a run "
+                        "cannot give its size");
+    }
+    return true;
+  }
+
+  bool readTensors(const Value &graphValue, const std::string &path,
+                   const char *key, const GraphSpec &graph,
+                   std::vector<TensorSpec> &tensors,
                    std::set<std::string> &names) {
-    const Value *list = array(graph, path, key);
+    const Value *list = array(graphValue, path, key);
     if (!list)
       return false;
     std::string listPath = join(path, key);
     for (size_t i = 0; i < list->elements.size(); ++i) {
       std::string itemPath = listPath + "[" + std::to_string(i) + "]";
       tensors.emplace_back();
-      if (!readTensor(list->elements[i], itemPath, tensors.back()))
+      if (!readTensor(list->elements[i], itemPath, graph, tensors.back()))
         return false;
       if (!names.insert(tensors.back().name).second)
         return fail(itemPath + ".name", "duplicate tensor name \"" +
@@ -346,7 +505,7 @@ private:
                    "an input index", output.aliases))
         return false;
       const TensorSpec &input = graph.inputs[output.aliases];
-      if (input.dtype != output.dtype || input.shape != output.shape)
+      if (input.dtype != output.dtype || input.dims != output.dims)
         return fail(itemPath + ".aliases",
                     "output \"" + output.name + "\" aliases input \"" +
                         input.name + "\" of another dtype or shape");
@@ -425,6 +584,31 @@ private:
     return true;
   }
 
+  /// R31: a grid of integers; from version 4 also of sizes computed per
+  /// run (R54), which fkrt_run checks against kGridLimits.
+  bool readGrid(const Value &launchValue, const std::string &path,
+                const GraphSpec &graph, LaunchSpec &launch) {
+    const Value *list = array(launchValue, path, "grid");
+    if (!list)
+      return false;
+    bool anySized = false;
+    for (const Value &entry : list->elements)
+      anySized |= entry.kind != Value::Number;
+    if (!anySized || manifestVersion < kSymbolsVersion)
+      return readDims(launchValue, path, "grid", launch.grid, kGridLimits);
+    std::string listPath = join(path, "grid");
+    if (list->elements.size() != 3)
+      return fail(listPath, "expected 3 dimensions, found " +
+                                std::to_string(list->elements.size()));
+    launch.sizedAtRun = true;
+    for (int i = 0; i < 3; ++i)
+      if (!readSize(list->elements[i],
+                    listPath + "[" + std::to_string(i) + "]", graph,
+                    launch.gridSizes[i]))
+        return false;
+    return true;
+  }
+
   /// Finds the buffer `value` names; sets `index` to its position in
   /// graph.buffers.
   bool readBufferId(const Value &value, const std::string &path,
@@ -474,6 +658,11 @@ private:
     if (b.kind == BufferSpec::Output)
       return graph.outputs[b.index].bytes;
     return b.bytes;
+  }
+
+  static bool bufferIsSymbolic(const GraphSpec &graph, const BufferSpec &b) {
+    return (b.kind == BufferSpec::Input && graph.inputs[b.index].symbolic) ||
+           (b.kind == BufferSpec::Output && graph.outputs[b.index].symbolic);
   }
 
   /// Checks `value` against what cuTensorMapEncodeTiled accepts for the
@@ -563,6 +752,12 @@ private:
       }
     }
     const BufferSpec &b = graph.buffers[map.buffer];
+    // R59: a map's extents are integers, so its buffer's size must be too.
+    if (bufferIsSymbolic(graph, b))
+      return fail(join(path, "buffer"),
+                  "a tensor map over a tensor of symbolic shape is not "
+                  "supported yet (its extents would be sizes computed per "
+                  "run)");
     uint64_t bytes = bufferBytes(graph, b);
     if (huge || reach > bytes)
       return fail(path, "the map reaches " +
@@ -583,6 +778,13 @@ private:
     const std::string &key = value.members[0].first;
     const Value &v = value.members[0].second;
     std::string valuePath = path + "." + key;
+    if ((key == "i64" || key == "i32") && v.kind != Value::Number &&
+        manifestVersion >= kSymbolsVersion) {
+      // R54: an integer computed per run (fkrt_run checks an i32's range).
+      arg.kind = key == "i64" ? ArgSpec::I64 : ArgSpec::I32;
+      arg.sizedAtRun = true;
+      return readSize(v, valuePath, graph, arg.size);
+    }
     if (key == "i64") {
       arg.kind = ArgSpec::I64;
       return readInt(v, valuePath, INT64_MIN, INT64_MAX, "an integer",
@@ -624,10 +826,8 @@ private:
     if (!ptx::isIdentifier(launch.kernel))
       return fail(join(path, "kernel"),
                   "\"" + launch.kernel + "\" is not a PTX identifier");
-    // CUDA's limits on grid and block dimensions for every sm_90 device.
-    static const int64_t gridLimits[3] = {INT32_MAX, 65535, 65535};
     static const int64_t blockLimits[3] = {1024, 1024, 64};
-    if (!readDims(value, path, "grid", launch.grid, gridLimits) ||
+    if (!readGrid(value, path, graph, launch) ||
         !readDims(value, path, "block", launch.block, blockLimits))
       return false;
     uint64_t threads = uint64_t(launch.block[0]) * launch.block[1] *
@@ -664,12 +864,15 @@ private:
                  GraphSpec &graph) {
     if (value.kind != Value::Object)
       return fail(path, "expected an object");
-    if (!readName(value, path, graph.name))
+    if (!readName(value, path, graph.name) ||
+        !readSymbols(value, path, graph))
       return false;
     std::set<std::string> tensorNames;
-    if (!readTensors(value, path, "inputs", graph.inputs, tensorNames) ||
-        !readTensors(value, path, "outputs", graph.outputs, tensorNames) ||
-        !readAliases(value, path, graph))
+    if (!readTensors(value, path, "inputs", graph, graph.inputs,
+                     tensorNames) ||
+        !readTensors(value, path, "outputs", graph, graph.outputs,
+                     tensorNames) ||
+        !bindSymbols(path, graph) || !readAliases(value, path, graph))
       return false;
     if (!readIntField(value, path, "workspace_bytes", 0, INT64_MAX,
                       "a non-negative integer", graph.workspaceBytes))
@@ -718,11 +921,15 @@ private:
           passed[b->index] = true;
       }
     for (size_t i = 0; i < graph.outputs.size(); ++i)
-      if (!passed[i] && graph.outputs[i].bytes != 0)
+      if (!passed[i] &&
+          (graph.outputs[i].bytes != 0 || graph.outputs[i].symbolic))
         return fail(join(path, "outputs") + "[" + std::to_string(i) + "]",
                     "output \"" + graph.outputs[i].name + "\" (" +
-                        std::to_string(graph.outputs[i].bytes) +
-                        (graph.outputs[i].bytes == 1 ? " byte" : " bytes") +
+                        (graph.outputs[i].symbolic
+                             ? std::string("of symbolic shape")
+                             : std::to_string(graph.outputs[i].bytes) +
+                                   (graph.outputs[i].bytes == 1 ? " byte"
+                                                                : " bytes")) +
                         ") is passed to no launch, so nothing writes it");
     return true;
   }

@@ -8,6 +8,7 @@
 #ifndef FKRT_LIB_MANIFEST_H
 #define FKRT_LIB_MANIFEST_H
 
+#include "Sizes.h"
 #include "fkrt/runtime.h"
 
 #include <cstdint>
@@ -28,13 +29,35 @@ constexpr uint64_t kTensorAlignment = 16;
 constexpr int kMinArtifactVersion = 1;
 /// CUDA's limits on a tiled tensor map (cuTensorMapEncodeTiled).
 constexpr unsigned kMaxTensorMapRank = 5;
+/// CUDA's limits on a grid's dimensions (x, y, z) on every device fkc
+/// targets.
+constexpr int64_t kGridLimits[3] = {INT32_MAX, 65535, 65535};
 /// A CUtensorMap's size; each sits at a multiple of it in the workspace.
 constexpr uint64_t kTensorMapBytes = 128;
+
+/// The artifact version from which a graph may have symbols.
+constexpr int kSymbolsVersion = 4;
+
+/// A size given at run time by the caller's tensors (version 4): the
+/// dimension `axis` of input `input`, the first that is the symbol alone.
+struct SymbolSpec {
+  std::string name;
+  /// Its bound (`max`), or -1 if it has none.
+  int64_t max = -1;
+  size_t input = 0, axis = 0;
+};
 
 struct TensorSpec {
   std::string name;
   fkrt_dtype dtype = FKRT_F32;
+  /// The dimensions' sizes, -1 for a symbolic one.
   std::vector<int64_t> shape;
+  /// Every dimension as a monomial (a static one has no symbols), and the
+  /// manifest's text of each symbolic one ("" for a static one).
+  std::vector<Monomial> dims;
+  std::vector<std::string> dimTexts;
+  bool symbolic = false;
+  /// The tensor's bytes; 0 for a symbolic tensor (known per run).
   uint64_t bytes = 0;
   /// For an output written into an input's buffer (an inout parameter's
   /// new value, version 3): that input's index; -1 otherwise.
@@ -76,11 +99,19 @@ struct ArgSpec {
   /// Index into GraphSpec::tensorMaps, for TensorMap arguments.
   size_t tensorMap = 0;
   int64_t value = 0;
+  /// An I64 or I32 argument computed from the run's sizes (`value` is
+  /// then unused).
+  bool sizedAtRun = false;
+  SizeExpr size;
 };
 
 struct LaunchSpec {
   std::string kernel;
+  /// The grid; where `sizedAtRun`, `gridSizes` per run instead (a launch
+  /// whose grid has no blocks at a run's sizes is skipped).
   unsigned grid[3] = {1, 1, 1};
+  bool sizedAtRun = false;
+  SizeExpr gridSizes[3];
   unsigned block[3] = {1, 1, 1};
   unsigned sharedBytes = 0;
   std::vector<ArgSpec> args;
@@ -88,6 +119,8 @@ struct LaunchSpec {
 
 struct GraphSpec {
   std::string name;
+  /// The sizes runs give (version 4), in the manifest's order.
+  std::vector<SymbolSpec> symbols;
   std::vector<TensorSpec> inputs, outputs;
   uint64_t workspaceBytes = 0;
   std::vector<BufferSpec> buffers;

@@ -445,6 +445,45 @@ uint64_t fkrt_manifest_workspace_bytes(fkrt_module m, size_t graph) {
   return g ? g->workspaceBytes : 0;
 }
 
+static const char *dimText(fkrt_module m, size_t graph, size_t index,
+                           size_t axis, bool input) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  if (!g)
+    return nullptr;
+  const std::vector<TensorSpec> &list = input ? g->inputs : g->outputs;
+  if (index >= list.size() || axis >= list[index].dims.size() ||
+      list[index].dims[axis].isConstant())
+    return nullptr;
+  return list[index].dimTexts[axis].c_str();
+}
+
+const char *fkrt_manifest_input_dim(fkrt_module m, size_t graph, size_t index,
+                                    size_t axis) {
+  return dimText(m, graph, index, axis, true);
+}
+
+const char *fkrt_manifest_output_dim(fkrt_module m, size_t graph,
+                                     size_t index, size_t axis) {
+  return dimText(m, graph, index, axis, false);
+}
+
+size_t fkrt_manifest_symbol_count(fkrt_module m, size_t graph) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g ? g->symbols.size() : 0;
+}
+
+const char *fkrt_manifest_symbol_name(fkrt_module m, size_t graph,
+                                      size_t symbol) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g && symbol < g->symbols.size() ? g->symbols[symbol].name.c_str()
+                                         : nullptr;
+}
+
+int64_t fkrt_manifest_symbol_max(fkrt_module m, size_t graph, size_t symbol) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g && symbol < g->symbols.size() ? g->symbols[symbol].max : -1;
+}
+
 size_t fkrt_manifest_launch_count(fkrt_module m, size_t graph) {
   const GraphSpec *g = m ? m->graph(graph) : nullptr;
   return g ? g->launches.size() : 0;
@@ -454,9 +493,37 @@ size_t fkrt_manifest_launch_count(fkrt_module m, size_t graph) {
 
 namespace {
 
+/// What one run of a graph is sized at: each symbol's value (from the
+/// inputs' dimensions) and each input's and output's bytes.
+struct RunSizes {
+  std::vector<int64_t> symbols;
+  std::vector<uint64_t> inputBytes, outputBytes;
+  /// False until the symbols are bound: symbolic dimensions are checked
+  /// only then.
+  bool bound = false;
+};
+
+std::string describeTensor(const GraphSpec &g, bool output, size_t i) {
+  const TensorSpec &spec = output ? g.outputs[i] : g.inputs[i];
+  return std::string(output ? "output " : "input ") + std::to_string(i) +
+         " ('" + spec.name + "')";
+}
+
+/// Where symbol `s` got its size, e.g. "S = 128 from input 0 ('x')
+/// dimension 1".
+std::string describeSymbol(const GraphSpec &g, const RunSizes &sizes,
+                           size_t s) {
+  const SymbolSpec &symbol = g.symbols[s];
+  return symbol.name + " = " + std::to_string(sizes.symbols[s]) + " from " +
+         describeTensor(g, false, symbol.input) + " dimension " +
+         std::to_string(symbol.axis);
+}
+
 /// Checks one run argument against its manifest signature; `what` is e.g.
-/// "fkrt_run: graph 'mlp' input 0 ('x')".
+/// "fkrt_run: graph 'mlp' input 0 ('x')". Symbolic dimensions are checked
+/// once `sizes` is bound.
 fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
+                        const GraphSpec &g, const RunSizes &sizes,
                         const std::string &what) {
   if (t.dtype < FKRT_F32 || t.dtype > FKRT_I64)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
@@ -479,17 +546,95 @@ fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
                     ", got " + std::to_string(t.rank));
   if (t.rank && !t.shape)
     return fail(FKRT_ERROR_INVALID_ARGUMENT, what + ": shape is null");
-  for (int32_t i = 0; i < t.rank; ++i)
-    if (t.shape[i] != spec.shape[i])
+  for (int32_t i = 0; i < t.rank; ++i) {
+    const Monomial &dim = spec.dims[i];
+    if (dim.isConstant()) {
+      if (t.shape[i] != spec.shape[i])
+        return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                    what + ": dimension " + std::to_string(i) + " is " +
+                        std::to_string(t.shape[i]) + ", expected " +
+                        std::to_string(spec.shape[i]));
+      continue;
+    }
+    if (t.shape[i] < 0)
       return fail(FKRT_ERROR_INVALID_ARGUMENT,
                   what + ": dimension " + std::to_string(i) + " is " +
-                      std::to_string(t.shape[i]) + ", expected " +
-                      std::to_string(spec.shape[i]));
+                      std::to_string(t.shape[i]) + ", not a size");
+    if (!sizes.bound)
+      continue;
+    int64_t expected = 0;
+    bool known = dim.evaluate(sizes.symbols, expected);
+    if (known && t.shape[i] == expected)
+      continue;
+    std::string from;
+    std::vector<size_t> seen;
+    for (size_t symbol : dim.symbols) {
+      if (std::find(seen.begin(), seen.end(), symbol) != seen.end())
+        continue;
+      seen.push_back(symbol);
+      from += (from.empty() ? "" : ", ") + describeSymbol(g, sizes, symbol);
+    }
+    return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                what + ": dimension " + std::to_string(i) + " is " +
+                    std::to_string(t.shape[i]) + ", expected " +
+                    spec.dimTexts[i] +
+                    (known ? " = " + std::to_string(expected)
+                           : std::string(" (more than 2^63)")) +
+                    " (" + from + ")");
+  }
+  return FKRT_SUCCESS;
+}
+
+/// Gives each symbol of `g` its size from the inputs (already checked for
+/// rank) and checks it against its bound.
+fkrt_status bindSymbols(const GraphSpec &g, const fkrt_tensor *inputs,
+                        RunSizes &sizes, const std::string &where) {
+  sizes.symbols.assign(g.symbols.size(), 0);
+  for (size_t s = 0; s < g.symbols.size(); ++s) {
+    const SymbolSpec &symbol = g.symbols[s];
+    sizes.symbols[s] = inputs[symbol.input].shape[symbol.axis];
+    if (symbol.max >= 0 && sizes.symbols[s] > symbol.max)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  where + " " + describeTensor(g, false, symbol.input) +
+                      " dimension " + std::to_string(symbol.axis) +
+                      " makes " + symbol.name + " " +
+                      std::to_string(sizes.symbols[s]) +
+                      ", above its bound " + std::to_string(symbol.max));
+  }
+  sizes.bound = true;
+  return FKRT_SUCCESS;
+}
+
+/// Checks a run's inputs and gives the graph's symbols their sizes.
+fkrt_status checkInputs(const GraphSpec &g, const fkrt_tensor *inputs,
+                        size_t num_inputs, RunSizes &sizes,
+                        const std::string &where);
+
+/// The bytes of each tensor of `tensors` (checked against `specs`).
+fkrt_status tensorBytes(const fkrt_tensor *tensors,
+                        const std::vector<TensorSpec> &specs, bool output,
+                        const GraphSpec &g, std::vector<uint64_t> &bytes,
+                        const std::string &where) {
+  bytes.assign(specs.size(), 0);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!specs[i].symbolic) {
+      bytes[i] = specs[i].bytes;
+      continue;
+    }
+    int64_t total = static_cast<int64_t>(fkrt_dtype_size(specs[i].dtype));
+    for (int32_t d = 0; d < tensors[i].rank; ++d)
+      if (__builtin_mul_overflow(total, tensors[i].shape[d], &total))
+        return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                    where + " " + describeTensor(g, output, i) +
+                        ": its size overflows 64 bits");
+    bytes[i] = static_cast<uint64_t>(total);
+  }
   return FKRT_SUCCESS;
 }
 
 fkrt_status checkTensors(const char *role, const fkrt_tensor *tensors,
                          size_t count, const std::vector<TensorSpec> &specs,
+                         const GraphSpec &g, const RunSizes &sizes,
                          const std::string &where) {
   if (count != specs.size())
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
@@ -500,7 +645,7 @@ fkrt_status checkTensors(const char *role, const fkrt_tensor *tensors,
                 where + ": " + role + "s array is null");
   for (size_t i = 0; i < count; ++i) {
     fkrt_status status =
-        checkTensor(tensors[i], specs[i],
+        checkTensor(tensors[i], specs[i], g, sizes,
                     where + " " + role + " " + std::to_string(i) + " ('" +
                         specs[i].name + "')");
     if (status != FKRT_SUCCESS)
@@ -509,18 +654,30 @@ fkrt_status checkTensors(const char *role, const fkrt_tensor *tensors,
   return FKRT_SUCCESS;
 }
 
+fkrt_status checkInputs(const GraphSpec &g, const fkrt_tensor *inputs,
+                        size_t num_inputs, RunSizes &sizes,
+                        const std::string &where) {
+  fkrt_status status;
+  if ((status = checkTensors("input", inputs, num_inputs, g.inputs, g, sizes,
+                             where)) != FKRT_SUCCESS ||
+      (status = bindSymbols(g, inputs, sizes, where)) != FKRT_SUCCESS)
+    return status;
+  // Now the symbolic dimensions.
+  return g.symbols.empty() ? FKRT_SUCCESS
+                           : checkTensors("input", inputs, num_inputs,
+                                          g.inputs, g, sizes, where);
+}
+
 /// Checks that outputs share memory only as the manifest says: an output
 /// aliasing an input (an inout parameter's new value) is passed exactly that
 /// input's buffer; otherwise no output's bytes overlap another input's or
 /// output's (a kernel would read what another writes). Empty tensors have no
 /// bytes to overlap.
 fkrt_status checkAliasing(const GraphSpec &g, const fkrt_tensor *inputs,
-                          const fkrt_tensor *outputs,
+                          const fkrt_tensor *outputs, const RunSizes &sizes,
                           const std::string &where) {
   auto describe = [&](bool output, size_t i) {
-    const TensorSpec &spec = output ? g.outputs[i] : g.inputs[i];
-    return std::string(output ? "output " : "input ") + std::to_string(i) +
-           " ('" + spec.name + "')";
+    return describeTensor(g, output, i);
   };
   for (size_t o = 0; o < g.outputs.size(); ++o) {
     const TensorSpec &spec = g.outputs[o];
@@ -531,20 +688,22 @@ fkrt_status checkAliasing(const GraphSpec &g, const fkrt_tensor *inputs,
                       " is the new value of inout " +
                       describe(false, spec.aliases) +
                       ", written in place: pass it that input's buffer");
-    if (spec.bytes == 0)
+    uint64_t bytes = sizes.outputBytes[o];
+    if (bytes == 0)
       continue;
     // Against every input and every other output.
     for (int pass = 0; pass < 2; ++pass) {
       bool output = pass == 1;
-      const std::vector<TensorSpec> &others = output ? g.outputs : g.inputs;
+      const std::vector<uint64_t> &others =
+          output ? sizes.outputBytes : sizes.inputBytes;
       for (size_t t = 0; t < others.size(); ++t) {
         if ((output && t == o) ||
             (!output && static_cast<int64_t>(t) == spec.aliases) ||
-            others[t].bytes == 0)
+            others[t] == 0)
           continue;
         uintptr_t other =
             reinterpret_cast<uintptr_t>((output ? outputs : inputs)[t].data);
-        if (begin < other + others[t].bytes && other < begin + spec.bytes)
+        if (begin < other + others[t] && other < begin + bytes)
           return fail(FKRT_ERROR_INVALID_ARGUMENT,
                       where + " " + describe(true, o) + " overlaps " +
                           describe(output, t) +
@@ -603,18 +762,83 @@ fkrt_status encodeTensorMaps(const cu::Driver &d, const GraphSpec &g,
   return FKRT_SUCCESS;
 }
 
-/// Enqueues every launch of graph `gi` on `stream` with workspace base
-/// `workspace` (0 when the graph needs none), whose tensor map descriptors
-/// are already in place.
+/// A launch as one run makes it: its grid at the run's sizes (skipped where
+/// it has no blocks) and its integer arguments' values.
+struct RunLaunch {
+  unsigned grid[3] = {1, 1, 1};
+  bool skipped = false;
+  /// Per argument: the value of an I64 or I32 one.
+  std::vector<int64_t> values;
+};
+
+/// Computes every launch of `g` at the run's sizes, checking what the
+/// manifest could not check without them: grids within CUDA's limits, i32
+/// arguments within 32 bits (docs/artifact.md, "Symbols").
+fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
+                         std::vector<RunLaunch> &plan,
+                         const std::string &where) {
+  plan.assign(g.launches.size(), RunLaunch());
+  for (size_t li = 0; li < g.launches.size(); ++li) {
+    const LaunchSpec &l = g.launches[li];
+    RunLaunch &run = plan[li];
+    std::string what = where + " launch " + std::to_string(li) +
+                       " (kernel '" + l.kernel + "')";
+    for (int d = 0; d < 3; ++d) {
+      if (!l.sizedAtRun) {
+        run.grid[d] = l.grid[d];
+        continue;
+      }
+      int64_t v = 0;
+      const char *axis = d == 0 ? "x" : d == 1 ? "y" : "z";
+      if (!l.gridSizes[d].evaluate(sizes.symbols, v))
+        return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                    what + ": grid " + axis +
+                        " cannot be computed at these sizes (it overflows)");
+      if (v < 0 || v > kGridLimits[d])
+        return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                    what + ": grid " + axis + " is " + std::to_string(v) +
+                        " at these sizes, outside CUDA's [0, " +
+                        std::to_string(kGridLimits[d]) + "]");
+      run.skipped |= v == 0;
+      run.grid[d] = static_cast<unsigned>(v);
+    }
+    run.values.assign(l.args.size(), 0);
+    for (size_t ai = 0; ai < l.args.size(); ++ai) {
+      const ArgSpec &a = l.args[ai];
+      run.values[ai] = a.value;
+      if (!a.sizedAtRun)
+        continue;
+      std::string arg = what + " argument " + std::to_string(ai);
+      if (!a.size.evaluate(sizes.symbols, run.values[ai]))
+        return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                    arg + " cannot be computed at these sizes (it overflows)");
+      if (a.kind == ArgSpec::I32 &&
+          (run.values[ai] < INT32_MIN || run.values[ai] > INT32_MAX))
+        return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                    arg + " is " + std::to_string(run.values[ai]) +
+                        " at these sizes, outside the i32 it is passed as");
+    }
+  }
+  return FKRT_SUCCESS;
+}
+
+/// Enqueues every launch of graph `gi` as `plan` makes them on `stream` with
+/// workspace base `workspace` (0 when the graph needs none), whose tensor
+/// map descriptors are already in place.
 fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
-                    const fkrt_tensor *outputs, cu::DevicePtr workspace,
-                    cu::Stream stream, const std::string &where) {
+                    const fkrt_tensor *outputs,
+                    const std::vector<RunLaunch> &plan,
+                    cu::DevicePtr workspace, cu::Stream stream,
+                    const std::string &where) {
   const GraphSpec &g = m->manifest.graphs[gi];
   const cu::DevicePtr descriptors = workspace + g.descriptorOffset();
   std::vector<uint64_t> slots;
   std::vector<void *> params;
   for (size_t li = 0; li < g.launches.size(); ++li) {
     const LaunchSpec &l = g.launches[li];
+    const RunLaunch &run = plan[li];
+    if (run.skipped)
+      continue;
     // Each argument gets an 8-byte slot; the driver copies as many bytes as
     // the kernel's parameter takes, so an i32 sits at its slot's start.
     slots.assign(l.args.size(), 0);
@@ -622,10 +846,10 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
     for (size_t ai = 0; ai < l.args.size(); ++ai) {
       const ArgSpec &a = l.args[ai];
       if (a.kind == ArgSpec::I32) {
-        int32_t v = static_cast<int32_t>(a.value);
+        int32_t v = static_cast<int32_t>(run.values[ai]);
         std::memcpy(&slots[ai], &v, sizeof(v));
       } else if (a.kind == ArgSpec::I64) {
-        std::memcpy(&slots[ai], &a.value, sizeof(a.value));
+        std::memcpy(&slots[ai], &run.values[ai], sizeof(int64_t));
       } else if (a.kind == ArgSpec::TensorMap) {
         cu::DevicePtr p = descriptors + kTensorMapBytes * a.tensorMap;
         std::memcpy(&slots[ai], &p, sizeof(p));
@@ -637,7 +861,7 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
       params[ai] = &slots[ai];
     }
     cu::Result r = m->driver->launchKernel(
-        m->functions[gi][li], l.grid[0], l.grid[1], l.grid[2], l.block[0],
+        m->functions[gi][li], run.grid[0], run.grid[1], run.grid[2], l.block[0],
         l.block[1], l.block[2], l.sharedBytes, stream,
         params.empty() ? nullptr : params.data(), nullptr);
     if (r != cu::kSuccess)
@@ -649,11 +873,14 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
   return FKRT_SUCCESS;
 }
 
-/// The replay of a run of graph `gi`: its graph and buffer addresses.
+/// The replay of a run of graph `gi`: its graph, sizes and buffer
+/// addresses.
 ReplayKey replayKey(size_t gi, const fkrt_tensor *inputs,
-                    const fkrt_tensor *outputs, const GraphSpec &g) {
+                    const fkrt_tensor *outputs, const GraphSpec &g,
+                    const RunSizes &sizes) {
   ReplayKey key;
   key.graph = gi;
+  key.sizes = sizes.symbols;
   for (size_t i = 0; i < g.inputs.size(); ++i)
     key.addresses.push_back(reinterpret_cast<uintptr_t>(inputs[i].data));
   for (size_t i = 0; i < g.outputs.size(); ++i)
@@ -666,6 +893,7 @@ ReplayKey replayKey(size_t gi, const fkrt_tensor *inputs,
 GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
                                 const fkrt_tensor *inputs,
                                 const fkrt_tensor *outputs,
+                                const std::vector<RunLaunch> &plan,
                                 const std::string &where) {
   GraphReplays::Recorder r;
   r.prepare = [=](cu::DevicePtr workspace) {
@@ -685,8 +913,8 @@ GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
                       cu::describe(*m->driver, "cuMemcpyHtoD", result));
     return FKRT_SUCCESS;
   };
-  r.enqueue = [=](cu::DevicePtr workspace, cu::Stream stream) {
-    return enqueue(m, gi, inputs, outputs, workspace, stream, where);
+  r.enqueue = [=, &plan](cu::DevicePtr workspace, cu::Stream stream) {
+    return enqueue(m, gi, inputs, outputs, plan, workspace, stream, where);
   };
   return r;
 }
@@ -730,12 +958,20 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
       return fail(FKRT_ERROR_NOT_FOUND, "fkrt_run: " + lastError());
     const GraphSpec &g = m->manifest.graphs[gi];
     std::string where = "fkrt_run: graph '" + g.name + "'";
+    RunSizes sizes;
+    std::vector<RunLaunch> plan;
     fkrt_status status;
-    if ((status = checkTensors("input", inputs, num_inputs, g.inputs,
-                               where)) != FKRT_SUCCESS ||
-        (status = checkTensors("output", outputs, num_outputs, g.outputs,
-                               where)) != FKRT_SUCCESS ||
-        (status = checkAliasing(g, inputs, outputs, where)) != FKRT_SUCCESS)
+    if ((status = checkInputs(g, inputs, num_inputs, sizes, where)) !=
+            FKRT_SUCCESS ||
+        (status = checkTensors("output", outputs, num_outputs, g.outputs, g,
+                               sizes, where)) != FKRT_SUCCESS ||
+        (status = tensorBytes(inputs, g.inputs, false, g, sizes.inputBytes,
+                              where)) != FKRT_SUCCESS ||
+        (status = tensorBytes(outputs, g.outputs, true, g, sizes.outputBytes,
+                              where)) != FKRT_SUCCESS ||
+        (status = checkAliasing(g, inputs, outputs, sizes, where)) !=
+            FKRT_SUCCESS ||
+        (status = planLaunches(g, sizes, plan, where)) != FKRT_SUCCESS)
       return status;
     std::string error;
     const cu::Driver *d = cu::driver(error);
@@ -758,15 +994,15 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     // One launch gains nothing from a graph.
     if (m->cudaGraphs && g.launches.size() > 1) {
       bool replayed;
-      status = m->replays.run(*d, replayKey(gi, inputs, outputs, g),
+      status = m->replays.run(*d, replayKey(gi, inputs, outputs, g, sizes),
                               g.runWorkspaceBytes(),
-                              recorder(m, gi, inputs, outputs, where), s,
-                              where, replayed);
+                              recorder(m, gi, inputs, outputs, plan, where),
+                              s, where, replayed);
       if (replayed || status != FKRT_SUCCESS)
         return status;
     }
     if (!g.runWorkspaceBytes())
-      return enqueue(m, gi, inputs, outputs, 0, s, where);
+      return enqueue(m, gi, inputs, outputs, plan, 0, s, where);
     size_t slot;
     if ((status = m->acquire(slot, where)) != FKRT_SUCCESS)
       return status;
@@ -801,7 +1037,7 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                where + ": copying " + std::to_string(maps.size()) +
                    " tensor maps: " + cu::describe(*d, "cuMemcpyHtoDAsync", r));
     } else {
-      status = enqueue(m, gi, inputs, outputs, w.base, s, where);
+      status = enqueue(m, gi, inputs, outputs, plan, w.base, s, where);
     }
     // Record even after a failed launch: what was enqueued still uses it.
     r = d->eventRecord(w.done, s);
@@ -813,6 +1049,43 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     }
     m->release(slot);
     return status;
+  });
+}
+
+extern "C" fkrt_status fkrt_output_shape(fkrt_module m,
+                                         const char *graph_name,
+                                         const fkrt_tensor *inputs,
+                                         size_t num_inputs, size_t index,
+                                         int64_t *shape) {
+  return guarded([&] {
+    if (!m || !graph_name)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  std::string("fkrt_output_shape: ") +
+                      (m ? "graph_name" : "module") + " is null");
+    size_t gi;
+    if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
+      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_output_shape: " + lastError());
+    const GraphSpec &g = m->manifest.graphs[gi];
+    std::string where = "fkrt_output_shape: graph '" + g.name + "'";
+    if (index >= g.outputs.size())
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  where + " has " + std::to_string(g.outputs.size()) +
+                      " outputs, index " + std::to_string(index) +
+                      " out of range");
+    const TensorSpec &spec = g.outputs[index];
+    if (!shape && !spec.dims.empty())
+      return fail(FKRT_ERROR_INVALID_ARGUMENT, where + ": shape is null");
+    RunSizes sizes;
+    if (fkrt_status status = checkInputs(g, inputs, num_inputs, sizes, where);
+        status != FKRT_SUCCESS)
+      return status;
+    for (size_t d = 0; d < spec.dims.size(); ++d)
+      if (!spec.dims[d].evaluate(sizes.symbols, shape[d]))
+        return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                    where + " " + describeTensor(g, true, index) +
+                        ": dimension " + std::to_string(d) + " (" +
+                        spec.dimTexts[d] + ") overflows 64 bits");
+    return FKRT_SUCCESS;
   });
 }
 

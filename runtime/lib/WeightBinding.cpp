@@ -27,7 +27,10 @@ std::string fkrt::matchWeights(const GraphSpec &graph,
     if (tensorOf[i] < 0)
       continue;
     std::string why;
-    if (inout[i])
+    if (graph.inputs[i].symbolic)
+      why = "input '" + inputs[i].name + "' of " + where +
+            " has a symbolic shape, which each run gives: it cannot be bound";
+    else if (inout[i])
       why = "input '" + inputs[i].name + "' of " + where +
             " is inout (runs update it in place): it cannot be bound";
     else if (i < bound.size() && bound[i])

@@ -448,7 +448,7 @@ void testAllowTf32() {
 
 /// R14 to R16: format and version.
 void testVersioning() {
-  CHECK_EQ(FKRT_ARTIFACT_VERSION, 3);
+  CHECK_EQ(FKRT_ARTIFACT_VERSION, 4);
   expectInvalid("R14", edited(R"("format": "fkc-artifact")", R"("format": "onnx")"),
                 "manifest: format: expected \"fkc-artifact\", found \"onnx\"");
   expectInvalid("R12", edited(R"("format": "fkc-artifact", )", ""),
@@ -462,19 +462,19 @@ void testVersioning() {
                 "manifest: version: expected an integer");
   expectInvalid("R15", edited(R"("version": 1)", R"("version": 2e0)"),
                 "manifest: version: expected an integer");
-  // R16: ... and any integer but 1 to 3 is a version this reader does not
+  // R16: ... and any integer but 1 to 4 is a version this reader does not
   // know, however large or small.
-  for (const char *v : {"0", "-1", "4", "2147483648", "1099511627776",
+  for (const char *v : {"0", "-1", "5", "2147483648", "1099511627776",
                         "-9223372036854775808", "99999999999999999999"})
     expectError("R16", artifact(edited(R"("version": 1)",
                                        std::string(R"("version": )") + v)),
                 FKRT_ERROR_UNSUPPORTED_VERSION,
                 std::string("manifest: unsupported artifact version ") + v +
-                    " (this runtime reads versions 1 to 3)");
+                    " (this runtime reads versions 1 to 4)");
   // The version is checked before any other field, so a future layout
   // still gets the version message.
-  expectError("R16", artifact(R"({"format": "fkc-artifact", "version": 4})"),
-              FKRT_ERROR_UNSUPPORTED_VERSION, "unsupported artifact version 4");
+  expectError("R16", artifact(R"({"format": "fkc-artifact", "version": 5})"),
+              FKRT_ERROR_UNSUPPORTED_VERSION, "unsupported artifact version 5");
   // Version 1 is version 2 without tensor maps: the same manifest loads
   // under both numbers.
   fkrt_module m = nullptr;
@@ -978,6 +978,213 @@ void testAliases() {
                 aliased("3", alias + R"(, {"name": "z", "dtype": "f32", "shape": [4, 8], "aliases": 0})"),
                 "manifest: graphs[0].outputs[1].aliases: input \"x\" is "
                 "aliased by outputs 0 and 1");
+}
+
+/// A graph with symbols (version 4): kBase with x of shape [B, S, 8], y of
+/// [B*S, 8], a grid and two arguments computed per run.
+const std::string kSymbolic = replaced(
+    replaced(
+        replaced(
+            replaced(
+                replaced(edited(R"("version": 1)", R"("version": 4)"),
+                         R"("name": "g", )",
+                         R"("name": "g", "symbols": [{"name": "S", "max": 64}, {"name": "B"}], )"),
+                R"("shape": [4, 8]}], "outputs")",
+                R"("shape": ["B", "S", 8]}], "outputs")"),
+            R"("shape": [4, 8]}], "workspace_bytes")",
+            R"("shape": ["B*S", 8]}], "workspace_bytes")"),
+        R"("grid": [1, 1, 1])", R"("grid": [{"ceil_div": ["B*S", 4]}, 1, 1])"),
+    R"({"i64": 32}, {"i32": 7})", R"({"i64": "B*S"}, {"i32": {"mul": ["S", 8]}})");
+
+/// kSymbolic with its only occurrence of `from` replaced by `to`.
+std::string symbolicEdited(const std::string &from, const std::string &to) {
+  return replaced(kSymbolic, from, to);
+}
+
+/// R53 to R59 and fkrt_run's checks of a run's sizes.
+void testSymbols() {
+  fkrt_module m = nullptr;
+  std::string text = artifact(kSymbolic);
+  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
+           FKRT_SUCCESS);
+  if (!m)
+    return;
+  CHECK_EQ(fkrt_manifest_version(m), 4);
+  CHECK_EQ(fkrt_manifest_symbol_count(m, 0), 2u);
+  CHECK(std::strcmp(fkrt_manifest_symbol_name(m, 0, 0), "S") == 0);
+  CHECK(std::strcmp(fkrt_manifest_symbol_name(m, 0, 1), "B") == 0);
+  CHECK(fkrt_manifest_symbol_name(m, 0, 2) == nullptr);
+  CHECK_EQ(fkrt_manifest_symbol_max(m, 0, 0), 64);
+  CHECK_EQ(fkrt_manifest_symbol_max(m, 0, 1), -1);
+  CHECK_EQ(fkrt_manifest_symbol_count(m, 1), 0u);
+  CHECK(std::strcmp(fkrt_manifest_input_dim(m, 0, 0, 1), "S") == 0);
+  CHECK(fkrt_manifest_input_dim(m, 0, 0, 2) == nullptr);
+  CHECK(fkrt_manifest_input_dim(m, 0, 0, 3) == nullptr);
+  CHECK(std::strcmp(fkrt_manifest_output_dim(m, 0, 0, 0), "B*S") == 0);
+  fkrt_tensor_info info;
+  CHECK_EQ(fkrt_manifest_output(m, 0, 0, &info), FKRT_SUCCESS);
+  CHECK_EQ(info.rank, 2);
+  CHECK_EQ(info.shape[0], -1);
+  CHECK_EQ(info.shape[1], 8);
+  CHECK_EQ(info.bytes, 0u);
+
+  int64_t xShape[] = {2, 5, 8}, yShape[] = {10, 8};
+  void *x = reinterpret_cast<void *>(uintptr_t(0x10000));
+  void *y = reinterpret_cast<void *>(uintptr_t(0x80000));
+  fkrt_tensor in[1] = {{x, FKRT_F32, 3, xShape}};
+  fkrt_tensor out[1] = {{y, FKRT_F32, 2, yShape}};
+  int64_t shape[2] = {0, 0};
+  CHECK_EQ(fkrt_output_shape(m, "g", in, 1, 0, shape), FKRT_SUCCESS);
+  CHECK_EQ(shape[0], 10);
+  CHECK_EQ(shape[1], 8);
+  CHECK_EQ(fkrt_output_shape(m, "g", in, 1, 1, shape),
+           FKRT_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(fkrt_last_error(),
+                    "fkrt_output_shape: graph 'g' has 1 outputs, index 1"));
+
+  auto expect = [&](fkrt_status got, fkrt_status status, const char *text) {
+    bool ok = got == status && std::strstr(fkrt_last_error(), text);
+    CHECK(ok);
+    if (!ok)
+      std::printf("  got %d: '%s', expected '%s'\n", got, fkrt_last_error(),
+                  text);
+  };
+  auto run = [&] { return fkrt_run(m, "g", in, 1, out, 1, nullptr); };
+  // Valid sizes reach the driver; so do sizes without elements, whose
+  // launch (a grid of 0 blocks) is skipped.
+  fkrt_status ready = fkrt_driver_available() == FKRT_SUCCESS
+                          ? FKRT_ERROR_NOT_LOADED
+                          : FKRT_ERROR_NO_DRIVER;
+  CHECK_EQ(run(), ready);
+  xShape[0] = 0;
+  yShape[0] = 0;
+  CHECK_EQ(run(), ready);
+  xShape[0] = 2;
+  yShape[0] = 10;
+  // A symbol above its bound, a dimension that is not a size, a dimension
+  // that disagrees with the symbols.
+  xShape[1] = 65;
+  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+         "fkrt_run: graph 'g' input 0 ('x') dimension 1 makes S 65, above "
+         "its bound 64");
+  xShape[1] = 5;
+  xShape[0] = -1;
+  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+         "fkrt_run: graph 'g' input 0 ('x'): dimension 0 is -1, not a size");
+  xShape[0] = 2;
+  yShape[0] = 11;
+  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+         "fkrt_run: graph 'g' output 0 ('y'): dimension 0 is 11, expected "
+         "B*S = 10 (S = 5 from input 0 ('x') dimension 1, B = 2 from input 0 "
+         "('x') dimension 0)");
+  yShape[0] = 10;
+  yShape[1] = 9;
+  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+         "output 0 ('y'): dimension 1 is 9, expected 8");
+  yShape[1] = 8;
+  // Sizes whose bytes, grid or i32 argument do not fit.
+  xShape[0] = int64_t(1) << 60;
+  yShape[0] = xShape[0] * 5;
+  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+         "fkrt_run: graph 'g' input 0 ('x'): its size overflows 64 bits");
+  fkrt_module_destroy(m);
+  std::string unbounded = artifact(
+      symbolicEdited(R"({"name": "S", "max": 64})", R"({"name": "S"})"));
+  CHECK_EQ(fkrt_module_load_memory(unbounded.data(), unbounded.size(), &m),
+           FKRT_SUCCESS);
+  // x far above y, so that these sizes do not make them overlap.
+  in[0].data = reinterpret_cast<void *>(uintptr_t(0x7000000000000));
+  out[0].data = x;
+  xShape[0] = 1;
+  xShape[1] = 300000000;
+  yShape[0] = 300000000;
+  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+         "fkrt_run: graph 'g' launch 0 (kernel 'k0') argument 4 is "
+         "2400000000 at these sizes, outside the i32 it is passed as");
+  xShape[0] = 20000;
+  yShape[0] = int64_t(20000) * 300000000;
+  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+         "fkrt_run: graph 'g' launch 0 (kernel 'k0'): grid x is "
+         "1500000000000 at these sizes, outside CUDA's [0, 2147483647]");
+  fkrt_module_destroy(m);
+
+  // R53: symbolic dimensions.
+  const std::string x0 = "manifest: graphs[0].inputs[0].shape[0]: ";
+  expectInvalid("R53", symbolicEdited(R"(["B", "S", 8])", R"(["T", "S", 8])"),
+                x0 + "\"T\" is not a product of the graph's symbols: unknown "
+                     "symbol 'T'");
+  expectInvalid("R53", symbolicEdited(R"(["B", "S", 8])", R"(["2*", "S", 8])"),
+                x0 + "\"2*\" is not a product of the graph's symbols: "
+                     "expected a factor at the end");
+  expectInvalid("R53", symbolicEdited(R"(["B", "S", 8])", R"(["B+1", "S", 8])"),
+                "expected '*', found '+'");
+  expectInvalid("R53", symbolicEdited(R"(["B", "S", 8])", R"(["B*-1", "S", 8])"),
+                "unexpected character '-'");
+  expectInvalid("R53", symbolicEdited(R"(["B", "S", 8])", R"(["0*B", "S", 8])"),
+                "a factor must be a positive integer");
+  expectInvalid("R53", symbolicEdited(R"(["B", "S", 8])", R"(["8", "S", 8])"),
+                "names no symbol (a static size is written as an integer)");
+  expectInvalid("R53",
+                replaced(kSymbolic, R"("version": 4)", R"("version": 3)"),
+                "manifest: graphs[0].symbols: symbols need artifact version "
+                "4, the manifest says version 3");
+  // R54: sizes computed per run.
+  const std::string grid = "manifest: graphs[0].launches[0].grid[0]";
+  expectInvalid("R54",
+                symbolicEdited(R"({"ceil_div": ["B*S", 4]})",
+                               R"({"floor_div": ["B*S", 4]})"),
+                grid + ": unknown size operation 'floor_div'");
+  expectInvalid("R54",
+                symbolicEdited(R"({"ceil_div": ["B*S", 4]})",
+                               R"({"ceil_div": ["B*S"]})"),
+                grid + ".ceil_div: expected 2 operands, found 1");
+  expectInvalid("R54",
+                symbolicEdited(R"({"ceil_div": ["B*S", 4]})",
+                               R"({"max": ["B*S"]})"),
+                grid + ".max: expected at least 2 operands, found 1");
+  expectInvalid("R54",
+                symbolicEdited(R"({"ceil_div": ["B*S", 4]})",
+                               R"({"add": "S"})"),
+                grid + ".add: expected an array of operands");
+  expectInvalid("R54",
+                symbolicEdited(R"({"ceil_div": ["B*S", 4]})",
+                               R"({"min": ["B*S", {"mul": ["T", 2]}]})"),
+                grid + ".min[1].mul[0]: \"T\" is not a product");
+  expectInvalid("R54", symbolicEdited(R"({"i64": "B*S"})", R"({"i64": [1]})"),
+                "manifest: graphs[0].launches[0].args[3].i64: expected an "
+                "integer, a symbolic dimension or an object with one of");
+  // R55 to R57: the symbols.
+  expectInvalid("R55",
+                symbolicEdited(R"("symbols": [{"name": "S", "max": 64}, {"name": "B"}])",
+                               R"("symbols": {"S": 64})"),
+                "manifest: graphs[0].symbols: expected an array");
+  expectInvalid("R55",
+                symbolicEdited(R"({"name": "B"})", R"("B")"),
+                "manifest: graphs[0].symbols[1]: expected an object");
+  expectInvalid("R56", symbolicEdited(R"({"name": "B"})", R"({"name": "2B"})"),
+                "manifest: graphs[0].symbols[1].name: \"2B\" is not an "
+                "identifier");
+  expectInvalid("R56", symbolicEdited(R"({"name": "B"})", R"({"name": "S"})"),
+                "manifest: graphs[0].symbols[1].name: duplicate symbol \"S\"");
+  expectInvalid("R57",
+                symbolicEdited(R"({"name": "S", "max": 64})",
+                               R"({"name": "S", "max": -1})"),
+                "manifest: graphs[0].symbols[0].max: expected a non-negative "
+                "integer, found -1");
+  // R58: each symbol is an input's dimension by itself.
+  expectInvalid("R58",
+                symbolicEdited(R"(["B", "S", 8])", R"(["B*S", 8])"),
+                "manifest: graphs[0].symbols[0]: symbol \"S\" is no input's "
+                "dimension by itself, so a run cannot give its size");
+  // R59: a tensor map's extents are integers.
+  std::string symbolicMap = replaced(
+      replaced(replaced(kMapBase, R"("version": 2)", R"("version": 4)"),
+               R"("name": "g", )", R"("name": "g", "symbols": [{"name": "N"}], )"),
+      R"("shape": [64, 128])", R"("shape": ["N", 128])");
+  expectInvalid("R59", symbolicMap,
+                "manifest: graphs[0].launches[0].args[0].tensor_map.buffer: a "
+                "tensor map over a tensor of symbolic shape is not supported "
+                "yet");
 }
 
 /// R45: the PTX's structure.
@@ -1567,6 +1774,7 @@ int main() {
   testSample();
   testCppWrapper();
   testAliases();
+  testSymbols();
   testBaseValid();
   testFileRules();
   testFraming();

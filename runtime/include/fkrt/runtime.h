@@ -30,7 +30,7 @@ extern "C" {
 
 /// The newest artifact format major version this runtime reads; it reads
 /// every version from 1 up to this one.
-#define FKRT_ARTIFACT_VERSION 3
+#define FKRT_ARTIFACT_VERSION 4
 
 /// Result of every fallible call. FKRT_SUCCESS is 0; the others are errors
 /// with a message available from fkrt_last_error().
@@ -93,7 +93,9 @@ typedef struct fkrt_tensor {
 } fkrt_tensor;
 
 /// The signature of one graph input or output, as the manifest declares it.
-/// Pointers stay valid until the module is destroyed.
+/// Pointers stay valid until the module is destroyed. A symbolic dimension
+/// (a size each run gives, artifact version 4) is -1 in `shape`, and a
+/// tensor with one has `bytes` 0 (fkrt_manifest_input_dim names it).
 typedef struct fkrt_tensor_info {
   const char *name;
   fkrt_dtype dtype;
@@ -170,6 +172,38 @@ FKRT_API fkrt_status fkrt_manifest_output(fkrt_module module, size_t graph,
                                           size_t index,
                                           fkrt_tensor_info *info);
 
+/// The manifest's text of dimension `axis` of input / output `index` of
+/// graph `graph` where it is symbolic ("S", "B*S"); NULL where it is a
+/// static size or out of range.
+FKRT_API const char *fkrt_manifest_input_dim(fkrt_module module, size_t graph,
+                                             size_t index, size_t axis);
+FKRT_API const char *fkrt_manifest_output_dim(fkrt_module module,
+                                              size_t graph, size_t index,
+                                              size_t axis);
+
+/// The number of symbols of graph `graph` (0 if none or out of range): the
+/// sizes its runs take from their inputs' dimensions (version 4).
+FKRT_API size_t fkrt_manifest_symbol_count(fkrt_module module, size_t graph);
+
+/// The name of symbol `symbol` of graph `graph`, or NULL if out of range.
+FKRT_API const char *fkrt_manifest_symbol_name(fkrt_module module,
+                                               size_t graph, size_t symbol);
+
+/// The bound of symbol `symbol` of graph `graph` (a run's size must not
+/// exceed it), or -1 if it has none or is out of range.
+FKRT_API int64_t fkrt_manifest_symbol_max(fkrt_module module, size_t graph,
+                                          size_t symbol);
+
+/// The shape of output `index` of graph `graph_name` for a run with
+/// `inputs`: `shape` receives the output's rank of entries. The inputs are
+/// checked as fkrt_run checks them (INVALID_ARGUMENT, NOT_FOUND); nothing
+/// runs.
+FKRT_API fkrt_status fkrt_output_shape(fkrt_module module,
+                                       const char *graph_name,
+                                       const fkrt_tensor *inputs,
+                                       size_t num_inputs, size_t index,
+                                       int64_t *shape);
+
 /// The input that output `index` of graph `graph` is written into (the new
 /// value of an inout parameter): fkrt_run must be passed that input's buffer
 /// for it. -1 if it aliases none, or if out of range.
@@ -190,7 +224,13 @@ FKRT_API size_t fkrt_manifest_launch_count(fkrt_module module, size_t graph);
 ///  1. module and graph_name non-null, the graph exists (NOT_FOUND);
 ///  2. the input and output counts, then each input and each output in
 ///     order: pointers non-null, data aligned to 16 bytes, dtype,
-///     rank, then every dimension; then that an output aliasing an input
+///     rank, then every static dimension; for a graph with symbols, then
+///     each symbol's size (from the first input dimension that is the
+///     symbol alone) within its bound, and every symbolic dimension of the
+///     inputs, then of the outputs, equal to its value at those sizes; then
+///     that each launch's grid and sized arguments are within CUDA's limits
+///     at those sizes (a launch whose grid is empty is skipped); then that
+///     an output aliasing an input
 ///     (fkrt_manifest_output_aliases) is passed that input's buffer, and
 ///     that no other output overlaps an input or another output
 ///     (INVALID_ARGUMENT);
