@@ -990,6 +990,10 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                   where + ": its tensor maps need cuTensorMapEncodeTiled, "
                           "which the CUDA driver library libcuda.so.1 lacks "
                           "(a driver for CUDA 12.0 or later has it)");
+    // A run whose sizes leave every launch without blocks does nothing.
+    if (std::all_of(plan.begin(), plan.end(),
+                    [](const RunLaunch &l) { return l.skipped; }))
+      return FKRT_SUCCESS;
     cu::Stream s = static_cast<cu::Stream>(stream);
     // One launch gains nothing from a graph.
     if (m->cudaGraphs && g.launches.size() > 1) {

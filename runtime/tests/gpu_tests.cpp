@@ -5,7 +5,8 @@
 // memory and event API, replays as CUDA graphs, the JIT error log, a failing
 // kernel attribute; then
 // tests/data/tensor_map.ptx, whose kernels hand back the tensor map
-// descriptors the runtime encoded; then the load and failure tests of
+// descriptors the runtime encoded; tests/data/symbolic.ptx, sized per run;
+// then the load and failure tests of
 // gpu_load_tests.cpp. Without a CUDA driver it says so and passes
 // vacuously. Prints "N passed, M failed" last.
 //
@@ -451,6 +452,59 @@ void testBoundWeights(const std::string &ptx) {
   std::remove(path);
 }
 
+/// symbolic.ptx: y = 2x + w over N elements given per run (version 4), at
+/// sizes 1, 1000, 4096 and 0 (whose launches are skipped), above N's bound,
+/// and replayed as CUDA graphs per size on one set of buffers.
+void testSymbols(const std::string &dataDir) {
+  std::string ptx = fkrt_test::readFile(dataDir + "/symbolic.ptx");
+  fkrt_module m = nullptr;
+  CHECK(fkrt_module_load_memory(ptx.data(), ptx.size(), &m) == FKRT_SUCCESS);
+  CHECK(fkrt_module_load_cuda(m, 0) == FKRT_SUCCESS);
+  const int64_t most = 4096;
+  size_t bytes = (most + 1) * sizeof(float);
+  Cuda::Ptr dx{}, dw{}, dy{};
+  CHECK(!cuda.memAlloc(&dx, bytes) && !cuda.memAlloc(&dw, bytes) &&
+        !cuda.memAlloc(&dy, bytes));
+  std::vector<float> x(most + 1), w(most + 1), y(most + 1);
+  for (int64_t i = 0; i <= most; ++i)
+    x[i] = float(i), w[i] = float(3 * i + 1);
+  CHECK(!cuda.memcpyHtoD(dx, x.data(), bytes) &&
+        !cuda.memcpyHtoD(dw, w.data(), bytes));
+  const float poison = -7.0f;
+  // Runs at size n (twice, so that the second is captured), then checks
+  // the n results and that the element after them was not written.
+  auto runAt = [&](int64_t n) {
+    std::vector<float> fill(most + 1, poison);
+    bool ok = !cuda.memcpyHtoD(dy, fill.data(), bytes);
+    const int64_t shape[] = {n};
+    fkrt_tensor in[2] = {{reinterpret_cast<void *>(dx), FKRT_F32, 1, shape},
+                         {reinterpret_cast<void *>(dw), FKRT_F32, 1, shape}};
+    fkrt_tensor out[1] = {{reinterpret_cast<void *>(dy), FKRT_F32, 1, shape}};
+    for (int run = 0; run < 2 && ok; ++run)
+      ok = fkrt_run(m, "add", in, 2, out, 1, nullptr) == FKRT_SUCCESS;
+    ok = ok && !cuda.streamSynchronize(nullptr) &&
+         !cuda.memcpyDtoH(y.data(), dy, bytes);
+    for (int64_t i = 0; i < n && ok; ++i)
+      ok = y[i] == 2 * x[i] + w[i];
+    return ok && y[n] == poison;
+  };
+  for (int64_t n : {1, 1000, 4096, 0, 255, 257})
+    CHECK(runAt(n));
+  // One replay per size (a size of 0 launches nothing).
+  CHECK_EQ(fkrt_cuda_graph_count(m), 5u);
+  const int64_t above[] = {most + 1};
+  fkrt_tensor in[2] = {{reinterpret_cast<void *>(dx), FKRT_F32, 1, above},
+                       {reinterpret_cast<void *>(dw), FKRT_F32, 1, above}};
+  fkrt_tensor out[1] = {{reinterpret_cast<void *>(dy), FKRT_F32, 1, above}};
+  CHECK_EQ(fkrt_run(m, "add", in, 2, out, 1, nullptr),
+           FKRT_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(fkrt_last_error(), "makes N 4097, above its bound 4096"));
+  cuda.memFree(dx);
+  cuda.memFree(dw);
+  cuda.memFree(dy);
+  fkrt_module_destroy(m);
+}
+
 void runBasicTests(const std::string &dataDir) {
   std::string ptx = fkrt_test::readFile(dataDir + "/add.ptx");
   fkrt_module m = nullptr;
@@ -470,6 +524,7 @@ void runBasicTests(const std::string &dataDir) {
   testBoundWeights(ptx);
   testBoundWeightsTwoGraphs(dataDir);
   testTensorMaps(dataDir);
+  testSymbols(dataDir);
 
   // A PTX error: the message carries the JIT's log.
   std::string bad = ptx;
