@@ -2,7 +2,7 @@
 //
 // Each input is read three ways:
 //  1. loaded as a whole artifact and, when it loads, every manifest query
-//     is walked;
+//     is walked and each graph's run is checked at made-up sizes;
 //  2. scanned as PTX by the `.entry` scanner alone, whose results must be
 //     well formed (names are identifiers, lines in order) and whose errors
 //     must name a line;
@@ -24,6 +24,54 @@
 
 namespace {
 
+/// The tensors of a run of graph `g` at made-up addresses, each symbolic
+/// dimension 3: fkrt_run's checks, the symbols'
+/// binding and the per-run sizes of the launches are walked (the run then
+/// stops at the driver or the unloaded module).
+void checkRun(fkrt_module m, size_t g) {
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<fkrt_tensor> tensors[2];
+  uintptr_t address = uintptr_t(1) << 40;
+  for (int output = 0; output < 2; ++output) {
+    size_t count = output ? fkrt_manifest_output_count(m, g)
+                          : fkrt_manifest_input_count(m, g);
+    for (size_t i = 0; i < count; ++i) {
+      fkrt_tensor_info info;
+      if ((output ? fkrt_manifest_output(m, g, i, &info)
+                  : fkrt_manifest_input(m, g, i, &info)) != FKRT_SUCCESS)
+        std::abort();
+      shapes.emplace_back(info.shape, info.shape + info.rank);
+      for (size_t d = 0; d < shapes.back().size(); ++d) {
+        const char *dim = output ? fkrt_manifest_output_dim(m, g, i, d)
+                                 : fkrt_manifest_input_dim(m, g, i, d);
+        if ((shapes.back()[d] < 0) != (dim != nullptr))
+          std::abort();
+        if (dim)
+          shapes.back()[d] = 3;
+      }
+      if (!output)
+        for (size_t s = 0; s < fkrt_manifest_symbol_count(m, g); ++s)
+          (void)fkrt_manifest_symbol_max(m, g, s);
+      address += uintptr_t(1) << 36;
+      tensors[output].push_back({reinterpret_cast<void *>(address),
+                                 int32_t(info.dtype), info.rank, nullptr});
+    }
+  }
+  size_t next = 0;
+  for (int output = 0; output < 2; ++output)
+    for (fkrt_tensor &t : tensors[output])
+      t.shape = shapes[next++].data();
+  if (!tensors[1].empty()) {
+    std::vector<int64_t> shape(16);
+    (void)fkrt_output_shape(m, fkrt_manifest_graph_name(m, g),
+                            tensors[0].data(), tensors[0].size(), 0,
+                            shape.data());
+  }
+  (void)fkrt_run(m, fkrt_manifest_graph_name(m, g), tensors[0].data(),
+                 tensors[0].size(), tensors[1].data(), tensors[1].size(),
+                 nullptr);
+}
+
 void walkQueries(fkrt_module m) {
   for (size_t g = 0; g < fkrt_manifest_graph_count(m); ++g) {
     size_t found;
@@ -39,6 +87,10 @@ void walkQueries(fkrt_module m) {
     for (size_t i = 0; i < fkrt_manifest_output_count(m, g); ++i)
       if (fkrt_manifest_output(m, g, i, &info) != FKRT_SUCCESS)
         std::abort();
+    for (size_t s = 0; s < fkrt_manifest_symbol_count(m, g); ++s)
+      if (!fkrt_manifest_symbol_name(m, g, s))
+        std::abort();
+    checkRun(m, g);
   }
 }
 
