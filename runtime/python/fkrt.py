@@ -12,6 +12,17 @@ manifest declares. The run is enqueued on torch's current stream unless a
 stream is given, so it is ordered with torch's own work; it returns without
 waiting for the kernels.
 
+A graph with symbols (artifact version 4) takes sizes from its inputs at
+each run. In `TensorInfo.shape` a static dimension is an int and a symbolic
+one the manifest's text, a str: `('B*S', 768)` (its `bytes` is then 0).
+`Module.symbols(graph)` gives the symbols and their bounds in manifest order,
+`{'S': 4096, 'B': None}` (None: unbounded). `run` takes each symbol's size
+from the first input dimension that is the symbol alone, checks every
+symbolic dimension against those sizes through the runtime (ArgumentError,
+before the module touches CUDA), and allocates outputs at the shapes they
+give, which `Module.output_shapes(graph, input_shapes)` computes without a
+GPU.
+
 The library is found through $FKRT_LIBRARY, then next to this file (where
 `pip install ./runtime` puts it, this file being the package's __init__.py),
 then in <prefix>/lib when this file is installed as
@@ -52,8 +63,9 @@ class Error(RuntimeError):
 
 class ArgumentError(Error, ValueError):
     """A tensor (or count of tensors) that does not match the graph's
-    signature, found by the binding before anything is enqueued. Its status
-    is ERROR_INVALID_ARGUMENT, as the C API would report."""
+    signature, found before anything is enqueued (by the binding, or by the
+    runtime's check of a run's sizes). Its status is ERROR_INVALID_ARGUMENT,
+    as the C API would report."""
 
     def __init__(self, message):
         super().__init__(ERROR_INVALID_ARGUMENT, message)
@@ -98,6 +110,10 @@ def _load_library():
 _lib = None
 _lib_lock = threading.Lock()
 
+# A non-null address aligned as the runtime wants, for calls that check
+# tensors but never read them.
+_STAND_IN_ADDRESS = 256
+
 
 def library():
     """The loaded C library, with its prototypes declared (loaded once)."""
@@ -131,6 +147,17 @@ def library():
                                              ctypes.POINTER(_TensorInfo)]),
             "fkrt_manifest_output": (status, [m, size, size,
                                               ctypes.POINTER(_TensorInfo)]),
+            "fkrt_manifest_input_dim": (ctypes.c_char_p, [m, size, size,
+                                                          size]),
+            "fkrt_manifest_output_dim": (ctypes.c_char_p, [m, size, size,
+                                                           size]),
+            "fkrt_manifest_symbol_count": (size, [m, size]),
+            "fkrt_manifest_symbol_name": (ctypes.c_char_p, [m, size, size]),
+            "fkrt_manifest_symbol_max": (ctypes.c_int64, [m, size, size]),
+            "fkrt_output_shape": (status, [m, ctypes.c_char_p,
+                                           ctypes.POINTER(_Tensor), size,
+                                           size,
+                                           ctypes.POINTER(ctypes.c_int64)]),
             "fkrt_manifest_workspace_bytes": (ctypes.c_uint64, [m, size]),
             "fkrt_manifest_output_aliases": (ctypes.c_int64, [m, size, size]),
             "fkrt_manifest_launch_count": (size, [m, size]),
@@ -197,16 +224,33 @@ def _shape_text(shape):
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
+def _int64s(values):
+    """`values` as a C array of int64 (one entry at least, for rank 0)."""
+    return (ctypes.c_int64 * max(len(values), 1))(*values)
+
+
+def _static_array(shape):
+    """A static shape as a C array, built once; None for a symbolic one,
+    whose sizes each run gives."""
+    return None if any(isinstance(d, str) for d in shape) else _int64s(shape)
+
+
 class TensorInfo:
     """A graph input or output signature from the manifest. Names are
     str: the runtime rejects a manifest that is not UTF-8 when loading it.
+    `shape` holds an int per static dimension and the text of each symbolic
+    one ("B*S"), whose size each run gives; `bytes` is 0 if any is symbolic.
     """
 
-    def __init__(self, info):
+    def __init__(self, info, dim_text):
         self.name = info.name.decode()
         self.dtype = DTYPE_NAMES[info.dtype]
         self.dtype_code = info.dtype
-        self.shape = tuple(info.shape[i] for i in range(info.rank))
+        # dim_text(axis): the manifest's text of a symbolic dimension, else
+        # None (the C API reports the dimension as -1).
+        self.shape = tuple(info.shape[i] if info.shape[i] >= 0
+                           else dim_text(i).decode()
+                           for i in range(info.rank))
         self.bytes = info.bytes
         # For an output written into an input's buffer (an inout
         # parameter's new value): that input's index; else None.
@@ -219,25 +263,30 @@ class TensorInfo:
         return "TensorInfo(%r, %s, %r)" % (self.name, self.dtype, self.shape)
 
     def type_text(self):
-        """The type as the language writes it, e.g. "f16[64, 32]"."""
+        """The type as the language writes it, e.g. "f16[64, 32]" or
+        "f16[B*S, 768]"."""
         return self.dtype + _shape_text(self.shape)
 
 
 class _Signature:
     """What run() needs of one graph, read from the manifest once: tensor
-    infos and their shapes as ctypes arrays (immutable, shared by runs)."""
+    infos, the graph's symbols and static shapes as ctypes arrays
+    (immutable, shared by runs)."""
 
-    def __init__(self, name, inputs, outputs):
+    def __init__(self, name, inputs, outputs, symbols):
         self.name = name
-        self.inputs = inputs
+        self.all_inputs = inputs
+        self.inputs = [i for i in inputs if not i.bound]
         self.outputs = outputs
+        self.symbols = symbols
         self.where = "run: graph '%s'" % name
+        self.input_shapes = [_static_array(i.shape) for i in self.inputs]
+        self.output_shapes = [_static_array(o.shape) for o in outputs]
 
-        def arrays(infos):
-            return [(ctypes.c_int64 * max(len(i.shape), 1))(*i.shape)
-                    for i in infos]
-        self.input_shapes = arrays(inputs)
-        self.output_shapes = arrays(outputs)
+    def count_error(self, where, count):
+        return ArgumentError("%s takes %d inputs (%s), got %d" % (
+            where, len(self.inputs),
+            ", ".join(i.name for i in self.inputs) or "none", count))
 
 
 def _stream_handle(stream):
@@ -322,18 +371,20 @@ class Module:
                                                   ctypes.byref(index)))
         return index.value
 
-    def _infos(self, name, count_fn, info_fn):
+    def _infos(self, name, count_fn, info_fn, dim_fn):
         g = self._graph(name)
         result = []
         for i in range(count_fn(self._m, g)):
             info = _TensorInfo()
             _check(info_fn(self._m, g, i, ctypes.byref(info)))
-            result.append(TensorInfo(info))
+            result.append(TensorInfo(
+                info, lambda axis: dim_fn(self._m, g, i, axis)))
         return result
 
     def inputs(self, graph):
         infos = self._infos(graph, self._lib.fkrt_manifest_input_count,
-                            self._lib.fkrt_manifest_input)
+                            self._lib.fkrt_manifest_input,
+                            self._lib.fkrt_manifest_input_dim)
         index = self._graph(graph)
         for i, info in enumerate(infos):
             info.bound = bool(self._lib.fkrt_input_bound(self._m, index, i))
@@ -341,12 +392,66 @@ class Module:
 
     def outputs(self, graph):
         infos = self._infos(graph, self._lib.fkrt_manifest_output_count,
-                            self._lib.fkrt_manifest_output)
+                            self._lib.fkrt_manifest_output,
+                            self._lib.fkrt_manifest_output_dim)
         index = self._graph(graph)
         for i, info in enumerate(infos):
             aliases = self._lib.fkrt_manifest_output_aliases(self._m, index, i)
             info.aliases = aliases if aliases >= 0 else None
         return infos
+
+    def symbols(self, graph):
+        """The graph's symbols in manifest order, each with its bound (the
+        largest size a run may give it) or None: {"S": 4096, "B": None}.
+        Empty for a graph of static shapes."""
+        g, lib = self._graph(graph), self._lib
+        result = {}
+        for s in range(lib.fkrt_manifest_symbol_count(self._m, g)):
+            bound = lib.fkrt_manifest_symbol_max(self._m, g, s)
+            result[lib.fkrt_manifest_symbol_name(self._m, g, s).decode()] = (
+                bound if bound >= 0 else None)
+        return result
+
+    def output_shapes(self, graph, input_shapes):
+        """The shapes of `graph`'s outputs for a run whose inputs (those
+        run() takes: all but the ones bound with bind_weights) have
+        `input_shapes`, as tuples of ints. The runtime checks the shapes as
+        run() does (ArgumentError). Needs no GPU."""
+        sig = self._signature(graph)
+        shapes = [tuple(s) for s in input_shapes]
+        if len(shapes) != len(sig.inputs):
+            raise sig.count_error("output_shapes: graph '%s'" % graph,
+                                  len(shapes))
+        return self._output_shapes(sig, shapes, "output_shapes")
+
+    def _output_shapes(self, sig, shapes, caller):
+        """fkrt_output_shape for each output; `shapes` are those of the
+        inputs run() takes. Its errors read as `caller`'s."""
+        given = iter(shapes)
+        all_shapes = [info.shape if info.bound else next(given)
+                      for info in sig.all_inputs]
+        arrays = [_int64s(shape) for shape in all_shapes]
+        tensors = (_Tensor * max(len(arrays), 1))()
+        for i, info in enumerate(sig.all_inputs):
+            # Only the shapes are read, but each tensor is checked as
+            # fkrt_run checks it: an aligned stand-in for every address
+            # lets the sizes be checked before the tensors' devices are.
+            tensors[i] = _Tensor(_STAND_IN_ADDRESS, info.dtype_code,
+                                 len(all_shapes[i]), arrays[i])
+        result = []
+        for o, info in enumerate(sig.outputs):
+            out = _int64s([0] * len(info.shape))
+            status = self._lib.fkrt_output_shape(
+                self._m, sig.name.encode(), tensors, len(arrays), o, out)
+            if status == ERROR_INVALID_ARGUMENT:
+                message = self._lib.fkrt_last_error().decode()
+                prefix = "fkrt_output_shape: "
+                if message.startswith(prefix):
+                    message = caller + ": " + message[len(prefix):]
+                raise ArgumentError(message)
+            _check(status)
+            result.append(tuple(out[:len(info.shape)]))
+        return result
 
     def workspace_bytes(self, graph):
         return self._lib.fkrt_manifest_workspace_bytes(self._m,
@@ -387,8 +492,7 @@ class Module:
             for info in outputs:
                 if info.aliases is not None:
                     info.aliases = position[info.aliases]
-            sig = _Signature(graph, [i for i in inputs if not i.bound],
-                             outputs)
+            sig = _Signature(graph, inputs, outputs, self.symbols(graph))
             self._signatures[graph] = sig
         return sig
 
@@ -437,10 +541,11 @@ class Module:
         `inputs` (and `outputs` if given) are torch CUDA tensors or objects
         torch imports without a copy (DLPack, __cuda_array_interface__),
         one per manifest entry (but the inputs bound with bind_weights),
-        each with the manifest's dtype and shape,
-        dense, and all on one CUDA device. ArgumentError names the first
-        that is not: dtypes and shapes are checked for every tensor before
-        devices and layouts, and all before the module touches CUDA.
+        each with the manifest's dtype and shape (a symbolic dimension: the
+        size the graph's symbols have at this run), dense, and all on one
+        CUDA device. ArgumentError names the first that is not: dtypes and
+        shapes are checked for every tensor before devices and layouts, and
+        all before the module touches CUDA.
         The new value of an inout parameter (an output whose info has
         `aliases`, an input index) is written into that input: pass the
         input tensor itself as that output, or leave outputs out, which
@@ -458,9 +563,7 @@ class Module:
         sig = self._signature(graph)
         inputs = list(inputs)
         if len(inputs) != len(sig.inputs):
-            raise ArgumentError("%s takes %d inputs (%s), got %d" % (
-                sig.where, len(sig.inputs),
-                ", ".join(i.name for i in sig.inputs) or "none", len(inputs)))
+            raise sig.count_error(sig.where, len(inputs))
         if outputs is not None:
             outputs = list(outputs)
             if len(outputs) != len(sig.outputs):
@@ -474,10 +577,13 @@ class Module:
         def what(role, i, info):
             return "%s %s %d ('%s')" % (sig.where, role, i, info.name)
 
-        def convert(objects, infos, role):
-            """Imports and checks each tensor against its signature."""
+        def convert(objects, infos, role, shapes):
+            """Imports and checks each tensor against its signature and
+            `shapes`, in which a symbolic dimension (a str) matches any
+            size: the runtime checks those."""
             tensors = []
-            for i, (obj, info) in enumerate(zip(objects, infos)):
+            for i, (obj, info, shape) in enumerate(zip(objects, infos,
+                                                       shapes)):
                 if isinstance(obj, torch.Tensor):
                     t = obj
                 else:
@@ -487,10 +593,15 @@ class Module:
                     raise ArgumentError("%s: expected dtype %s (%s), got %s"
                                         % (what(role, i, info), info.dtype,
                                            want, t.dtype))
-                if tuple(t.shape) != info.shape:
+                if len(t.shape) != len(shape) or any(
+                        d != s for d, s in zip(t.shape, shape)
+                        if not isinstance(s, str)):
+                    expected = _shape_text(shape)
+                    if shape != info.shape:
+                        # Sized at this run: the manifest's text, then sizes.
+                        expected = _shape_text(info.shape) + " = " + expected
                     raise ArgumentError("%s: expected shape %s, got %s" % (
-                        what(role, i, info), _shape_text(info.shape),
-                        _shape_text(t.shape)))
+                        what(role, i, info), expected, _shape_text(t.shape)))
                 tensors.append((t, role, i, info))
             return tensors
 
@@ -517,8 +628,14 @@ class Module:
                                            tuple(t.stride())))
             return [entry[0] for entry in tensors]
 
-        in_checked = convert(inputs, sig.inputs, "input")
-        out_checked = (convert(outputs, sig.outputs, "output")
+        in_checked = convert(inputs, sig.inputs, "input",
+                             [i.shape for i in sig.inputs])
+        if sig.symbols:
+            out_shapes = self._output_shapes(
+                sig, [tuple(t.shape) for t, *_ in in_checked], "run")
+        else:
+            out_shapes = [o.shape for o in sig.outputs]
+        out_checked = (convert(outputs, sig.outputs, "output", out_shapes)
                        if outputs is not None else [])
         in_tensors = place(in_checked)
         out_tensors = place(out_checked) if outputs is not None else None
@@ -543,15 +660,17 @@ class Module:
             # An inout parameter's new value is written into its input.
             def allocate():
                 return [in_tensors[o.aliases] if o.aliases is not None
-                        else torch.empty(o.shape, dtype=dtypes[o.dtype_code],
+                        else torch.empty(shape, dtype=dtypes[o.dtype_code],
                                          device=device)
-                        for o in sig.outputs]
+                        for o, shape in zip(sig.outputs, out_shapes)]
             if isinstance(stream, torch.cuda.Stream):
                 with torch.cuda.stream(stream):
                     out_tensors = allocate()
             else:
                 out_tensors = allocate()
             outputs = out_tensors
+
+        held = []   # this run's shape arrays, alive until the call returns
 
         def array(tensors, infos, shapes):
             result = (_Tensor * max(len(tensors), 1))()
@@ -561,8 +680,12 @@ class Module:
                     # An empty tensor has no storage; kernels never read it,
                     # but the C API wants a valid, aligned address.
                     ptr = self._dummy_pointer(torch, device)
+                shape = shapes[i]
+                if shape is None:
+                    shape = _int64s(tuple(t.shape))
+                    held.append(shape)
                 result[i] = _Tensor(ptr, info.dtype_code, len(info.shape),
-                                    shapes[i])
+                                    shape)
             return result
 
         ins = array(in_tensors, sig.inputs, sig.input_shapes)

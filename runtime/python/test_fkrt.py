@@ -40,6 +40,44 @@ LOAD = os.path.join(DATA, "load.ptx")
 INOUT = os.path.join(DATA, "inout.ptx")
 
 
+def _symbolic_add(w_shape=b'["B*S"]'):
+    """add.ptx's graph with symbols (version 4), as "add_bs": y = 2 * x + w
+    over x f32[B, S] flattened, w f32[B*S] (or `w_shape`) and y f32[B*S].
+    The bounds keep B*S within the workspace's 1000 elements."""
+    with open(ADD, "rb") as f:
+        data = f.read()
+    for old, new in [
+            (b'"version": 1', b'"version": 4'),
+            (b'[{"name": "add",', b'[{"name": "add_bs", "symbols": '
+             b'[{"name": "S", "max": 10}, {"name": "B", "max": 100}],'),
+            (b'"x", "dtype": "f32", "shape": [1000]',
+             b'"x", "dtype": "f32", "shape": ["B", "S"]'),
+            (b'"w", "dtype": "f32", "shape": [1000]',
+             b'"w", "dtype": "f32", "shape": ' + w_shape),
+            (b'"y", "dtype": "f32", "shape": [1000]',
+             b'"y", "dtype": "f32", "shape": ["B*S"]'),
+            (b'"grid": [4, 1, 1]',
+             b'"grid": [{"ceil_div": ["B*S", 256]}, 1, 1]'),
+            (b'{"i64": 1000}', b'{"i64": "B*S"}'),
+            (b'{"i32": 1000}', b'{"i32": {"mul": ["S", "B"]}}')]:
+        assert old in data, old
+        data = data.replace(old, new)
+    return data
+
+
+def _sized(shape, sizes):
+    """`shape` with each symbolic dimension ("B*S") at the symbols'
+    `sizes`."""
+    def size(dim):
+        if isinstance(dim, int):
+            return dim
+        product = 1
+        for factor in dim.split("*"):
+            product *= int(factor) if factor.isdigit() else sizes[factor]
+        return product
+    return tuple(size(d) for d in shape)
+
+
 def _write_safetensors(path, tensors):
     """Writes {name: (dtype, shape, struct format, values)} as a
     .safetensors file, with the standard library only."""
@@ -262,6 +300,64 @@ class ManifestTest(unittest.TestCase):
                 m.bind_weights("nope", bad)
             self.assertEqual(e.exception.status, fkrt.ERROR_NOT_FOUND)
 
+    def test_symbols(self):
+        with fkrt.Module(data=_symbolic_add()) as m:
+            self.assertEqual(m.version, 4)
+            self.assertEqual(m.symbols("add_bs"), {"S": 10, "B": 100})
+            x, w = m.inputs("add_bs")
+            self.assertEqual(x.shape, ("B", "S"))
+            self.assertEqual(w.shape, ("B*S",))
+            self.assertEqual(x.type_text(), "f32[B, S]")
+            self.assertEqual(x.bytes, 0)
+            y, = m.outputs("add_bs")
+            self.assertEqual(y.shape, ("B*S",))
+            self.assertEqual(repr(y), "TensorInfo('y', f32, ('B*S',))")
+        with fkrt.Module(data=_symbolic_add(b'[1000]')) as m:
+            self.assertEqual(m.inputs("add_bs")[1].shape, (1000,))
+            self.assertEqual(m.inputs("add_bs")[1].bytes, 4000)
+        unbounded = _symbolic_add().replace(b'{"name": "B", "max": 100}',
+                                            b'{"name": "B"}')
+        with fkrt.Module(data=unbounded) as m:
+            self.assertEqual(m.symbols("add_bs"), {"S": 10, "B": None})
+        with fkrt.Module(ADD) as m:
+            self.assertEqual(m.symbols("add"), {})
+            self.assertEqual(m.inputs("add")[0].shape, (1000,))
+
+    def test_output_shapes(self):
+        # Computed and checked by the runtime, without torch or a GPU.
+        with fkrt.Module(data=_symbolic_add()) as m:
+            self.assertEqual(m.output_shapes("add_bs", [(3, 5), (15,)]),
+                             [(15,)])
+            self.assertEqual(m.output_shapes("add_bs", [[0, 7], [0]]),
+                             [(0,)])
+            for shapes, message in [
+                    ([(3, 11), (33,)],
+                     "output_shapes: graph 'add_bs' input 0 ('x') dimension "
+                     "1 makes S 11, above its bound 10"),
+                    ([(3, 5), (14,)],
+                     "output_shapes: graph 'add_bs' input 1 ('w'): dimension "
+                     "0 is 14, expected B*S = 15 (S = 5 from input 0 ('x') "
+                     "dimension 1, B = 3 from input 0 ('x') dimension 0)"),
+                    ([(3, 5), (15, 1)], "input 1 ('w'): expected rank 1, "
+                                        "got 2"),
+                    ([(3, 5)], "output_shapes: graph 'add_bs' takes 2 "
+                               "inputs (x, w), got 1")]:
+                with self.assertRaises(fkrt.ArgumentError) as e:
+                    m.output_shapes("add_bs", shapes)
+                self.assertIn(message, str(e.exception))
+                self.assertEqual(e.exception.status,
+                                 fkrt.ERROR_INVALID_ARGUMENT)
+            with self.assertRaises(fkrt.Error) as e:
+                m.output_shapes("nope", [])
+            self.assertEqual(e.exception.status, fkrt.ERROR_NOT_FOUND)
+        with fkrt.Module(ADD) as m:
+            self.assertEqual(m.output_shapes("add", [(1000,), (1000,)]),
+                             [(1000,)])
+            with self.assertRaises(fkrt.ArgumentError) as e:
+                m.output_shapes("add", [(1000,), (999,)])
+            self.assertIn("input 1 ('w'): dimension 0 is 999, expected 1000",
+                          str(e.exception))
+
     def test_dtype_names(self):
         lib = fkrt.library()
         for code, name in fkrt.DTYPE_NAMES.items():
@@ -307,9 +403,9 @@ if TORCH_ERROR is None and not LIBRARY_ERROR:
         def tearDown(self):
             self.m.close()
 
-        def check(self, inputs, message, outputs=None):
+        def check(self, inputs, message, outputs=None, graph="add"):
             with self.assertRaises(fkrt.ArgumentError) as e:
-                self.m.run("add", inputs, outputs=outputs)
+                self.m.run(graph, inputs, outputs=outputs)
             self.assertIn(message, str(e.exception))
             self.assertIsNone(self.m.device)
 
@@ -342,6 +438,32 @@ if TORCH_ERROR is None and not LIBRARY_ERROR:
             self.check([_DLPackOnly(self.x.half()), self.w],
                        "input 0 ('x'): expected dtype f32")
 
+        def test_symbolic_sizes(self):
+            # The runtime checks the sizes, still before devices and before
+            # the module touches CUDA.
+            self.m.close()
+            self.m = fkrt.Module(data=_symbolic_add())
+            x = torch.zeros(3, 5)
+
+            def check(inputs, message, outputs=None):
+                self.check(inputs, message, outputs, graph="add_bs")
+
+            check([x, torch.zeros(15, 1)],
+                  "run: graph 'add_bs' input 1 ('w'): expected shape [B*S], "
+                  "got [15, 1]")
+            check([torch.zeros(3, 11), torch.zeros(33)],
+                  "run: graph 'add_bs' input 0 ('x') dimension 1 makes S 11, "
+                  "above its bound 10")
+            check([x, torch.zeros(14)],
+                  "run: graph 'add_bs' input 1 ('w'): dimension 0 is 14, "
+                  "expected B*S = 15")
+            check([x, torch.zeros(15)],
+                  "run: graph 'add_bs' output 0 ('y'): expected shape [B*S] "
+                  "= [15], got [14]", outputs=[torch.zeros(14)])
+            check([x, torch.zeros(15)],
+                  "input 0 ('x'): expected a CUDA tensor",
+                  outputs=[torch.zeros(15)])
+
 
 def _bits(t):
     """The tensor's storage reinterpreted as integers, for bitwise
@@ -350,10 +472,15 @@ def _bits(t):
     return t.contiguous().view(view[t.element_size()])
 
 
-def _random_input(info, generator, device):
+# Each symbol's size in runs of artifacts (or its bound if lower): one no
+# tile size divides.
+_SYMBOL_SIZE = 37
+
+
+def _random_input(info, generator, device, sizes=None):
     dtypes = fkrt._torch_dtypes(torch)
     dtype = dtypes[info.dtype_code]
-    shape = info.shape
+    shape = _sized(info.shape, sizes or {})
     if dtype.is_floating_point:
         return torch.randn(shape, generator=generator, device=device,
                            dtype=torch.float32).to(dtype)
@@ -394,7 +521,10 @@ if GPU_ERROR is None:
             self.generator.manual_seed(7)
 
         def inputs(self, m, graph):
-            return [_random_input(i, self.generator, self.device)
+            sizes = {name: _SYMBOL_SIZE if bound is None
+                     else min(bound, _SYMBOL_SIZE)
+                     for name, bound in m.symbols(graph).items()}
+            return [_random_input(i, self.generator, self.device, sizes)
                     for i in m.inputs(graph)]
 
         def test_artifacts(self):
@@ -408,9 +538,10 @@ if GPU_ERROR is None:
             inputs = self.inputs(m, graph)
             first = m.run(graph, inputs)
             self.assertEqual(m.device, self.device.index)
-            # Allocated outputs have the manifest's types.
-            for t, info in zip(first, m.outputs(graph)):
-                self.assertEqual(tuple(t.shape), info.shape)
+            # Allocated outputs have the manifest's types at these sizes.
+            shapes = m.output_shapes(graph, [i.shape for i in inputs])
+            for t, shape in zip(first, shapes):
+                self.assertEqual(tuple(t.shape), shape)
                 self.assertTrue(t.is_cuda)
             for t in first:
                 _poison(t, True)
@@ -453,6 +584,50 @@ if GPU_ERROR is None:
                     m.run("add", [x, w])
                 with self.assertRaisesRegex(fkrt.Error, "is bound already"):
                     m.bind_weights("add", path)
+
+        def test_symbolic_add(self):
+            # Sizes per run, through views of one buffer each: the same
+            # addresses at other sizes must not replay another size's CUDA
+            # graph.
+            with fkrt.Module(data=_symbolic_add()) as m:
+                xs = torch.randn(1000, device=self.device,
+                                 generator=self.generator)
+                ws = torch.randn(1000, device=self.device,
+                                 generator=self.generator)
+                out = torch.empty(1000, device=self.device)
+                for b, s in [(3, 5), (100, 10), (3, 5), (1, 1), (0, 7),
+                             (100, 10)]:
+                    x, w = xs[:b * s].view(b, s), ws[:b * s]
+                    want = 2 * x.flatten() + w
+                    y, = m.run("add_bs", [x, w])
+                    self.assertEqual(tuple(y.shape), (b * s,))
+                    for _ in range(2):
+                        given = out[:b * s]
+                        given.fill_(float("nan"))
+                        m.run("add_bs", [x, w], outputs=[given])
+                        torch.cuda.synchronize()
+                        self.assertTrue(torch.equal(given, want))
+                    self.assertTrue(torch.equal(y, want))
+
+        def test_symbolic_with_bound_weights(self):
+            # w static and bound: run() and output_shapes take x alone.
+            import tempfile
+            with tempfile.TemporaryDirectory() as tmp, \
+                    fkrt.Module(data=_symbolic_add(b'[1000]')) as m:
+                values = [float(k % 7 - 3) / 2 for k in range(1000)]
+                path = os.path.join(tmp, "w.safetensors")
+                _write_safetensors(path, {"w": ("F32", [1000], "f", values)})
+                m.bind_weights("add_bs", path, device=self.device.index)
+                self.assertEqual(m.output_shapes("add_bs", [(4, 5)]),
+                                 [(20,)])
+                w = torch.tensor(values, device=self.device)
+                for b, s in [(4, 5), (100, 10), (4, 5)]:
+                    x = torch.randn(b, s, device=self.device,
+                                    generator=self.generator)
+                    y, = m.run("add_bs", [x])
+                    torch.cuda.synchronize()
+                    self.assertTrue(torch.equal(y, 2 * x.flatten() +
+                                                w[:b * s]))
 
         def test_add_orders_with_torch(self):
             # The input is written by a torch kernel queued behind a long

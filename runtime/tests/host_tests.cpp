@@ -1187,6 +1187,54 @@ void testSymbols() {
                 "yet");
 }
 
+/// The C++ wrapper's view of symbols: kSymbolic's, and none in sample.ptx.
+void testCppWrapperSymbols() {
+  std::string text = artifact(kSymbolic);
+  fkrt::Module m = fkrt::Module::fromMemory(text.data(), text.size());
+  std::vector<fkrt::Symbol> symbols = m.symbols(0);
+  CHECK(symbols.size() == 2 && symbols[0].name == "S" && symbols[0].max == 64 &&
+        symbols[1].name == "B" && symbols[1].max == -1);
+  fkrt::TensorInfo x = m.inputs(0)[0], y = m.outputs(0)[0];
+  CHECK(x.shape == std::vector<int64_t>({-1, -1, 8}));
+  CHECK(x.symbolicDims == std::vector<std::string>({"B", "S", ""}));
+  CHECK(y.symbolicDims == std::vector<std::string>({"B*S", ""}));
+  CHECK_EQ(y.bytes, 0u);
+
+  std::vector<int64_t> xShape = {2, 5, 8};
+  void *data = reinterpret_cast<void *>(uintptr_t(0x10000));
+  std::vector<fkrt_tensor> in = {{data, FKRT_F32, 3, xShape.data()}};
+  CHECK(m.outputShape("g", in, 0) == std::vector<int64_t>({10, 8}));
+  auto expectRejected = [&](const std::vector<fkrt_tensor> &inputs,
+                            size_t index, const char *message) {
+    try {
+      m.outputShape("g", inputs, index);
+      CHECK(false);
+    } catch (const fkrt::Error &e) {
+      bool ok = e.status() == FKRT_ERROR_INVALID_ARGUMENT &&
+                std::strstr(e.what(), message);
+      CHECK(ok);
+      if (!ok)
+        std::printf("  got %d: '%s', expected '%s'\n", e.status(), e.what(),
+                    message);
+    }
+  };
+  expectRejected(in, 1,
+                 "fkrt_output_shape: graph 'g' has 1 outputs, index 1 "
+                 "out of range");
+  expectRejected({}, 0, "outputShape: graph 'g' takes 1 inputs, got 0");
+  xShape[1] = 65;
+  expectRejected(in, 0,
+                 "fkrt_output_shape: graph 'g' input 0 ('x') dimension 1 "
+                 "makes S 65, above its bound 64");
+
+  fkrt::Module sample = fkrt::Module::fromFile(kSamplePath);
+  CHECK(sample.symbols(0).empty());
+  CHECK(sample.inputs(0)[0].symbolicDims == std::vector<std::string>({"", ""}));
+  std::vector<int64_t> maskShape = {7};
+  CHECK(sample.outputShape("mask", {{data, FKRT_I1, 1, maskShape.data()}}, 0)
+            .empty());
+}
+
 /// R45: the PTX's structure.
 void testPtxStructure() {
   const std::string &json = kBase;
@@ -1775,6 +1823,7 @@ int main() {
   testCppWrapper();
   testAliases();
   testSymbols();
+  testCppWrapperSymbols();
   testBaseValid();
   testFileRules();
   testFraming();

@@ -40,7 +40,9 @@ inline void check(fkrt_status status) {
 struct TensorInfo {
   std::string name;
   fkrt_dtype dtype;
+  /// -1 for a symbolic dimension, whose size each run gives.
   std::vector<int64_t> shape;
+  /// 0 if a dimension is symbolic.
   uint64_t bytes;
   /// For an output written into an input's buffer (an inout parameter's
   /// new value): that input's index; -1 otherwise.
@@ -48,6 +50,17 @@ struct TensorInfo {
   /// For an input: whether a weight is bound to it (Module::bindWeights),
   /// so that run() does not take it.
   bool bound = false;
+  /// Per dimension: the manifest's text of a symbolic one ("B*S"), "" for a
+  /// static one.
+  std::vector<std::string> symbolicDims;
+};
+
+/// A symbol of a graph (artifact version 4): a size each run takes from
+/// its inputs' dimensions.
+struct Symbol {
+  std::string name;
+  /// The largest size a run may give it; -1 if unbounded.
+  int64_t max;
 };
 
 /// Owns an fkrt_module. Movable, not copyable.
@@ -112,6 +125,58 @@ public:
     return tensors(graph, fkrt_manifest_output_count(m_, graph),
                    fkrt_manifest_output);
   }
+
+  /// The symbols of graph `graph`, in manifest order (none if its shapes
+  /// are static).
+  std::vector<Symbol> symbols(size_t graph) const {
+    std::vector<Symbol> result;
+    for (size_t s = 0, n = fkrt_manifest_symbol_count(m_, graph); s < n; ++s)
+      result.push_back({fkrt_manifest_symbol_name(m_, graph, s),
+                        fkrt_manifest_symbol_max(m_, graph, s)});
+    return result;
+  }
+
+  /// The shape of output `index` of graph `graph` for a run with `inputs`,
+  /// which are those run() takes; they are checked as run() checks them
+  /// (see fkrt_output_shape). Needs no GPU.
+  std::vector<int64_t> outputShape(const std::string &graph,
+                                   const std::vector<fkrt_tensor> &inputs,
+                                   size_t index) const {
+    size_t g = findGraph(graph);
+    std::vector<TensorInfo> infos = this->inputs(g);
+    size_t unbound = 0;
+    for (const TensorInfo &t : infos)
+      unbound += !t.bound;
+    if (inputs.size() != unbound)
+      throw Error(FKRT_ERROR_INVALID_ARGUMENT,
+                  "outputShape: graph '" + graph + "' takes " +
+                      std::to_string(unbound) +
+                      (unbound < infos.size() ? " inputs besides its bound "
+                                                "ones, got "
+                                              : " inputs, got ") +
+                      std::to_string(inputs.size()));
+    // fkrt_output_shape takes every input of the graph: a bound one is
+    // given by its signature, at an aligned stand-in address (only shapes
+    // are read, but addresses are checked as fkrt_run checks them).
+    std::vector<fkrt_tensor> all;
+    auto given = inputs.begin();
+    for (const TensorInfo &t : infos) {
+      if (t.bound)
+        all.push_back({reinterpret_cast<void *>(uintptr_t(256)), t.dtype,
+                       static_cast<int32_t>(t.shape.size()), t.shape.data()});
+      else
+        all.push_back(*given++);
+    }
+    // Out of range, fkrt_output_shape says so.
+    fkrt_tensor_info out{};
+    if (fkrt_manifest_output(m_, g, index, &out) != FKRT_SUCCESS)
+      out.rank = 0;
+    std::vector<int64_t> shape(out.rank);
+    check(fkrt_output_shape(m_, graph.c_str(), all.data(), all.size(), index,
+                            shape.data()));
+    return shape;
+  }
+
   uint64_t workspaceBytes(size_t graph) const {
     return fkrt_manifest_workspace_bytes(m_, graph);
   }
@@ -149,17 +214,21 @@ private:
                                  fkrt_tensor_info *);
   std::vector<TensorInfo> tensors(size_t graph, size_t count,
                                   InfoFn info) const {
+    bool output = info == fkrt_manifest_output;
     std::vector<TensorInfo> result;
     for (size_t i = 0; i < count; ++i) {
       fkrt_tensor_info t;
       check(info(m_, graph, i, &t));
+      std::vector<std::string> dims;
+      for (int32_t d = 0; d < t.rank; ++d) {
+        const char *text = (output ? fkrt_manifest_output_dim
+                                   : fkrt_manifest_input_dim)(m_, graph, i, d);
+        dims.push_back(text ? text : "");
+      }
       result.push_back(
           {t.name, t.dtype, std::vector<int64_t>(t.shape, t.shape + t.rank),
-           t.bytes,
-           info == fkrt_manifest_output
-               ? fkrt_manifest_output_aliases(m_, graph, i)
-               : -1,
-           info == fkrt_manifest_input && fkrt_input_bound(m_, graph, i)});
+           t.bytes, output ? fkrt_manifest_output_aliases(m_, graph, i) : -1,
+           !output && fkrt_input_bound(m_, graph, i), std::move(dims)});
     }
     return result;
   }
