@@ -170,6 +170,18 @@ private:
   Outcome run(size_t graph, const std::string &name,
               const std::vector<const bundle::Tensor *> *named) {
     const int device = options.device;
+    // A graph sized at run time (artifact version 4) needs sizes that
+    // fkc-run cannot choose yet.
+    if (std::vector<fkrt::Symbol> symbols = module.symbols(graph);
+        !symbols.empty()) {
+      std::string names;
+      for (const fkrt::Symbol &s : symbols)
+        names += (names.empty() ? "" : ", ") + s.name;
+      printError("graph '" + name + "' takes its sizes (" + names +
+                 ") from its inputs at run time, which fkc-run does not "
+                 "choose yet; run it through the C, C++ or Python API");
+      return Outcome::Error;
+    }
     std::vector<fkrt::TensorInfo> inputInfo = module.inputs(graph);
     std::vector<fkrt::TensorInfo> outputInfo = module.outputs(graph);
     const bundle::Graph *expected = data ? data->find(name) : nullptr;
