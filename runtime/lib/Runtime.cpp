@@ -676,17 +676,14 @@ fkrt_status checkInputs(const GraphSpec &g, const fkrt_tensor *inputs,
 fkrt_status checkAliasing(const GraphSpec &g, const fkrt_tensor *inputs,
                           const fkrt_tensor *outputs, const RunSizes &sizes,
                           const std::string &where) {
-  auto describe = [&](bool output, size_t i) {
-    return describeTensor(g, output, i);
-  };
   for (size_t o = 0; o < g.outputs.size(); ++o) {
     const TensorSpec &spec = g.outputs[o];
     uintptr_t begin = reinterpret_cast<uintptr_t>(outputs[o].data);
     if (spec.aliases >= 0 && outputs[o].data != inputs[spec.aliases].data)
       return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                  where + " " + describe(true, o) +
+                  where + " " + describeTensor(g, true, o) +
                       " is the new value of inout " +
-                      describe(false, spec.aliases) +
+                      describeTensor(g, false, spec.aliases) +
                       ", written in place: pass it that input's buffer");
     uint64_t bytes = sizes.outputBytes[o];
     if (bytes == 0)
@@ -705,8 +702,8 @@ fkrt_status checkAliasing(const GraphSpec &g, const fkrt_tensor *inputs,
             reinterpret_cast<uintptr_t>((output ? outputs : inputs)[t].data);
         if (begin < other + others[t] && other < begin + bytes)
           return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                      where + " " + describe(true, o) + " overlaps " +
-                          describe(output, t) +
+                      where + " " + describeTensor(g, true, o) + " overlaps " +
+                          describeTensor(g, output, t) +
                           ": only an inout parameter's new value may share "
                           "its input's buffer");
       }
@@ -771,9 +768,11 @@ struct RunLaunch {
   std::vector<int64_t> values;
 };
 
-/// Computes every launch of `g` at the run's sizes, checking what the
-/// manifest could not check without them: grids within CUDA's limits, i32
-/// arguments within 32 bits (docs/artifact.md, "Symbols").
+/// Computes every launch of `g` (a graph with symbols) at the run's sizes,
+/// checking what the manifest could not check without them: grids within
+/// CUDA's limits, i32 arguments within 32 bits (docs/artifact.md,
+/// "Symbols"). A static graph needs no plan: its launches are the
+/// manifest's.
 fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
                          std::vector<RunLaunch> &plan,
                          const std::string &where) {
@@ -822,9 +821,9 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
   return FKRT_SUCCESS;
 }
 
-/// Enqueues every launch of graph `gi` as `plan` makes them on `stream` with
-/// workspace base `workspace` (0 when the graph needs none), whose tensor
-/// map descriptors are already in place.
+/// Enqueues every launch of graph `gi` (as `plan` makes them, for a graph
+/// with symbols) on `stream` with workspace base `workspace` (0 when the
+/// graph needs none), whose tensor map descriptors are already in place.
 fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
                     const fkrt_tensor *outputs,
                     const std::vector<RunLaunch> &plan,
@@ -836,9 +835,10 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
   std::vector<void *> params;
   for (size_t li = 0; li < g.launches.size(); ++li) {
     const LaunchSpec &l = g.launches[li];
-    const RunLaunch &run = plan[li];
-    if (run.skipped)
+    const RunLaunch *run = plan.empty() ? nullptr : &plan[li];
+    if (run && run->skipped)
       continue;
+    const unsigned *grid = run ? run->grid : l.grid;
     // Each argument gets an 8-byte slot; the driver copies as many bytes as
     // the kernel's parameter takes, so an i32 sits at its slot's start.
     slots.assign(l.args.size(), 0);
@@ -846,10 +846,11 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
     for (size_t ai = 0; ai < l.args.size(); ++ai) {
       const ArgSpec &a = l.args[ai];
       if (a.kind == ArgSpec::I32) {
-        int32_t v = static_cast<int32_t>(run.values[ai]);
+        int32_t v = static_cast<int32_t>(run ? run->values[ai] : a.value);
         std::memcpy(&slots[ai], &v, sizeof(v));
       } else if (a.kind == ArgSpec::I64) {
-        std::memcpy(&slots[ai], &run.values[ai], sizeof(int64_t));
+        const int64_t &v = run ? run->values[ai] : a.value;
+        std::memcpy(&slots[ai], &v, sizeof(v));
       } else if (a.kind == ArgSpec::TensorMap) {
         cu::DevicePtr p = descriptors + kTensorMapBytes * a.tensorMap;
         std::memcpy(&slots[ai], &p, sizeof(p));
@@ -861,7 +862,7 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
       params[ai] = &slots[ai];
     }
     cu::Result r = m->driver->launchKernel(
-        m->functions[gi][li], run.grid[0], run.grid[1], run.grid[2], l.block[0],
+        m->functions[gi][li], grid[0], grid[1], grid[2], l.block[0],
         l.block[1], l.block[2], l.sharedBytes, stream,
         params.empty() ? nullptr : params.data(), nullptr);
     if (r != cu::kSuccess)
@@ -971,7 +972,8 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                               where)) != FKRT_SUCCESS ||
         (status = checkAliasing(g, inputs, outputs, sizes, where)) !=
             FKRT_SUCCESS ||
-        (status = planLaunches(g, sizes, plan, where)) != FKRT_SUCCESS)
+        (!g.symbols.empty() &&
+         (status = planLaunches(g, sizes, plan, where)) != FKRT_SUCCESS))
       return status;
     std::string error;
     const cu::Driver *d = cu::driver(error);
@@ -991,7 +993,8 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                           "which the CUDA driver library libcuda.so.1 lacks "
                           "(a driver for CUDA 12.0 or later has it)");
     // A run whose sizes leave every launch without blocks does nothing.
-    if (std::all_of(plan.begin(), plan.end(),
+    if (!plan.empty() &&
+        std::all_of(plan.begin(), plan.end(),
                     [](const RunLaunch &l) { return l.skipped; }))
       return FKRT_SUCCESS;
     cu::Stream s = static_cast<cu::Stream>(stream);
