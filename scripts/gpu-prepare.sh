@@ -61,10 +61,30 @@ for graph in $graphs; do
   # A graph with symbolic dimensions names the sizes it is checked at
   # (`# GPU-BIND: B=2,S=7`, given to --bind).
   bind=$(sed -n 's/^# GPU-BIND: //p' "$graph" | head -1)
+  name=$(echo "${graph%.graph}" | tr '/' '_')
+  # A graph compiled for sizes given at run time names the sizes its one
+  # artifact is checked at (`# GPU-SIZES: S=7,B=2 S=0,B=1`): NAME_sK.ptx is
+  # that artifact and NAME_sK.fkt the reference at the K-th sizes.
+  read -ra size_sets <<<"$(sed -n 's/^# GPU-SIZES: //p' "$graph" | head -1)"
+  if [[ ${#size_sets[@]} -gt 0 ]]; then
+    if ! "$fkc" "$graph" -o "$out/$name.runtime.ptx" "$@" 2> "$out/$name.log"; then
+      echo "FAIL  $graph (fkc, sizes at run time)"; sed 's/^/      /' "$out/$name.log" | head -5
+      failed=$((failed + 1)); continue
+    fi
+    for k in "${!size_sets[@]}"; do
+      if ! "$fkc" "$graph" --bind "${size_sets[$k]}" --emit=graph --reference "$out/${name}_s$k.fkt" \
+           --seed "$seed" "$@" > /dev/null 2>> "$out/$name.log"; then
+        echo "FAIL  $graph (reference at ${size_sets[$k]})"; failed=$((failed + 1)); continue
+      fi
+      cp "$out/$name.runtime.ptx" "$out/${name}_s$k.ptx"
+      compiled=$((compiled + 1))
+    done
+    rm -f "$out/$name.runtime.ptx" "$out/$name.log"
+    continue
+  fi
   # A graph may name fkc flags it is checked with (`# GPU-FLAGS: ...`),
   # one artifact per such line: the first is NAME, the n-th NAME_fn (the
   # same graphs for another target, say).
-  name=$(echo "${graph%.graph}" | tr '/' '_')
   mapfile -t flag_sets < <(sed -n 's/^# GPU-FLAGS: *//p' "$graph")
   [[ ${#flag_sets[@]} -eq 0 ]] && flag_sets=("")
   for i in "${!flag_sets[@]}"; do

@@ -6,8 +6,10 @@
 #include "fk/IR/FkInout.h"
 #include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkSymbolicShape.h"
 #include "fk/IR/FkTarget.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -49,6 +51,8 @@ public:
   /// Whether an output aliases an input (the new value of an inout
   /// parameter).
   bool hasAliases();
+  /// Whether the graph takes sizes at run time.
+  bool hasSymbols() { return host->hasAttr(kSymbolsAttrName); }
 
 private:
   struct Buffer {
@@ -57,21 +61,31 @@ private:
   };
   struct Launch {
     std::string kernel;
-    std::array<int64_t, 3> grid, block;
+    /// Integers, or sizes computed per run.
+    std::array<llvm::json::Value, 3> grid = {0, 0, 0};
+    std::array<int64_t, 3> block;
     int64_t sharedBytes;
-    /// Per argument: the buffer passed, or read through `tensorMap`.
+    /// Per argument: the buffer passed, or read through `tensorMap`, or
+    /// (id -1) the value `scalar`.
     SmallVector<int64_t> bufferIds;
     SmallVector<TensorMapOp> tensorMaps;
+    SmallVector<llvm::json::Value> scalars;
   };
 
   llvm::json::Array tensors(bool outputs);
+  /// Dimension `d` of host argument `arg`: its size, or its monomial.
+  llvm::json::Value dimension(BlockArgument arg, int64_t d);
+  /// `size` (an index or integer value of the host function) as a size of
+  /// the manifest: an integer, or one computed per run from the symbols.
+  FailureOr<llvm::json::Value> sizeExpression(Value size);
+  llvm::json::Array symbols();
 
   func::FuncOp host;
   DenseMap<Value, int64_t> bufferIds;
   SmallVector<Buffer> buffers;
   SmallVector<BufferLifetime> workspaceLifetimes;
   WorkspacePlan workspace;
-  SmallVector<Launch> launches;
+  std::vector<Launch> launches;
 };
 } // namespace
 
@@ -94,7 +108,18 @@ LogicalResult GraphManifest::build() {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       bufferIds[alloc] = buffers.size();
       buffers.push_back({"workspace", (int64_t)workspaceLifetimes.size()});
-      workspaceLifetimes.push_back({bufferBytes(alloc.getType()), 0, -1});
+      // A buffer sized per run reserves what the largest sizes need.
+      int64_t bytes = 0;
+      if (alloc.getType().hasStaticShape())
+        bytes = bufferBytes(alloc.getType());
+      else if (auto largest =
+                   alloc->getAttrOfType<IntegerAttr>(kLargestBytesAttrName))
+        bytes = largest.getInt();
+      else
+        return alloc.emitOpError()
+               << "is sized per run without '" << kLargestBytesAttrName
+               << "', the bytes the workspace reserves for it";
+      workspaceLifetimes.push_back({bytes, 0, -1});
       continue;
     }
     auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
@@ -104,10 +129,14 @@ LogicalResult GraphManifest::build() {
     entry.kernel = launch.getKernelName().str();
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues(),
                     block = launch.getBlockSizeOperandValues();
-    if (failed(constant(grid.x, entry.grid[0])) ||
-        failed(constant(grid.y, entry.grid[1])) ||
-        failed(constant(grid.z, entry.grid[2])) ||
-        failed(constant(block.x, entry.block[0])) ||
+    for (auto [i, size] : llvm::enumerate(ArrayRef<Value>{grid.x, grid.y,
+                                                          grid.z})) {
+      FailureOr<llvm::json::Value> value = sizeExpression(size);
+      if (failed(value))
+        return failure();
+      entry.grid[i] = std::move(*value);
+    }
+    if (failed(constant(block.x, entry.block[0])) ||
         failed(constant(block.y, entry.block[1])) ||
         failed(constant(block.z, entry.block[2])))
       return failure();
@@ -117,10 +146,27 @@ LogicalResult GraphManifest::build() {
         return failure();
     int64_t index = launches.size();
     for (Value arg : launch.getKernelOperands()) {
+      // A size passed to the kernel (RuntimeSizes.h).
+      if (arg.getType().isInteger(64)) {
+        FailureOr<llvm::json::Value> value = sizeExpression(arg);
+        if (failed(value))
+          return failure();
+        entry.bufferIds.push_back(-1);
+        entry.tensorMaps.push_back({});
+        entry.scalars.push_back(std::move(*value));
+        continue;
+      }
       auto tensorMap = arg.getDefiningOp<TensorMapOp>();
       entry.tensorMaps.push_back(tensorMap);
+      entry.scalars.push_back(nullptr);
       if (tensorMap)
         arg = tensorMap.getBuffer();
+      // A symbolic buffer's statically shaped view is the buffer.
+      while (Operation *view = arg.getDefiningOp()) {
+        if (!isa<memref::CastOp, memref::CollapseShapeOp>(view))
+          break;
+        arg = view->getOperand(0);
+      }
       auto it = bufferIds.find(arg);
       if (it == bufferIds.end())
         return launch.emitOpError()
@@ -140,6 +186,68 @@ LogicalResult GraphManifest::build() {
   return success();
 }
 
+llvm::json::Value GraphManifest::dimension(BlockArgument arg, int64_t d) {
+  auto type = cast<MemRefType>(arg.getType());
+  if (!type.isDynamicDim(d))
+    return type.getDimSize(d);
+  auto monomials = host.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
+                                                    kSymbolicDimsAttrName);
+  int64_t dynamicIndex = type.getDynamicDimIndex(d);
+  if (!monomials || dynamicIndex >= (int64_t)monomials.size())
+    return "?";
+  return cast<StringAttr>(monomials[dynamicIndex]).getValue().str();
+}
+
+FailureOr<llvm::json::Value> GraphManifest::sizeExpression(Value size) {
+  if (std::optional<int64_t> c = getConstantIntValue(size))
+    return llvm::json::Value(*c);
+  Operation *op = size.getDefiningOp();
+  if (auto dim = dyn_cast_or_null<memref::DimOp>(op)) {
+    auto arg = dyn_cast<BlockArgument>(dim.getSource());
+    std::optional<int64_t> d = dim.getConstantIndex();
+    if (arg && d)
+      return dimension(arg, *d);
+  }
+  if (auto cast = dyn_cast_or_null<arith::IndexCastOp>(op))
+    return sizeExpression(cast.getIn());
+  StringRef name;
+  if (isa_and_nonnull<arith::MulIOp>(op))
+    name = "mul";
+  else if (isa_and_nonnull<arith::AddIOp>(op))
+    name = "add";
+  else if (isa_and_nonnull<arith::CeilDivUIOp>(op))
+    name = "ceil_div";
+  else if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(op))
+    name = "min";
+  else if (isa_and_nonnull<arith::MaxUIOp, arith::MaxSIOp>(op))
+    name = "max";
+  if (name.empty())
+    return emitError(size.getLoc())
+           << "a launch's size is neither a constant nor computed from the "
+              "graph's symbols";
+  llvm::json::Array operands;
+  for (Value operand : op->getOperands()) {
+    FailureOr<llvm::json::Value> value = sizeExpression(operand);
+    if (failed(value))
+      return failure();
+    operands.push_back(std::move(*value));
+  }
+  return llvm::json::Value(llvm::json::Object{{name, std::move(operands)}});
+}
+
+llvm::json::Array GraphManifest::symbols() {
+  llvm::json::Array result;
+  auto bounds = host->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName);
+  for (Attribute name : host->getAttrOfType<ArrayAttr>(kSymbolsAttrName)) {
+    StringRef symbol = cast<StringAttr>(name).getValue();
+    llvm::json::Object entry{{"name", symbol.str()}};
+    if (auto bound = bounds ? bounds.getAs<IntegerAttr>(symbol) : nullptr)
+      entry["max"] = bound.getInt();
+    result.push_back(std::move(entry));
+  }
+  return result;
+}
+
 llvm::json::Array GraphManifest::tensors(bool outputs) {
   llvm::json::Array result;
   for (BlockArgument arg : host.getArguments()) {
@@ -148,10 +256,13 @@ llvm::json::Array GraphManifest::tensors(bool outputs) {
       continue;
     auto type = cast<MemRefType>(arg.getType());
     auto name = host.getArgAttrOfType<StringAttr>(i, "fk.name");
+    llvm::json::Array shape;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      shape.push_back(dimension(arg, d));
     llvm::json::Object tensor{
         {"name", name ? name.getValue().str() : "arg" + std::to_string(i)},
         {"dtype", dtypeName(type.getElementType())},
-        {"shape", llvm::json::Array(type.getShape())}};
+        {"shape", std::move(shape)}};
     // An output that is an inout parameter's new value names the input it
     // is written into (input indices count the arguments before outputs).
     if (auto input = host.getArgAttrOfType<IntegerAttr>(i, kUpdatesAttrName))
@@ -180,6 +291,8 @@ static std::string compact(llvm::json::Value value) {
 /// so that the manifest stays readable and diffs line by line.
 void GraphManifest::write(llvm::raw_ostream &os) {
   os << "{\"name\": " << compact(host.getName()) << ",\n";
+  if (hasSymbols())
+    os << " \"symbols\": " << compact(symbols()) << ",\n";
   os << " \"inputs\": " << compact(tensors(false)) << ",\n";
   os << " \"outputs\": " << compact(tensors(true)) << ",\n";
   os << " \"workspace_bytes\": " << workspace.bytes << ",\n";
@@ -200,8 +313,13 @@ void GraphManifest::write(llvm::raw_ostream &os) {
   for (size_t i = 0; i < launches.size(); ++i) {
     const Launch &launch = launches[i];
     llvm::json::Array args;
-    for (auto [id, constMap] : llvm::zip(launch.bufferIds, launch.tensorMaps)) {
+    for (auto [id, constMap, scalar] :
+         llvm::zip(launch.bufferIds, launch.tensorMaps, launch.scalars)) {
       TensorMapOp map = constMap;
+      if (id < 0) {
+        args.push_back(llvm::json::Object{{"i64", scalar}});
+        continue;
+      }
       if (!map) {
         args.push_back(llvm::json::Object{{"buffer", id}});
         continue;
@@ -217,7 +335,9 @@ void GraphManifest::write(llvm::raw_ostream &os) {
                               {"swizzle", map.getSwizzle()}}}});
     }
     llvm::json::Object entry{{"kernel", launch.kernel},
-                             {"grid", llvm::json::Array(launch.grid)},
+                             {"grid", llvm::json::Array{launch.grid[0],
+                                                        launch.grid[1],
+                                                        launch.grid[2]}},
                              {"block", llvm::json::Array(launch.block)},
                              {"shared_bytes", launch.sharedBytes},
                              {"args", std::move(args)}};
@@ -280,8 +400,12 @@ LogicalResult mlir::fk::writeArtifact(ModuleOp module,
   llvm::raw_string_ostream json(manifest);
   bool aliases = llvm::any_of(
       graphs, [](GraphManifest &graph) { return graph.hasAliases(); });
+  bool symbols = llvm::any_of(
+      graphs, [](GraphManifest &graph) { return graph.hasSymbols(); });
   json << "{\"format\": \"fkc-artifact\", \"version\": "
-       << (aliases ? kAliasingArtifactVersion : kArtifactVersion)
+       << (symbols   ? kSymbolsArtifactVersion
+           : aliases ? kAliasingArtifactVersion
+                     : kArtifactVersion)
        << ", \"target\": " << compact(target->getChip());
   // Optional (absent: exact f32), so that a version 1 reader still loads it.
   if (allowsTf32(module))

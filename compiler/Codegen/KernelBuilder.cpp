@@ -19,8 +19,9 @@
 using namespace mlir;
 using namespace mlir::fk;
 
-int64_t mlir::fk::getWorkItemCount(FusionOp fusion) {
-  return tensorType(fusion.getResult(0)).getNumElements();
+Dim mlir::fk::getWorkItemCount(FusionOp fusion) {
+  // The verifier's shape rules keep element counts within int64.
+  return *elementCount(getDims(tensorType(fusion.getResult(0))));
 }
 
 //===----------------------------------------------------------------------===//
@@ -84,20 +85,23 @@ void mlir::fk::hoistLoads(Block &block) {
 /// width), so LLVM emits vector accesses.
 static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k,
                                               TilingAttr tiling) {
-  ArrayRef<int64_t> shape = tensorType(k.fusion.getResult(0)).getShape();
+  RankedTensorType resultType = tensorType(k.fusion.getResult(0));
+  SmallVector<Dim> shape = getDims(resultType);
   for (Value result : k.fusion.getResults())
-    if (tensorType(result).getShape() != shape)
+    if (getDims(tensorType(result)) != shape)
       return k.fusion.emitOpError()
              << "loop fusion results of different shapes are not supported";
   int64_t width = tiling.getTile()[0];
-  if (width > 1 && (shape.empty() || shape.back() % width != 0))
+  // A symbolic innermost dimension is a multiple of its coefficient.
+  if (width > 1 &&
+      (shape.empty() || shape.back().getCoefficient() % width != 0))
     return k.fusion.emitOpError()
            << "runs of " << width << " elements do not divide its rows";
-  SmallVector<int64_t> itemShape(shape);
+  SmallVector<OpFoldResult> itemShape = k.idx.shapeOf(resultType);
   if (!itemShape.empty())
-    itemShape.back() /= width;
-  int64_t items = getWorkItemCount(k.fusion) / width;
-  LogicalResult built = k.gridStrideLoop(items, [&](Value i) {
+    itemShape.back() = k.sizeValue(*shape.back().dividedBy(width));
+  Dim items = *getWorkItemCount(k.fusion).dividedBy(width);
+  LogicalResult built = k.gridStrideLoop(k.sizeValue(items), [&](Value i) {
     ElementEmitter emitter = k.makeEmitter();
     SmallVector<Value> item = k.idx.delinearize(i, itemShape);
     SmallVector<SmallVector<Value>> elements;
@@ -161,6 +165,10 @@ static FailureOr<LaunchShape> buildWindowKernel(KernelContext &k,
     updates.push_back(update);
   }
   RankedTensorType windowType = tensorType(updates[0].getUpdate());
+  if (k.sizes)
+    return k.fusion.emitOpError()
+           << "updates a window in place over sizes given at run time, which "
+              "its kernel does not read";
   ArrayRef<int64_t> window = windowType.getShape();
   for (UpdateSliceOp update : updates)
     if (tensorType(update.getUpdate()).getShape() != window)
@@ -255,6 +263,12 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
   ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(root->getAttr("axes"));
   ArrayRef<int64_t> operandShape = tensorType(operand).getShape();
   auto resultType = tensorType(root->getResult(0));
+  for (int64_t axis : axes)
+    if (ShapedType::isDynamic(operandShape[axis]))
+      return root->emitOpError()
+             << "reduces axis " << axis
+             << ", whose size is given at run time; such a reduction "
+                "needs its size when compiled";
   Accumulation acc{
       isa<ReduceSumOp>(root)   ? Accumulation::Sum
       : isa<ReduceMaxOp>(root) ? Accumulation::Max
@@ -269,10 +283,11 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
     reducedCount *= operandShape[axis];
   }
 
-  LogicalResult built = k.gridStrideLoop(getWorkItemCount(k.fusion), [&](Value i) {
+  Dim items = getWorkItemCount(k.fusion);
+  LogicalResult built = k.gridStrideLoop(k.sizeValue(items), [&](Value i) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
-    SmallVector<Value> kept = k.idx.delinearize(i, resultType.getShape());
+    SmallVector<Value> kept = k.idx.delinearize(i, k.idx.shapeOf(resultType));
     Value init = buildScalarConstant(b, loc, acc.elementType, acc.identity());
     auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
                                    k.idx.constant(reducedCount),
@@ -301,7 +316,7 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
   });
   if (failed(built))
     return failure();
-  return k.launchShape(getWorkItemCount(k.fusion));
+  return k.launchShape(items);
 }
 
 /// One thread per output element: the dot product accumulates in the
@@ -315,7 +330,12 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
   int64_t depth = lhsShape.back();
   Type elementType = resultType.getElementType();
 
-  LogicalResult built = k.gridStrideLoop(getWorkItemCount(k.fusion), [&](Value i) {
+  if (k.sizes)
+    return k.fusion.emitOpError()
+           << "is a matmul over sizes given at run time, which its kernel "
+              "does not read";
+  int64_t items = getWorkItemCount(k.fusion).getCoefficient();
+  LogicalResult built = k.gridStrideLoop(items, [&](Value i) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     SmallVector<Value> coords = k.idx.delinearize(i, resultType.getShape());
@@ -364,7 +384,7 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
   });
   if (failed(built))
     return failure();
-  return k.launchShape(getWorkItemCount(k.fusion));
+  return k.launchShape(items);
 }
 
 //===----------------------------------------------------------------------===//
@@ -519,23 +539,28 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
   int64_t runs = length / width;
   int64_t threadRuns = llvm::divideCeil(runs, threads);
   int64_t perThread = threadRuns * width;
-  int64_t rowCount = 1;
-  for (int64_t size : leadingShape)
-    rowCount *= size;
-
   OpBuilder &b = k.b;
   Location loc = k.loc;
+  // The leading dimensions, symbolic ones included, as the reductions'
+  // operand type has them.
+  RankedTensorType spaceType =
+      RankedTensorType::get(rows.shape, b.getF32Type(), rows.symbols);
+  SmallVector<Dim> leadingDims =
+      llvm::to_vector(ArrayRef(getDims(spaceType)).take_front(rows.leadingRank));
+  Dim rowCount = *elementCount(leadingDims);
+  SmallVector<OpFoldResult> leadingSizes = llvm::to_vector(
+      ArrayRef(k.idx.shapeOf(spaceType)).take_front(rows.leadingRank));
   BlockReducer reducer(k, kernel, threads);
   Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  auto rowLoop = scf::ForOp::create(b, loc, blockId, k.idx.constant(rowCount),
+  auto rowLoop = scf::ForOp::create(b, loc, blockId, k.sizeValue(rowCount),
                                     gridDim);
   LogicalResult built = success();
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(rowLoop.getBody());
     Value row = rowLoop.getInductionVar();
-    SmallVector<Value> leading = k.idx.delinearize(row, leadingShape);
+    SmallVector<Value> leading = k.idx.delinearize(row, leadingSizes);
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
 
     // The row elements of this thread: run r = tid + q * threads holds
@@ -682,10 +707,8 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
   gpu::ReturnOp::create(b, loc);
   if (failed(built))
     return failure();
-  LaunchShape shape;
-  shape.block[0] = threads;
-  shape.grid[0] = std::max<int64_t>(1, std::min(kMaxBlocks, rowCount));
-  return shape;
+  // One block per row.
+  return k.launchShape(rowCount, threads, /*itemsPerBlock=*/1);
 }
 
 FailureOr<LaunchShape> mlir::fk::buildFusionKernel(FusionOp fusion,

@@ -15,11 +15,13 @@
 #define FKC_CODEGEN_KERNELBUILDER_H
 
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkSymbolicShape.h"
 #include "fk/Analysis/RowSpace.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 namespace mlir::fk {
 
@@ -28,6 +30,12 @@ struct LaunchShape {
   std::array<int64_t, 3> grid = {1, 1, 1};
   std::array<int64_t, 3> block = {1, 1, 1};
   int64_t sharedBytes = 0;
+  /// When set, grid[0] is computed per run from sizes given at run time:
+  /// min(ceil_div(gridWork, workPerBlock), maxBlocks) blocks, 0 (the
+  /// launch skipped) when there is no work.
+  std::optional<Dim> gridWork;
+  int64_t workPerBlock = 1;
+  int64_t maxBlocks = 1;
 };
 
 /// Fills the empty body of `kernel` (whose arguments are the memrefs of the
@@ -39,9 +47,9 @@ FailureOr<LaunchShape> buildFusionKernel(FusionOp fusion, TilingAttr tiling,
                                          gpu::GPUFuncOp kernel,
                                          gpu::GPUModuleOp kernels);
 
-/// The number of work items (threads' worth of work) of `fusion`; a fusion
-/// with none needs no launch.
-int64_t getWorkItemCount(FusionOp fusion);
+/// The number of work items (threads' worth of work) of `fusion`: its
+/// first result's elements, a monomial when its shape is symbolic.
+Dim getWorkItemCount(FusionOp fusion);
 
 } // namespace mlir::fk
 

@@ -151,7 +151,7 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
   if (!op) {
     // An input without elements: code reading it is never executed (a loop
     // over an empty extent), yet must be built.
-    if (tensorType(tensor).getNumElements() == 0)
+    if (isStaticallyEmpty(tensorType(tensor)))
       return ElementStep::leaf(buildScalarConstant(b, loc, elementType, 0.0));
     return emitError(loc) << "kernel input without a buffer";
   }
@@ -234,10 +234,10 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
   }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     Value linear =
-        idx.linearize(coords, tensorType(reshape.getResult()).getShape());
+        idx.linearize(coords, idx.shapeOf(tensorType(reshape.getResult())));
     return ElementStep::forward(
         reshape.getOperand(),
-        idx.delinearize(linear, tensorType(reshape.getOperand()).getShape()));
+        idx.delinearize(linear, idx.shapeOf(tensorType(reshape.getOperand()))));
   }
   if (auto slice = dyn_cast<SliceOp>(op)) {
     // Result coordinate i reads start + step * i.
@@ -283,7 +283,7 @@ ElementStep ElementEmitter::emitConcat(ConcatOp concat, ArrayRef<Value> coords) 
   for (Value input : concat.getInputs()) {
     RankedTensorType type = tensorType(input);
     int64_t size = type.getDimSize(axis);
-    if (type.getNumElements() != 0) {
+    if (!isStaticallyEmpty(type)) {
       Value local = offset == 0 ? coord : idx.sub(coord, idx.constant(offset));
       if (offset > 0)
         local = arith::MaxSIOp::create(b, loc, local, idx.constant(0));
@@ -324,7 +324,7 @@ ElementStep ElementEmitter::emitPad(PadOp pad, ArrayRef<Value> coords) {
   Value padding = buildScalarConstant(
       b, loc, elementType,
       roundToElementType(pad.getValue().convertToDouble(), elementType));
-  if (type.getNumElements() == 0)
+  if (isStaticallyEmpty(type))
     return *ElementStep::leaf(padding);
   SmallVector<Value> source;
   Value inside;
@@ -388,7 +388,7 @@ ElementStep ElementEmitter::emitUpdateSlice(UpdateSliceOp update,
                                             ArrayRef<Value> coords) {
   Value dest = update.getDest(), patch = update.getUpdate();
   ArrayRef<int64_t> window = tensorType(patch).getShape();
-  if (tensorType(patch).getNumElements() == 0)
+  if (isStaticallyEmpty(tensorType(patch)))
     return ElementStep::forward(dest, coords);
   SmallVector<Value> at(coords);
   SmallVector<int64_t> windowShape(window);

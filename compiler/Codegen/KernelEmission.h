@@ -11,11 +11,13 @@
 #define FKC_CODEGEN_KERNELEMISSION_H
 
 #include "Codegen/KernelBuilder.h"
+#include "Codegen/RuntimeSizes.h"
 #include "fk/IR/FkScalarSemantics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <functional>
 #include <map>
@@ -44,6 +46,8 @@ Value collapseToOneDim(OpBuilder &b, Location loc, Value memref);
 struct IndexBuilder {
   OpBuilder &b;
   Location loc;
+  /// The kernel's sizes given at run time; null in a kernel without any.
+  RuntimeSizes *sizes = nullptr;
 
   Value constant(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
@@ -102,11 +106,36 @@ struct IndexBuilder {
     return start;
   }
 
+  /// Dimension `d` of `type`: its size, or the value of its monomial
+  /// (sizes given at run time).
+  OpFoldResult dimSize(RankedTensorType type, unsigned d) {
+    if (!type.isDynamicDim(d))
+      return b.getIndexAttr(type.getDimSize(d));
+    assert(sizes && "a symbolic dimension in a kernel without run-time sizes");
+    return sizes->get(getDim(type, d));
+  }
+  /// Every dimension of `type`, as dimSize gives them.
+  SmallVector<OpFoldResult> shapeOf(RankedTensorType type) {
+    SmallVector<OpFoldResult> shape;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      shape.push_back(dimSize(type, d));
+    return shape;
+  }
+  Value value(OpFoldResult size) {
+    if (auto attr = dyn_cast<Attribute>(size))
+      return constant(cast<IntegerAttr>(attr).getInt());
+    return cast<Value>(size);
+  }
+
   /// The row-major coordinates of `linear` in `shape`.
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape) {
+    return delinearize(linear, staticShape(shape));
+  }
+  SmallVector<Value> delinearize(Value linear,
+                                 ArrayRef<OpFoldResult> shape) {
     SmallVector<Value> coords(shape.size());
     for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-      if (shape[d] == 1) {
+      if (isConstantIntValue(shape[d], 1)) {
         coords[d] = constant(0);
         continue;
       }
@@ -114,7 +143,7 @@ struct IndexBuilder {
         coords[d] = linear;
         break;
       }
-      Value size = constant(shape[d]);
+      Value size = value(shape[d]);
       coords[d] = arith::RemUIOp::create(b, loc, linear, size);
       linear = arith::DivUIOp::create(b, loc, linear, size);
     }
@@ -123,11 +152,44 @@ struct IndexBuilder {
 
   /// The row-major linear index of `coords` in `shape`.
   Value linearize(ArrayRef<Value> coords, ArrayRef<int64_t> shape) {
+    return linearize(coords, staticShape(shape));
+  }
+  Value linearize(ArrayRef<Value> coords, ArrayRef<OpFoldResult> shape) {
     Value linear = constant(0);
     for (auto [coord, size] : llvm::zip(coords, shape))
-      linear = add(mul(linear, constant(size)), coord);
+      linear = add(mul(linear, value(size)), coord);
     return linear;
   }
+
+  /// The coordinates in the memref of a kernel argument (RuntimeSizes.h)
+  /// of the element `coords` of the tensor it holds: the same, unless the
+  /// tensor's shape is symbolic, whose leading coordinates fold into one.
+  SmallVector<Value> bufferCoords(Value memref, ArrayRef<Value> coords) {
+    RankedTensorType tensor =
+        sizes ? sizes->getBufferTensor(memref) : RankedTensorType();
+    if (!tensor)
+      return SmallVector<Value>(coords);
+    int64_t kept = getCollapsedRank(tensor) - 1;
+    int64_t folded = tensor.getRank() - kept;
+    SmallVector<OpFoldResult> shape = shapeOf(tensor);
+    SmallVector<Value> result = {
+        linearize(coords.take_front(folded), ArrayRef(shape).take_front(folded))};
+    llvm::append_range(result, coords.drop_front(folded));
+    return result;
+  }
+
+private:
+  SmallVector<OpFoldResult> staticShape(ArrayRef<int64_t> shape) {
+    SmallVector<OpFoldResult> result;
+    for (int64_t size : shape) {
+      assert(!ShapedType::isDynamic(size) &&
+             "a symbolic shape needs its dimensions' values");
+      result.push_back(b.getIndexAttr(size));
+    }
+    return result;
+  }
+
+public:
 
   /// The coordinates in an operand of `operandShape` that numpy-broadcasts
   /// to the shape of `coords`.
@@ -308,9 +370,9 @@ public:
   ElementEmitter(OpBuilder &b, Location loc,
                  const DenseMap<Value, Value> &buffers,
                  DenseMap<Value, Value> &flatViews,
-                 gpu::GPUModuleOp kernels)
-      : b(b), loc(loc), idx{b, loc}, buffers(buffers), kernels(kernels),
-        addressing(idx, flatViews) {}
+                 gpu::GPUModuleOp kernels, RuntimeSizes *sizes = nullptr)
+      : b(b), loc(loc), idx{b, loc, sizes}, buffers(buffers),
+        kernels(kernels), addressing(idx, flatViews) {}
 
   FailureOr<Value> emit(Value tensor, ArrayRef<Value> coords);
 
@@ -328,7 +390,8 @@ public:
 
   /// Loads element `coords` of `memref` (holding `elementType` elements)
   /// in compute type.
-  Value load(Value memref, ArrayRef<Value> coords, Type elementType) {
+  Value load(Value memref, ArrayRef<Value> tensorCoords, Type elementType) {
+    SmallVector<Value> coords = idx.bufferCoords(memref, tensorCoords);
     auto [target, indices] = addressing.address(memref, coords, vectorStart);
     Value raw = memref::LoadOp::create(
         b, loc, target, indices, /*nontemporal=*/false,
@@ -389,7 +452,8 @@ Value emitFastExp2(OpBuilder &b, Location loc, Value x);
 class KernelContext {
 public:
   /// The kernel's arguments from `firstBuffer` on are the buffers of the
-  /// fusion's inputs then of its results.
+  /// fusion's inputs then of its results, then the sizes of its symbols
+  /// (getFusionSymbols), if any.
   KernelContext(FusionOp fusion, gpu::GPUFuncOp kernel,
                 gpu::GPUModuleOp kernels, unsigned firstBuffer = 0)
       : fusion(fusion), kernels(kernels), loc(fusion.getLoc()),
@@ -397,23 +461,40 @@ public:
         idx{b, loc} {
     Block &entry = kernel.getBody().front();
     Block &body = fusion.getBody().front();
+    SmallVector<std::string> symbols = getFusionSymbols(fusion);
+    if (!symbols.empty()) {
+      sizes.emplace(&entry, loc, symbols,
+                    entry.getArguments().take_back(symbols.size()));
+      idx.sizes = &*sizes;
+    }
     // Inputs without elements are not passed (see LowerToGpu.cpp).
     unsigned next = firstBuffer;
     for (BlockArgument arg : body.getArguments())
-      if (tensorType(arg).getNumElements() != 0)
+      if (!isStaticallyEmpty(tensorType(arg))) {
         buffers[arg] = entry.getArgument(next++);
-    for (BlockArgument result : entry.getArguments().drop_front(next))
-      results.push_back(result);
-
+        if (sizes)
+          sizes->addBuffer(buffers[arg], tensorType(arg));
+      }
+    for (auto [result, argument] :
+         llvm::zip(fusion.getResults(), entry.getArguments().drop_front(next))) {
+      results.push_back(argument);
+      if (sizes)
+        sizes->addBuffer(argument, tensorType(result));
+    }
   }
 
   ElementEmitter makeEmitter() {
-    return ElementEmitter(b, loc, buffers, flatViews, kernels);
+    return ElementEmitter(b, loc, buffers, flatViews, kernels,
+                          sizes ? &*sizes : nullptr);
   }
 
   /// Emits `for (i = global thread id; i < count; i += thread count)` and
   /// calls `body(i)` inside; then `gpu.return`.
   LogicalResult gridStrideLoop(int64_t count,
+                               function_ref<LogicalResult(Value)> body) {
+    return gridStrideLoop(idx.constant(count), body);
+  }
+  LogicalResult gridStrideLoop(Value count,
                                function_ref<LogicalResult(Value)> body) {
     Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
@@ -421,7 +502,7 @@ public:
     Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
     Value start = idx.add(idx.mul(blockId, blockDim), threadId);
     Value step = idx.mul(gridDim, blockDim);
-    auto loop = scf::ForOp::create(b, loc, start, idx.constant(count), step);
+    auto loop = scf::ForOp::create(b, loc, start, count, step);
     LogicalResult result = success();
     {
       OpBuilder::InsertionGuard guard(b);
@@ -434,12 +515,34 @@ public:
 
   /// A launch of `threads`-thread blocks covering `count` work items.
   LaunchShape launchShape(int64_t count, int64_t threads = kBlockSize) const {
+    return launchShape(Dim(count), threads);
+  }
+  /// A launch of `threads`-thread blocks, each taking `itemsPerBlock` of
+  /// `count` work items (by default one per thread), at most kMaxBlocks
+  /// (the kernels loop over the rest); `count` may be a size given at run
+  /// time.
+  LaunchShape launchShape(const Dim &count, int64_t threads = kBlockSize,
+                          int64_t itemsPerBlock = 0) const {
     LaunchShape shape;
     shape.block[0] = threads;
-    // count / threads rounded up, without the overflow of count + threads.
-    int64_t blocks = count / threads + (count % threads != 0);
-    shape.grid[0] = std::max<int64_t>(1, std::min(kMaxBlocks, blocks));
+    int64_t perBlock = itemsPerBlock ? itemsPerBlock : threads;
+    if (count.isStatic()) {
+      // Rounded up, without the overflow of count + perBlock.
+      int64_t items = count.getCoefficient();
+      int64_t blocks = items / perBlock + (items % perBlock != 0);
+      shape.grid[0] = std::max<int64_t>(1, std::min(kMaxBlocks, blocks));
+      return shape;
+    }
+    shape.gridWork = count;
+    shape.workPerBlock = perBlock;
+    shape.maxBlocks = kMaxBlocks;
     return shape;
+  }
+
+  /// The value of `count` in the kernel.
+  Value sizeValue(const Dim &count) {
+    return count.isStatic() ? idx.constant(count.getCoefficient())
+                            : sizes->get(count);
   }
 
   /// Stores `value` at `coords` of `memref`, through the addressing of
@@ -455,13 +558,14 @@ public:
 
   /// Stores through `addressing`, which caches its views: it must belong to
   /// the block of the store.
-  void store(Value value, Value memref, ArrayRef<Value> coords,
+  void store(Value value, Value memref, ArrayRef<Value> tensorCoords,
              Type elementType, const VectorStart &run,
              FlatAddressing &addressing) {
     Value stored = truncateToElementType(b, loc, value, elementType);
     if (elementType.isSignlessInteger(1) &&
         !cast<MemRefType>(memref.getType()).getElementType().isInteger(1))
       stored = arith::ExtUIOp::create(b, loc, b.getI8Type(), stored);
+    SmallVector<Value> coords = idx.bufferCoords(memref, tensorCoords);
     auto [target, indices] = addressing.address(memref, coords, run);
     memref::StoreOp::create(b, loc, stored, target, indices,
                             /*nontemporal=*/false,
@@ -476,6 +580,8 @@ public:
   DenseMap<Value, Value> buffers;
   DenseMap<Value, Value> flatViews;
   SmallVector<Value> results;
+  /// The sizes given at run time, in a kernel over symbolic shapes.
+  std::optional<RuntimeSizes> sizes;
 };
 
 /// The number of consecutive elements a thread handles at once so that its

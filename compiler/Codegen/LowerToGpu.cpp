@@ -5,12 +5,14 @@
 #include "Codegen/KernelBuilder.h"
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
+#include "Codegen/RuntimeSizes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
 #include "Codegen/TransposeKernel.h"
 #include "Codegen/SimtMatmul.h"
 #include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkSymbolicShape.h"
 #include "fk/IR/FkTarget.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
@@ -29,13 +31,27 @@ using namespace mlir::fk;
 /// (so that an index plus a grid-stride step, at most 2^30, cannot wrap).
 static constexpr int64_t kMaxSmallBufferElements = int64_t(1) << 30;
 
-/// The memref a tensor lives in on the device; i1 is stored as bytes.
-static MemRefType getBufferType(Type tensor) {
-  auto type = cast<RankedTensorType>(tensor);
+/// The element type a tensor is stored in: i1 as bytes.
+static Type getStoredElementType(RankedTensorType type) {
   Type elementType = type.getElementType();
   if (elementType.isSignlessInteger(1))
-    elementType = IntegerType::get(type.getContext(), 8);
-  return MemRefType::get(type.getShape(), elementType);
+    return IntegerType::get(type.getContext(), 8);
+  return elementType;
+}
+
+/// The memref a tensor lives in on the device (dynamic where its shape is
+/// symbolic).
+static MemRefType getBufferType(Type tensor) {
+  auto type = cast<RankedTensorType>(tensor);
+  return MemRefType::get(type.getShape(), getStoredElementType(type));
+}
+
+/// The largest element count of a tensor of `type` under `bounds`, or
+/// nullopt when a symbol is unbounded.
+static std::optional<int64_t> getLargestElementCount(RankedTensorType type,
+                                                     DictionaryAttr bounds) {
+  std::optional<Dim> count = elementCount(getDims(type));
+  return count ? getLargestSize(*count, bounds) : std::nullopt;
 }
 
 /// A graph the lowering takes: a body of tensor arguments holding fusions
@@ -121,11 +137,30 @@ private:
   void launch(Location loc, gpu::GPUFuncOp kernel, const LaunchShape &shape,
               ValueRange arguments);
 
+  //===--- Sizes given at run time (RuntimeSizes.h) ----------------------===//
+
+  /// Reads each symbol of the graph from the first input dimension that is
+  /// that symbol alone, at the host function's entry.
+  LogicalResult bindSymbols(Block *entry);
+  /// The host value of `dim`.
+  Value hostSize(Location loc, const Dim &dim);
+  /// A new buffer for a fusion result of `type`; a symbolic one is sized
+  /// per run, and its largest bytes (under the graph's bounds) are what
+  /// the workspace reserves.
+  FailureOr<Value> allocate(Location loc, RankedTensorType type);
+  /// What a kernel takes for the buffer of a tensor of `type`: the buffer,
+  /// or for a symbolic shape its collapsed, statically shaped view.
+  Value kernelOperand(Location loc, Value buffer, RankedTensorType type);
+
   func::FuncOp graph, host;
   gpu::GPUModuleOp kernels;
   OpBuilder b;
   /// The buffer of each tensor value of the graph.
   DenseMap<Value, Value> buffers;
+  /// The graph's bounds on its symbols (`where S <= 4096`), or null.
+  DictionaryAttr bounds;
+  /// The host value of each symbol.
+  llvm::StringMap<Value> symbolValues;
 };
 } // namespace
 
@@ -138,13 +173,26 @@ func::FuncOp GraphLowering::createHostFunction() {
   auto fn = func::FuncOp::create(b, graph.getLoc(), graph.getName(),
                                  b.getFunctionType(argumentTypes, {}));
   unsigned numInputs = graph.getNumArguments();
-  for (unsigned i = 0; i < numInputs; ++i)
-    fn.setArgAttrs(i, graph.getArgAttrDict(i));
+  // A symbolic tensor's argument keeps the monomials its memref type
+  // cannot hold.
+  auto symbolicDims = [&](NamedAttrList &attrs, Type type) {
+    if (isSymbolic(type))
+      attrs.set(kSymbolicDimsAttrName,
+                cast<RankedTensorType>(type).getEncoding());
+  };
+  for (unsigned i = 0; i < numInputs; ++i) {
+    NamedAttrList attrs(graph.getArgAttrDict(i));
+    symbolicDims(attrs, graph.getArgumentTypes()[i]);
+    fn.setArgAttrs(i, attrs.getDictionary(b.getContext()));
+  }
   for (unsigned j = 0; j < graph.getNumResults(); ++j) {
     NamedAttrList attrs(graph.getResultAttrDict(j));
     attrs.set(kOutputAttrName, b.getUnitAttr());
+    symbolicDims(attrs, graph.getResultTypes()[j]);
     fn.setArgAttrs(numInputs + j, attrs.getDictionary(b.getContext()));
   }
+  if (bounds)
+    fn->setAttr(kDimBoundsAttrName, bounds);
   Block *entry = fn.addEntryBlock();
   for (auto [tensor, buffer] :
        llvm::zip(graph.getArguments(), entry->getArguments()))
@@ -158,27 +206,45 @@ func::FuncOp GraphLowering::createHostFunction() {
 LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   Location loc = fusion.getLoc();
   for (Value result : fusion.getResults())
-    if (!buffers.count(result))
-      buffers[result] = memref::AllocOp::create(
-          b, loc, getBufferType(result.getType()));
+    if (!buffers.count(result)) {
+      FailureOr<Value> buffer = allocate(loc, tensorType(result));
+      if (failed(buffer))
+        return failure();
+      buffers[result] = *buffer;
+    }
   if (llvm::all_of(fusion.getResults(), [](Value result) {
-        return cast<RankedTensorType>(result.getType()).getNumElements() == 0;
+        return isStaticallyEmpty(tensorType(result));
       }))
     return success();
-
-  // A buffer without elements is never read, and a memref without elements
-  // has no pointer to pass: such inputs are left out.
-  SmallVector<Value> arguments;
-  for (Value input : fusion.getInputs())
-    if (cast<RankedTensorType>(input.getType()).getNumElements() != 0)
-      arguments.push_back(buffers.lookup(input));
-  for (Value result : fusion.getResults())
-    arguments.push_back(buffers.lookup(result));
 
   TilingAttr tiling = getTiling(fusion);
   if (!tiling)
     return fusion.emitOpError() << "is an attention fusion without "
                                    "fk.tiling (run fk-tile and fk-promote)";
+  // Kernels that read sizes at run time: loops, rows and per-element
+  // reductions (fk-bind-dims reports the ops that need sizes).
+  SmallVector<std::string> symbols = getFusionSymbols(fusion);
+  if (!symbols.empty() && tiling.getStrategy() != KernelStrategy::Elements &&
+      tiling.getStrategy() != KernelStrategy::Rows)
+    return fusion.emitOpError()
+           << "has dimensions sized at run time (" << llvm::join(symbols, ", ")
+           << "), which its '" << stringifyKernelStrategy(tiling.getStrategy())
+           << "' kernel does not read";
+
+  // A buffer without elements is never read, and a memref without elements
+  // has no pointer to pass: such inputs are left out.
+  SmallVector<Value> arguments;
+  for (Value input : fusion.getInputs())
+    if (!isStaticallyEmpty(tensorType(input)))
+      arguments.push_back(
+          kernelOperand(loc, buffers.lookup(input), tensorType(input)));
+  for (Value result : fusion.getResults())
+    arguments.push_back(
+        kernelOperand(loc, buffers.lookup(result), tensorType(result)));
+  // The symbols' sizes follow the buffers (KernelContext).
+  for (const std::string &symbol : symbols)
+    arguments.push_back(arith::IndexCastOp::create(
+        b, loc, b.getI64Type(), symbolValues.lookup(symbol)));
   // Of the kernels, only those on tensor cores depend on the target.
   TargetAttr target;
   if (readsPromotedOperands(tiling)) {
@@ -331,13 +397,21 @@ gpu::GPUFuncOp GraphLowering::createKernel(Location loc,
   // read outside the buffer. So a buffer promises only the alignment its
   // size keeps: at most the largest power of two dividing its bytes.
   for (auto [i, argument] : llvm::enumerate(arguments)) {
+    if (!isa<MemRefType>(argument.getType()))
+      continue;
+    // A symbolic buffer's view: the bytes of its smallest nonzero size
+    // (every symbol 1), which divide those of every other.
+    auto memref = cast<MemRefType>(argument.getType());
+    if (auto view = argument.getDefiningOp<memref::CastOp>())
+      memref = cast<MemRefType>(view.getSource().getType());
+    if (auto collapse = argument.getDefiningOp<memref::CollapseShapeOp>())
+      memref = collapse.getSrcType();
+    int64_t bytes = std::max<int64_t>(1, memref.getElementTypeBitWidth() / 8);
+    for (int64_t size : memref.getShape())
+      bytes *= ShapedType::isDynamic(size) ? 1 : size;
     int64_t align = 16;
-    if (auto memref = dyn_cast<MemRefType>(argument.getType())) {
-      int64_t bytes = memref.getNumElements() *
-                      std::max<int64_t>(1, memref.getElementTypeBitWidth() / 8);
-      while (bytes % align != 0)
-        align /= 2;
-    }
+    while (bytes % align != 0)
+      align /= 2;
     kernel.setArgAttr(i, "llvm.align", kb.getI64IntegerAttr(align));
   }
   SymbolTable(kernels).insert(kernel);
@@ -349,7 +423,15 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  gpu::KernelDim3 grid{constant(shape.grid[0]), constant(shape.grid[1]),
+  Value blocks = constant(shape.grid[0]);
+  if (shape.gridWork) {
+    Value work = hostSize(loc, *shape.gridWork);
+    if (shape.workPerBlock != 1)
+      work = arith::CeilDivUIOp::create(b, loc, work,
+                                        constant(shape.workPerBlock));
+    blocks = arith::MinUIOp::create(b, loc, work, constant(shape.maxBlocks));
+  }
+  gpu::KernelDim3 grid{blocks, constant(shape.grid[1]),
                        constant(shape.grid[2])};
   gpu::KernelDim3 block{constant(shape.block[0]), constant(shape.block[1]),
                         constant(shape.block[2])};
@@ -359,9 +441,113 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
   gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, shared, arguments);
 }
 
+LogicalResult GraphLowering::bindSymbols(Block *entry) {
+  SmallVector<std::string> symbols;
+  for (Type type : graph.getArgumentTypes())
+    collectSymbols(type, symbols);
+  for (Type type : graph.getResultTypes())
+    collectSymbols(type, symbols);
+  graph.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      collectSymbols(type, symbols);
+  });
+  SmallVector<Attribute> order;
+  for (auto [i, type] : llvm::enumerate(graph.getArgumentTypes())) {
+    auto tensor = cast<RankedTensorType>(type);
+    for (int64_t d = 0; d < tensor.getRank(); ++d) {
+      Dim dim = getDim(tensor, d);
+      if (dim.isStatic() || dim.getCoefficient() != 1 ||
+          dim.getSymbols().size() != 1 ||
+          symbolValues.count(dim.getSymbols()[0]))
+        continue;
+      symbolValues[dim.getSymbols()[0]] = memref::DimOp::create(
+          b, graph.getLoc(), entry->getArgument(i), d);
+      order.push_back(b.getStringAttr(dim.getSymbols()[0]));
+    }
+  }
+  for (const std::string &symbol : symbols)
+    if (!symbolValues.count(symbol))
+      return graph.emitError()
+             << "the size of '" << symbol << "' is left to run time, but no "
+             << "input of graph '" << graph.getName()
+             << "' has it alone as a dimension, so a run cannot learn it; "
+             << "give it a size (--bind " << symbol << "=SIZE)";
+  if (!order.empty())
+    host->setAttr(kSymbolsAttrName, b.getArrayAttr(order));
+  return success();
+}
+
+Value GraphLowering::hostSize(Location loc, const Dim &dim) {
+  Value product;
+  for (const std::string &symbol : dim.getSymbols()) {
+    Value factor = symbolValues.lookup(symbol);
+    product = product ? arith::MulIOp::create(b, loc, product, factor)
+                            .getResult()
+                      : factor;
+  }
+  if (dim.getCoefficient() == 1 && product)
+    return product;
+  Value coefficient =
+      arith::ConstantIndexOp::create(b, loc, dim.getCoefficient());
+  return product ? arith::MulIOp::create(b, loc, coefficient, product)
+                       .getResult()
+                 : coefficient;
+}
+
+FailureOr<Value> GraphLowering::allocate(Location loc,
+                                         RankedTensorType type) {
+  MemRefType memref = getBufferType(type);
+  if (!isSymbolic(type))
+    return memref::AllocOp::create(b, loc, memref).getResult();
+  std::optional<int64_t> elements = getLargestElementCount(type, bounds);
+  int64_t elementBytes =
+      std::max<int64_t>(1, memref.getElementTypeBitWidth() / 8);
+  int64_t bytes;
+  if (!elements || llvm::MulOverflow(*elements, elementBytes, bytes)) {
+    SmallVector<std::string> symbols;
+    collectSymbols(type, symbols);
+    return emitError(loc)
+           << "a value of shape " << formatShape(getDims(type))
+           << " passes between kernels, and the workspace holding it is "
+              "sized at the largest sizes: give "
+           << llvm::join(symbols, ", ")
+           << " bounds (where S <= N) whose bytes fit 64 bits";
+  }
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(hostSize(loc, getDim(type, d)));
+  auto alloc = memref::AllocOp::create(b, loc, memref, sizes);
+  alloc->setAttr(kLargestBytesAttrName, b.getI64IntegerAttr(bytes));
+  return alloc.getResult();
+}
+
+Value GraphLowering::kernelOperand(Location loc, Value buffer,
+                                   RankedTensorType type) {
+  if (!isSymbolic(type))
+    return buffer;
+  int64_t rank = getCollapsedRank(type);
+  int64_t folded = type.getRank() - (rank - 1);
+  Value view = buffer;
+  if (folded > 1) {
+    SmallVector<ReassociationIndices> groups(1);
+    for (int64_t d = 0; d < folded; ++d)
+      groups[0].push_back(d);
+    for (int64_t d = folded; d < type.getRank(); ++d)
+      groups.push_back({d});
+    view = memref::CollapseShapeOp::create(b, loc, view, groups);
+  }
+  return memref::CastOp::create(
+      b, loc,
+      getKernelBufferType(type, getStoredElementType(type), bounds), view);
+}
+
 LogicalResult GraphLowering::run() {
+  bounds = graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName);
   host = createHostFunction();
   b.setInsertionPointToStart(&host.getBody().front());
+  if (failed(bindSymbols(&host.getBody().front())))
+    return failure();
   int64_t index = 0;
   for (auto fusion : graph.getBody().front().getOps<FusionOp>())
     if (failed(lowerFusion(fusion, index++)))
@@ -386,8 +572,13 @@ struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
          llvm::to_vector(module.getBody()->getOps<func::FuncOp>())) {
       if (failed(checkGraphBody(graph)))
         return signalPassFailure();
+      auto bounds = graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName);
+      auto small = [&](RankedTensorType type) {
+        std::optional<int64_t> elements = getLargestElementCount(type, bounds);
+        return elements && *elements <= kMaxSmallBufferElements;
+      };
       for (Type type : graph.getFunctionType().getInputs())
-        smallBuffers &= cast<RankedTensorType>(type).getNumElements() <= kMaxSmallBufferElements;
+        smallBuffers &= small(cast<RankedTensorType>(type));
       graph.walk([&](Operation *op) {
         // convert-nvgpu-to-nvvm assumes 64-bit indices, whatever the data
         // layout says; its index casts would not reconcile with 32-bit ones.
@@ -397,7 +588,7 @@ struct LowerToGpuPass : fk::impl::FkLowerToGpuBase<LowerToGpuPass> {
         }
         for (Type type : op->getResultTypes())
           if (auto tensor = dyn_cast<RankedTensorType>(type))
-            smallBuffers &= tensor.getNumElements() <= kMaxSmallBufferElements;
+            smallBuffers &= small(tensor);
       });
       if (failed(GraphLowering(graph, kernels).run()))
         return signalPassFailure();

@@ -27,6 +27,16 @@ namespace mlir::fk {
 /// The name of the unit attribute that marks the output arguments of a
 /// lowered graph.
 inline constexpr llvm::StringLiteral kOutputAttrName = "fk.output";
+/// Sizes given at run time, in a lowered graph: the host function's
+/// symbols in the order the runtime binds them (an array of names), the
+/// monomials of a symbolic argument's dynamic dimensions (its tensor
+/// type's encoding), and the bytes a symbolic workspace buffer needs at
+/// the largest sizes.
+inline constexpr llvm::StringLiteral kSymbolsAttrName = "fk.symbols";
+inline constexpr llvm::StringLiteral kSymbolicDimsAttrName =
+    "fk.symbolic_dims";
+inline constexpr llvm::StringLiteral kLargestBytesAttrName =
+    "fk.largest_bytes";
 /// The name of the kernel module.
 inline constexpr llvm::StringLiteral kKernelModuleName = "fk_kernels";
 

@@ -14,6 +14,7 @@
 #include "Codegen/WarpMmaMatmul.h"
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkNumerics.h"
+#include "fk/IR/FkSymbolicShape.h"
 #include "fk/IR/FkTarget.h"
 
 namespace mlir::fk {
@@ -41,12 +42,17 @@ static TilingAttr getElementOrRowTiling(FusionOp fusion) {
   };
   switch (fusion.getKind()) {
   case FusionKind::Loop: {
-    if (isTileTranspose(fusion))
+    RankedTensorType type = tensorType(fusion.getResult(0));
+    // The transpose kernel's tiles need static sizes.
+    if (!isSymbolic(type) && isTileTranspose(fusion))
       return TilingAttr::get(ctx, KernelStrategy::Transpose,
                              {kTransposeTile, kTransposeTile},
                              kTransposeThreads);
-    ArrayRef<int64_t> shape = tensorType(fusion.getResult(0)).getShape();
-    return elements(shape.empty() ? 1 : getVectorWidth(fusion, shape.back()));
+    if (type.getRank() == 0)
+      return elements(1);
+    // A symbolic innermost dimension is a multiple of its coefficient.
+    return elements(getVectorWidth(
+        fusion, getDim(type, type.getRank() - 1).getCoefficient()));
   }
   case FusionKind::Reduction: {
     std::optional<RowSpace> rows = getFusionRowSpace(fusion);

@@ -86,6 +86,8 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
   case Stage::Canonical: {
     FkBindDimsOptions bind;
     bind.sizes = options.dimSizes;
+    // Symbols without a size are left to run time (docs/language.md §4).
+    bind.runtimeSizes = true;
     pm.addPass(createFkBindDims(bind));
     pm.addPass(createFkInlineCalls());
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());

@@ -20,6 +20,8 @@ std::string fkcrun::usage() {
          "  --seed N          seed of the random inputs (default 1): the "
          "inputs\n"
          "                    of 'fkc --interpret --seed N'\n"
+         "  --sizes S=N,...   the sizes of a graph's symbols (a graph compiled\n"
+         "                    for sizes given at run time) for random inputs\n"
          "  --check FILE.fkt  take the inputs from the bundle and compare the\n"
          "                    outputs with its expected outputs\n"
          "  --inputs FILE.safetensors\n"
@@ -101,7 +103,7 @@ bool fkcrun::parseOptions(int argc, const char *const *argv, Options &options,
     }
     if (name != "--graph" && name != "--seed" && name != "--check" &&
         name != "--inputs" && name != "--outputs" && name != "--iterations" &&
-        name != "--warmup" && name != "--device") {
+        name != "--warmup" && name != "--device" && name != "--sizes") {
       error = "unknown option '" + name + "'";
       return false;
     }
@@ -126,6 +128,27 @@ bool fkcrun::parseOptions(int argc, const char *const *argv, Options &options,
         (name == "--graph"   ? options.graph
          : name == "--check" ? options.check
                              : options.outputs) = value;
+    } else if (name == "--sizes") {
+      // NAME=INT, comma-separated.
+      size_t start = 0;
+      while (start <= value.size()) {
+        size_t comma = value.find(',', start);
+        std::string entry = value.substr(
+            start, comma == std::string::npos ? std::string::npos
+                                              : comma - start);
+        size_t eq = entry.find('=');
+        if (eq == std::string::npos || eq == 0 ||
+            !parseNumber(entry.substr(eq + 1), 0,
+                         std::numeric_limits<int64_t>::max(), number)) {
+          error = "--sizes: '" + entry + "' is not NAME=INT";
+          return false;
+        }
+        options.sizes.emplace_back(entry.substr(0, eq),
+                                   static_cast<int64_t>(number));
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
     } else if (name == "--seed") {
       if (!parseNumber(value, 0, std::numeric_limits<uint64_t>::max(),
                        number)) {
@@ -165,6 +188,12 @@ bool fkcrun::parseOptions(int argc, const char *const *argv, Options &options,
     error = std::string("--inputs and ") +
             (options.seedGiven ? "--seed" : "--check") +
             " exclude each other: the inputs come from one source";
+    return false;
+  }
+  if (!options.sizes.empty() && (!options.inputs.empty() || !options.check.empty())) {
+    error = std::string("--sizes and ") +
+            (options.check.empty() ? "--inputs" : "--check") +
+            " exclude each other: the inputs' shapes give the sizes";
     return false;
   }
   if (options.seedGiven && !options.check.empty()) {

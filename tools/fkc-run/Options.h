@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fkcrun {
@@ -34,6 +35,9 @@ struct Options {
   uint64_t warmup = 10;
   int device = 0;
   bool list = false;
+  /// The sizes of a graph's symbols for random inputs (--sizes S=7,B=2),
+  /// in order given; with --check or --inputs the inputs' shapes give them.
+  std::vector<std::pair<std::string, int64_t>> sizes;
   /// Replay runs as CUDA graphs (the runtime's default).
   bool cudaGraphs = true;
   bool help = false;

@@ -23,7 +23,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -69,7 +71,12 @@ bool matchSignature(const fkrt::Module &module, size_t graph,
     for (size_t i = 0; i < got.size(); ++i) {
       const fkrt::TensorInfo &e = expected[i];
       const bundle::Tensor &t = got[i];
-      if (t.name != e.name || t.dtype != e.dtype || t.shape != e.shape) {
+      // A symbolic dimension (-1) takes the bundle's size; the runtime
+      // checks the sizes against each other when the graph runs.
+      bool sameShape = t.shape.size() == e.shape.size();
+      for (size_t d = 0; sameShape && d < t.shape.size(); ++d)
+        sameShape = e.shape[d] < 0 || t.shape[d] == e.shape[d];
+      if (t.name != e.name || t.dtype != e.dtype || !sameShape) {
         error = where + " " + role + " " + std::to_string(i) + " is '" +
                 t.name + "': " + bundle::typeString(t.dtype, t.shape) +
                 ", the artifact's is '" + e.name +
@@ -170,21 +177,15 @@ private:
   Outcome run(size_t graph, const std::string &name,
               const std::vector<const bundle::Tensor *> *named) {
     const int device = options.device;
-    // A graph sized at run time (artifact version 4) needs sizes that
-    // fkc-run cannot choose yet.
-    if (std::vector<fkrt::Symbol> symbols = module.symbols(graph);
-        !symbols.empty()) {
-      std::string names;
-      for (const fkrt::Symbol &s : symbols)
-        names += (names.empty() ? "" : ", ") + s.name;
-      printError("graph '" + name + "' takes its sizes (" + names +
-                 ") from its inputs at run time, which fkc-run does not "
-                 "choose yet; run it through the C, C++ or Python API");
-      return Outcome::Error;
-    }
     std::vector<fkrt::TensorInfo> inputInfo = module.inputs(graph);
     std::vector<fkrt::TensorInfo> outputInfo = module.outputs(graph);
     const bundle::Graph *expected = data ? data->find(name) : nullptr;
+    // A graph sized at run time (artifact version 4): the inputs' shapes
+    // come from the bundle or the files, or from --sizes for random ones.
+    std::vector<fkrt::Symbol> symbols = module.symbols(graph);
+    if (!symbols.empty() &&
+        !sizeInputs(name, symbols, named, expected, inputInfo))
+      return Outcome::Error;
 
     std::string source = "random, seed " + std::to_string(options.seed);
     if (expected)
@@ -215,6 +216,14 @@ private:
       inputs.back().copyFrom(hostInputs.back().data());
       inputArgs.push_back(inputs.back().tensor(info.dtype, info.shape));
     }
+    // The outputs' shapes follow from the inputs' (the runtime's rules).
+    if (!symbols.empty())
+      for (size_t o = 0; o < outputInfo.size(); ++o) {
+        outputInfo[o].shape = module.outputShape(name, inputArgs, o);
+        outputInfo[o].bytes = elementSize(outputInfo[o].dtype);
+        for (int64_t size : outputInfo[o].shape)
+          outputInfo[o].bytes *= static_cast<uint64_t>(size);
+      }
     // An inout parameter's new value is written into its input's buffer.
     std::vector<bool> inout(inputInfo.size(), false);
     for (const fkrt::TensorInfo &info : outputInfo) {
@@ -305,6 +314,59 @@ private:
     if (options.bench)
       bench(poison, launch);
     return outcome;
+  }
+
+  /// Gives each symbolic input of a graph the shape of its tensor in the
+  /// bundle or the --inputs files, or for random inputs its dimensions'
+  /// monomials at --sizes, with the bytes that shape holds. The runtime
+  /// checks these shapes against each other when the graph runs.
+  bool sizeInputs(const std::string &name,
+                  const std::vector<fkrt::Symbol> &symbols,
+                  const std::vector<const bundle::Tensor *> *named,
+                  const bundle::Graph *expected,
+                  std::vector<fkrt::TensorInfo> &inputInfo) {
+    std::map<std::string, int64_t> sizes(options.sizes.begin(),
+                                         options.sizes.end());
+    if (!named && !expected)
+      for (const fkrt::Symbol &symbol : symbols)
+        if (!sizes.count(symbol.name)) {
+          printError("graph '" + name + "' takes the size of '" +
+                     symbol.name +
+                     "' at run time: give it with --sizes " + symbol.name +
+                     "=SIZE, or take the inputs from --check or --inputs");
+          return false;
+        }
+    for (size_t i = 0; i < inputInfo.size(); ++i) {
+      fkrt::TensorInfo &info = inputInfo[i];
+      if (named || expected) {
+        info.shape = named ? (*named)[i]->shape : expected->inputs[i].shape;
+      } else {
+        for (size_t d = 0; d < info.shape.size(); ++d) {
+          if (info.shape[d] >= 0)
+            continue;
+          // A monomial: "2*B*S".
+          uint64_t size = 1;
+          std::stringstream factors(info.symbolicDims[d]);
+          for (std::string factor; std::getline(factors, factor, '*');) {
+            auto it = sizes.find(factor);
+            uint64_t value =
+                it != sizes.end() ? it->second : std::stoull(factor);
+            if (value != 0 && size > UINT64_MAX / 2 / value) {
+              printError("graph '" + name + "': --sizes make dimension " +
+                         std::to_string(d) + " of input '" + info.name +
+                         "' overflow");
+              return false;
+            }
+            size *= value;
+          }
+          info.shape[d] = static_cast<int64_t>(size);
+        }
+      }
+      info.bytes = elementSize(info.dtype);
+      for (int64_t size : info.shape)
+        info.bytes *= static_cast<uint64_t>(size);
+    }
+    return true;
   }
 
   /// Warm-up runs, then timed runs, each poisoned first and timed between

@@ -10,15 +10,18 @@ static RankedTensorType tensorType(Value v) {
 }
 
 std::optional<RowSpace> mlir::fk::getRowSpace(Operation *reduction) {
-  ArrayRef<int64_t> shape = tensorType(reduction->getOperand(0)).getShape();
+  RankedTensorType type = tensorType(reduction->getOperand(0));
+  ArrayRef<int64_t> shape = type.getShape();
   ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(reduction->getAttr("axes"));
   int64_t first = static_cast<int64_t>(shape.size()) - axes.size();
   for (auto [i, axis] : llvm::enumerate(axes))
-    if (axis != first + static_cast<int64_t>(i))
+    if (axis != first + static_cast<int64_t>(i) ||
+        ShapedType::isDynamic(shape[axis]))
       return std::nullopt;
   RowSpace space;
   space.shape.assign(shape.begin(), shape.end());
   space.leadingRank = first;
+  space.symbols = type.getEncoding();
   return space;
 }
 

@@ -25,6 +25,11 @@ inline constexpr int64_t kMaxFusedRowLength = 16384;
 struct RowSpace {
   SmallVector<int64_t> shape;
   int64_t leadingRank = 0;
+  /// The monomials of the dynamic (leading) dimensions of `shape`, as the
+  /// operand's type encodes them (dialects/fk/IR/FkSymbolicShape.h); null
+  /// for a static shape. A row is never symbolic: its length is the row
+  /// kernel's tiling.
+  Attribute symbols;
 
   int64_t rowLength() const;
   ArrayRef<int64_t> leadingShape() const;
@@ -33,7 +38,8 @@ struct RowSpace {
   bool isReducedShape(ArrayRef<int64_t> shape) const;
 
   bool operator==(const RowSpace &other) const {
-    return shape == other.shape && leadingRank == other.leadingRank;
+    return shape == other.shape && leadingRank == other.leadingRank &&
+           symbols == other.symbols;
   }
 };
 

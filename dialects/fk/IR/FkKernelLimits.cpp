@@ -1,6 +1,7 @@
 //===- FkKernelLimits.cpp - what fkc's kernels can compute ----------------===//
 
 #include "fk/IR/FkKernelLimits.h"
+#include "fk/IR/FkSymbolicShape.h"
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -232,4 +233,49 @@ std::string mlir::fk::whyNoAttentionKernel(AttentionOp attention,
     return "";
   return flash + "; and not the decode kernel: " +
          whyNotDecodeAttention(attention);
+}
+
+/// The symbols of dimension `axis` of `value`'s type, "" if it is a size.
+static std::string symbolicAxis(Value value, int64_t axis) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (axis < 0)
+    axis += type.getRank();
+  if (axis < 0 || axis >= type.getRank() || !type.isDynamicDim(axis))
+    return "";
+  return getDim(type, axis).str();
+}
+
+std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
+  SmallVector<std::string> symbols;
+  for (Type type : op->getOperandTypes())
+    collectSymbols(type, symbols);
+  for (Type type : op->getResultTypes())
+    collectSymbols(type, symbols);
+  if (symbols.empty())
+    return "";
+  if (isa<MatmulOp, AttentionOp>(op))
+    return std::string("the kernels of ") +
+           (isa<MatmulOp>(op) ? "a matmul" : "an attention") +
+           " need their sizes when compiled";
+  // A reduced axis sized at run time: the row kernel keeps a row's length
+  // in its tiling.
+  SmallVector<int64_t> reduced;
+  if (auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes"))
+    llvm::append_range(reduced, axes.asArrayRef());
+  else if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, ArgMaxOp, ArgMinOp>(op))
+    reduced.push_back(op->getAttrOfType<IntegerAttr>("axis").getInt());
+  for (int64_t axis : reduced)
+    if (std::string dim = symbolicAxis(op->getOperand(0), axis); !dim.empty())
+      return "this op reduces an axis of size " + dim +
+             ", and reductions over an axis sized at run time are not "
+             "built yet";
+  if (auto gather = dyn_cast<GatherOp>(op))
+    if (std::string dim = symbolicAxis(gather.getTable(), gather.getAxis());
+        !dim.empty())
+      return "this gather reads along an axis of size " + dim +
+             ", and the index clamp needs that size when compiled";
+  if (isa<UpdateSliceOp>(op))
+    return "an update_slice over dimensions sized at run time is not "
+           "built yet";
+  return "";
 }

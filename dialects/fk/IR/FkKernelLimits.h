@@ -124,6 +124,13 @@ bool usesDecodeAttention(AttentionOp attention);
 /// then decomposed into matmuls and a softmax), or "" if one does.
 std::string whyNoAttentionKernel(AttentionOp attention, TargetAttr target);
 
+/// Why the kernels cannot compute `op` with the sizes of the symbols its
+/// types hold given at run time, or "" if they can. Loop and row kernels
+/// read such sizes; matmuls, attention, reductions along a symbolic axis,
+/// a gather along one, and an in-place window update need sizes when
+/// compiled.
+std::string whyNotRuntimeSized(Operation *op);
+
 } // namespace mlir::fk
 
 #endif // FK_IR_FKKERNELLIMITS_H

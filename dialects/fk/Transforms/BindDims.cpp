@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkSymbolicShape.h"
 #include "fk/IR/FkTypeInference.h"
@@ -45,6 +46,23 @@ static SmallVector<std::string> collectFunctionSymbols(func::FuncOp function) {
   return symbols;
 }
 
+/// `S=SIZE,T=SIZE`: the --bind that would give `symbols` sizes.
+static std::string sizeHint(ArrayRef<std::string> symbols) {
+  return llvm::join(llvm::map_range(symbols,
+                                    [](const std::string &symbol) {
+                                      return symbol + "=SIZE";
+                                    }),
+                    ",");
+}
+
+/// The sizes of `bindings` as dimensions.
+static DimSubstitution asSubstitution(const DimBindings &bindings) {
+  DimSubstitution substitution;
+  for (const auto &entry : bindings)
+    substitution[entry.getKey()] = Dim(entry.getValue());
+  return substitution;
+}
+
 /// Checks that every symbolic type of `function` has sizes that fit: each
 /// dimension and its element count and bytes in int64.
 static LogicalResult checkSizes(func::FuncOp function,
@@ -56,10 +74,13 @@ static LogicalResult checkSizes(func::FuncOp function,
     auto emitError = [&]() {
       return mlir::emitError(loc) << "with the sizes bound, ";
     };
-    std::optional<Type> bound = specialize(tensor, sizes);
+    std::optional<Type> bound = substitute(tensor, asSubstitution(sizes));
     if (!bound)
       return emitError() << "a dimension of " << tensor
                          << " overflows a 64-bit size";
+    // A type left symbolic is checked per run, by the runtime.
+    if (isSymbolic(*bound))
+      return success();
     auto static_ = cast<RankedTensorType>(*bound);
     return makeTensorType(emitError, static_.getShape(),
                           static_.getElementType());
@@ -97,17 +118,12 @@ struct BindDimsPass : public fk::impl::FkBindDimsBase<BindDimsPass> {
         if (!bindings.count(symbol))
           unbound.push_back(symbol);
       }
-      if (!unbound.empty()) {
+      if (!unbound.empty() && !runtimeSizes) {
         function.emitError()
             << "graph '" << function.getName() << "' has symbolic dimensions "
             << llvm::join(unbound, ", ")
-            << " without sizes; bind them (--bind "
-            << llvm::join(llvm::map_range(unbound,
-                                          [](const std::string &symbol) {
-                                            return symbol + "=SIZE";
-                                          }),
-                          ",")
-            << "): kernels that read sizes at run time are not built yet";
+            << " without sizes; bind them (--bind " << sizeHint(unbound)
+            << "): the reference interpreter runs graphs of known sizes";
         valid = false;
         continue;
       }
@@ -126,16 +142,18 @@ struct BindDimsPass : public fk::impl::FkBindDimsBase<BindDimsPass> {
     if (used.empty())
       return markAllAnalysesPreserved();
 
+    // Symbols without a size stay (runtime-sizes): a partial substitution.
+    DimSubstitution substitution = asSubstitution(bindings);
     AttrTypeReplacer replacer;
     replacer.addReplacement([&](RankedTensorType type) -> std::optional<Type> {
       if (!isSymbolic(type))
         return std::nullopt;
-      return specialize(type, bindings);
+      return substitute(type, substitution);
     });
     for (auto function : module.getOps<func::FuncOp>()) {
       function.setType(cast<FunctionType>(
           replacer.replace(static_cast<Type>(function.getFunctionType()))));
-      function->removeAttr(kDimBoundsAttrName);
+      keepUnboundBounds(function, bindings);
     }
     replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
                                           /*replaceLocs=*/false,
@@ -144,6 +162,29 @@ struct BindDimsPass : public fk::impl::FkBindDimsBase<BindDimsPass> {
     // bound to 0): the static rules judge the bound graph.
     if (failed(verify(module)))
       return signalPassFailure();
+    if (runtimeSizes && failed(checkRuntimeSized(module)))
+      return signalPassFailure();
+  }
+
+  /// Reports each op whose kernel cannot read the sizes left to run time.
+  static LogicalResult checkRuntimeSized(ModuleOp module) {
+    bool valid = true;
+    module.walk([&](Operation *op) {
+      std::string why = whyNotRuntimeSized(op);
+      if (why.empty())
+        return;
+      SmallVector<std::string> symbols;
+      for (Type type : op->getOperandTypes())
+        collectSymbols(type, symbols);
+      for (Type type : op->getResultTypes())
+        collectSymbols(type, symbols);
+      op->emitError() << "the sizes of " << llvm::join(symbols, ", ")
+                      << " are left to run time, but " << why
+                      << "; give them sizes (--bind " << sizeHint(symbols)
+                      << ")";
+      valid = false;
+    });
+    return success(valid);
   }
 
   /// `sizes` as a binding: NAME=INT each, INT >= 0, each NAME once.
@@ -164,6 +205,24 @@ struct BindDimsPass : public fk::impl::FkBindDimsBase<BindDimsPass> {
       }
     }
     return bindings;
+  }
+
+  /// Keeps the bounds of the symbols left to run time; drops the others'
+  /// (and the attribute, when none is left).
+  static void keepUnboundBounds(func::FuncOp function,
+                                const DimBindings &bindings) {
+    auto bounds = function->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName);
+    if (!bounds)
+      return;
+    SmallVector<NamedAttribute> kept;
+    for (NamedAttribute bound : bounds)
+      if (!bindings.count(bound.getName().getValue()))
+        kept.push_back(bound);
+    if (kept.empty())
+      function->removeAttr(kDimBoundsAttrName);
+    else
+      function->setAttr(kDimBoundsAttrName,
+                        DictionaryAttr::get(function.getContext(), kept));
   }
 
   /// Checks the bindings against the graph's bounds (`where S <= 4096`).

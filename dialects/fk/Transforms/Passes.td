@@ -28,6 +28,8 @@ def FkBindDims : Pass<"fk-bind-dims", "ModuleOp"> {
   let options = [
     ListOption<"sizes", "sizes", "std::string",
                "the symbols' sizes, NAME=INT each">,
+    Option<"runtimeSizes", "runtime-sizes", "bool", /*default=*/"false",
+           "leave the symbols without a size to run time">,
   ];
 }
 

@@ -3,7 +3,7 @@
 // rules reject: test/fkc/symbolic-bind-errors.graph.)
 // RUN: fkc-opt %s --fk-bind-dims="sizes=S=3" -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{graph 'f' has symbolic dimensions B without sizes; bind them (--bind B=SIZE): kernels that read sizes at run time are not built yet}}
+// expected-error @+1 {{graph 'f' has symbolic dimensions B without sizes; bind them (--bind B=SIZE): the reference interpreter runs graphs of known sizes}}
 func.func @f(%x: tensor<?x?xf32, ["B", "S"]>) -> tensor<?x?xf32, ["B", "S"]> {
   return %x : tensor<?x?xf32, ["B", "S"]>
 }

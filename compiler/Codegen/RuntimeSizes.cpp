@@ -1,0 +1,126 @@
+//===- RuntimeSizes.cpp - kernels over sizes given at run time ------------===//
+
+#include "Codegen/RuntimeSizes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fk;
+
+SmallVector<std::string> mlir::fk::getFusionSymbols(FusionOp fusion) {
+  SmallVector<std::string> symbols;
+  for (Type type : fusion->getOperandTypes())
+    collectSymbols(type, symbols);
+  for (Type type : fusion->getResultTypes())
+    collectSymbols(type, symbols);
+  fusion.getBody().walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      collectSymbols(type, symbols);
+  });
+  llvm::sort(symbols);
+  return symbols;
+}
+
+bool mlir::fk::isStaticallyEmpty(RankedTensorType type) {
+  return llvm::is_contained(type.getShape(), 0);
+}
+
+std::optional<int64_t> mlir::fk::getLargestSize(const Dim &dim,
+                                                DictionaryAttr bounds) {
+  int64_t size = dim.getCoefficient();
+  for (const std::string &symbol : dim.getSymbols()) {
+    auto bound = bounds ? bounds.getAs<IntegerAttr>(symbol) : IntegerAttr();
+    if (!bound || llvm::MulOverflow(size, bound.getInt(), size))
+      return std::nullopt;
+  }
+  return size;
+}
+
+int64_t mlir::fk::getCollapsedRank(RankedTensorType type) {
+  int64_t last = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      last = d;
+  return type.getRank() - last;
+}
+
+MemRefType mlir::fk::getKernelBufferType(RankedTensorType type,
+                                         Type storedElement,
+                                         DictionaryAttr bounds) {
+  int64_t rank = getCollapsedRank(type);
+  ArrayRef<int64_t> suffix = type.getShape().take_back(rank - 1);
+  int64_t suffixElements = 1;
+  for (int64_t size : suffix)
+    suffixElements *= size;
+  SmallVector<Dim> dims = getDims(type);
+  std::optional<Dim> leading =
+      elementCount(ArrayRef(dims).drop_back(rank - 1));
+  std::optional<int64_t> extent =
+      leading ? getLargestSize(*leading, bounds) : std::nullopt;
+  // Unbounded: an extent whose bytes stay far below 2^63.
+  int64_t placeholder = std::max<int64_t>(
+      1, (int64_t(1) << 52) / std::max<int64_t>(1, suffixElements));
+  if (!extent || (suffixElements && *extent > placeholder))
+    extent = placeholder;
+  SmallVector<int64_t> shape = {std::max<int64_t>(1, *extent)};
+  llvm::append_range(shape, suffix);
+  return MemRefType::get(shape, storedElement);
+}
+
+RuntimeSizes::RuntimeSizes(Block *entry, Location loc,
+                           ArrayRef<std::string> symbols, ValueRange arguments)
+    : entry(entry), b(entry->getParentOp()->getContext()), loc(loc) {
+  for (auto [symbol, argument] : llvm::zip(symbols, arguments))
+    values[symbol] = remember(
+        arith::IndexCastOp::create(atEnd(), loc, b.getIndexType(), argument));
+}
+
+OpBuilder &RuntimeSizes::atEnd() {
+  if (last)
+    b.setInsertionPointAfter(last);
+  else
+    b.setInsertionPointToStart(entry);
+  return b;
+}
+
+Value RuntimeSizes::remember(Value value) {
+  last = value.getDefiningOp();
+  return value;
+}
+
+Value RuntimeSizes::get(const Dim &dim) {
+  std::string key = dim.str();
+  Value &value = values[key];
+  if (value)
+    return value;
+  // Sizes are non-negative and, within the runtime's checks, fit the
+  // kernel's index type.
+  auto flags =
+      arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
+  Value product;
+  for (const std::string &symbol : dim.getSymbols()) {
+    Value factor = values.lookup(symbol);
+    assert(factor && "a symbol the kernel does not take");
+    product = product ? remember(arith::MulIOp::create(atEnd(), loc, product,
+                                                       factor, flags))
+                      : factor;
+  }
+  if (dim.getCoefficient() != 1 || !product) {
+    Value coefficient = remember(
+        arith::ConstantIndexOp::create(atEnd(), loc, dim.getCoefficient()));
+    product = product ? remember(arith::MulIOp::create(atEnd(), loc,
+                                                       coefficient, product,
+                                                       flags))
+                      : coefficient;
+  }
+  value = product;
+  return value;
+}
+
+void RuntimeSizes::addBuffer(Value buffer, RankedTensorType type) {
+  if (isSymbolic(type))
+    bufferTensors[buffer] = type;
+}

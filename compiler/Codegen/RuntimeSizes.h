@@ -1,0 +1,90 @@
+//===- RuntimeSizes.h - kernels over sizes given at run time ----*- C++ -*-===//
+//
+// A graph compiled without sizes for some of its symbols (docs/language.md
+// "Symbolic dimensions") has kernels that read those sizes at run time. A
+// kernel takes the size of each symbol its fusion's types name as a trailing
+// i64 argument, in the order getFusionSymbols gives, and computes every
+// symbolic dimension (a monomial such as `B*S`) from them once, at its
+// entry. A buffer of symbolic shape is passed as a bare pointer too, so its
+// memref has a static shape: its dimensions up to the last symbolic one are
+// collapsed into one leading extent (large enough for every legal size),
+// and the kernel linearizes those coordinates itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FKC_CODEGEN_RUNTIMESIZES_H
+#define FKC_CODEGEN_RUNTIMESIZES_H
+
+#include "fk/IR/FkOps.h"
+#include "fk/IR/FkSymbolicShape.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::fk {
+
+/// The symbols of every type of `fusion` (inputs, results and body),
+/// sorted: its kernel's trailing i64 arguments, in this order.
+SmallVector<std::string> getFusionSymbols(FusionOp fusion);
+
+/// Whether a tensor of `type` has no elements for every size of its
+/// symbols (a static dimension is 0). A symbolic tensor may be empty at run
+/// time only; its kernel then runs no work item.
+bool isStaticallyEmpty(RankedTensorType type);
+
+/// The largest size of `dim` under `bounds` (a graph's fk.dim_bounds), or
+/// nullopt if a symbol is unbounded or the product overflows int64.
+std::optional<int64_t> getLargestSize(const Dim &dim, DictionaryAttr bounds);
+
+/// The rank of the memref a kernel reads a tensor of symbolic `type`
+/// through: its dimensions after the last symbolic one, plus one.
+int64_t getCollapsedRank(RankedTensorType type);
+
+/// The static memref through which a kernel reads a tensor of symbolic
+/// `type` (i1 stored as `storedElement`): the dimensions up to the last
+/// symbolic one collapsed into one extent, their largest element count
+/// under `bounds` (a placeholder as large as 64-bit byte offsets allow when
+/// a symbol is unbounded: the kernel never reads past the run's sizes).
+MemRefType getKernelBufferType(RankedTensorType type, Type storedElement,
+                               DictionaryAttr bounds);
+
+/// What a kernel knows of the sizes given at run time: the index value of
+/// each symbolic dimension, built from the symbol arguments at the kernel's
+/// entry, and which of its buffers hold tensors of symbolic shape.
+class RuntimeSizes {
+public:
+  /// `symbols` name `arguments` (i64 kernel arguments) one to one; values
+  /// are built at the start of `entry`.
+  RuntimeSizes(Block *entry, Location loc, ArrayRef<std::string> symbols,
+               ValueRange arguments);
+
+  /// The index value of `dim`, built once per kernel.
+  Value get(const Dim &dim);
+
+  /// Records that `buffer` (a kernel argument) holds a tensor of `type`.
+  void addBuffer(Value buffer, RankedTensorType type);
+  /// The symbolic tensor type `buffer` holds, or null.
+  RankedTensorType getBufferTensor(Value buffer) const {
+    return bufferTensors.lookup(buffer);
+  }
+
+private:
+  /// The builder, after the values built so far (all at the entry, before
+  /// the kernel's body).
+  OpBuilder &atEnd();
+  Value remember(Value value);
+
+  Block *entry;
+  OpBuilder b;
+  Operation *last = nullptr;
+  Location loc;
+  llvm::StringMap<Value> values;
+  DenseMap<Value, RankedTensorType> bufferTensors;
+};
+
+} // namespace mlir::fk
+
+#endif // FKC_CODEGEN_RUNTIMESIZES_H
