@@ -21,9 +21,15 @@ def FkBindDims : Pass<"fk-bind-dims", "ModuleOp"> {
     dropped, and the module is verified again, so that a size the static
     rules reject (an `argmax` over an axis bound to 0) is reported.
 
-    Errors: a size for a symbol no graph has; a graph with a symbol that
-    has no size (naming the graph and the symbols); a size above the
-    graph's bound; a type whose size overflows 64 bits.
+    With `runtime-sizes` (what fkc's pipeline sets), a symbol without a
+    size stays in the types, sized at run time (its bound is kept), and
+    each op whose kernel cannot read such a size is an error at the op
+    naming the symbols to bind (`whyNotRuntimeSized`, fk/IR/FkKernelLimits.h).
+
+    Errors: a size for a symbol no graph has; without `runtime-sizes`, a
+    graph with a symbol that has no size (naming the graph and the
+    symbols); a size above the graph's bound; a type whose size overflows
+    64 bits; with `runtime-sizes`, an op that needs sizes when compiled.
   }];
   let options = [
     ListOption<"sizes", "sizes", "std::string",
