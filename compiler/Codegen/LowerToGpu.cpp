@@ -443,14 +443,7 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
 
 LogicalResult GraphLowering::bindSymbols(Block *entry) {
   SmallVector<std::string> symbols;
-  for (Type type : graph.getArgumentTypes())
-    collectSymbols(type, symbols);
-  for (Type type : graph.getResultTypes())
-    collectSymbols(type, symbols);
-  graph.walk([&](Operation *op) {
-    for (Type type : op->getResultTypes())
-      collectSymbols(type, symbols);
-  });
+  collectSymbols(graph.getOperation(), symbols);
   SmallVector<Attribute> order;
   for (auto [i, type] : llvm::enumerate(graph.getArgumentTypes())) {
     auto tensor = cast<RankedTensorType>(type);

@@ -16,10 +16,7 @@ SmallVector<std::string> mlir::fk::getFusionSymbols(FusionOp fusion) {
     collectSymbols(type, symbols);
   for (Type type : fusion->getResultTypes())
     collectSymbols(type, symbols);
-  fusion.getBody().walk([&](Operation *op) {
-    for (Type type : op->getResultTypes())
-      collectSymbols(type, symbols);
-  });
+  collectSymbols(fusion.getOperation(), symbols);
   llvm::sort(symbols);
   return symbols;
 }

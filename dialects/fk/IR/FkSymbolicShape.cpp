@@ -3,6 +3,7 @@
 #include "fk/IR/FkSymbolicShape.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -218,4 +219,16 @@ std::optional<Type> mlir::fk::specialize(Type type,
   if (!specialized || isSymbolic(*specialized))
     return std::nullopt;
   return specialized;
+}
+
+void mlir::fk::collectSymbols(Operation *root,
+                              llvm::SmallVectorImpl<std::string> &symbols) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Type type : block.getArgumentTypes())
+          collectSymbols(type, symbols);
+    for (Type type : op->getResultTypes())
+      collectSymbols(type, symbols);
+  });
 }

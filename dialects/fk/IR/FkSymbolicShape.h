@@ -95,6 +95,13 @@ std::string formatShape(llvm::ArrayRef<Dim> dims);
 /// each once, in order of first appearance.
 void collectSymbols(Type type, llvm::SmallVectorImpl<std::string> &symbols);
 
+/// Adds the symbols of every type `root` holds (its results, and the
+/// results and block arguments of everything nested in it), each once, in
+/// order of first appearance: a graph's symbols, when `root` is its
+/// function.
+void collectSymbols(Operation *root,
+                    llvm::SmallVectorImpl<std::string> &symbols);
+
 /// The function attribute holding a graph's bounds on its symbols
 /// (`where S <= 4096`): a dictionary from symbol to its largest size.
 inline constexpr llvm::StringLiteral kDimBoundsAttrName = "fk.dim_bounds";

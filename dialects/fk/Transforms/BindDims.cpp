@@ -35,14 +35,7 @@ static SmallVector<std::string> collectFunctionSymbols(func::FuncOp function) {
     collectSymbols(type, symbols);
   for (Type type : function.getResultTypes())
     collectSymbols(type, symbols);
-  function.walk([&](Operation *op) {
-    for (Type type : op->getResultTypes())
-      collectSymbols(type, symbols);
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (Type type : block.getArgumentTypes())
-          collectSymbols(type, symbols);
-  });
+  collectSymbols(function.getOperation(), symbols);
   return symbols;
 }
 
