@@ -945,18 +945,28 @@ extern "C" size_t fkrt_cuda_graph_count(fkrt_module m) {
   return m ? m->replays.size() : 0;
 }
 
+/// Finds graph `graph_name` of `m` for the entry point `api`: a null module
+/// or name is FKRT_ERROR_INVALID_ARGUMENT, an unknown name
+/// FKRT_ERROR_NOT_FOUND, each with its message.
+static fkrt_status findGraph(fkrt_module m, const char *graph_name,
+                             const char *api, size_t &gi) {
+  if (!m || !graph_name)
+    return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                std::string(api) + ": " + (m ? "graph_name" : "module") +
+                    " is null");
+  if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
+    return fail(FKRT_ERROR_NOT_FOUND, std::string(api) + ": " + lastError());
+  return FKRT_SUCCESS;
+}
+
 extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                                 const fkrt_tensor *inputs, size_t num_inputs,
                                 fkrt_tensor *outputs, size_t num_outputs,
                                 void *stream) {
   return guarded([&] {
-    if (!m || !graph_name)
-      return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                  std::string("fkrt_run: ") +
-                      (m ? "graph_name" : "module") + " is null");
     size_t gi;
-    if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
-      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_run: " + lastError());
+    if (fkrt_status status = findGraph(m, graph_name, "fkrt_run", gi))
+      return status;
     const GraphSpec &g = m->manifest.graphs[gi];
     std::string where = "fkrt_run: graph '" + g.name + "'";
     RunSizes sizes;
@@ -1065,13 +1075,9 @@ extern "C" fkrt_status fkrt_output_shape(fkrt_module m,
                                          size_t num_inputs, size_t index,
                                          int64_t *shape) {
   return guarded([&] {
-    if (!m || !graph_name)
-      return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                  std::string("fkrt_output_shape: ") +
-                      (m ? "graph_name" : "module") + " is null");
     size_t gi;
-    if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
-      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_output_shape: " + lastError());
+    if (fkrt_status status = findGraph(m, graph_name, "fkrt_output_shape", gi))
+      return status;
     const GraphSpec &g = m->manifest.graphs[gi];
     std::string where = "fkrt_output_shape: graph '" + g.name + "'";
     if (index >= g.outputs.size())
@@ -1099,14 +1105,12 @@ extern "C" fkrt_status fkrt_output_shape(fkrt_module m,
 extern "C" fkrt_status fkrt_bind_weights(fkrt_module m, const char *graph_name,
                                          const char *path) {
   return guarded([&] {
-    if (!m || !graph_name || !path)
+    if (m && graph_name && !path)
       return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                  std::string("fkrt_bind_weights: ") +
-                      (!m ? "module" : !graph_name ? "graph_name" : "path") +
-                      " is null");
+                  "fkrt_bind_weights: path is null");
     size_t gi;
-    if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
-      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_bind_weights: " + lastError());
+    if (fkrt_status status = findGraph(m, graph_name, "fkrt_bind_weights", gi))
+      return status;
     const GraphSpec &g = m->manifest.graphs[gi];
     const std::string where = "fkrt_bind_weights: ";
     if (std::FILE *file = std::fopen(path, "rb"))
@@ -1187,13 +1191,9 @@ extern "C" fkrt_status fkrt_run_bound(fkrt_module m, const char *graph_name,
                                       size_t num_inputs, fkrt_tensor *outputs,
                                       size_t num_outputs, void *stream) {
   return guarded([&] {
-    if (!m || !graph_name)
-      return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                  std::string("fkrt_run_bound: ") +
-                      (m ? "graph_name" : "module") + " is null");
     size_t gi;
-    if (fkrt_manifest_find_graph(m, graph_name, &gi) != FKRT_SUCCESS)
-      return fail(FKRT_ERROR_NOT_FOUND, "fkrt_run_bound: " + lastError());
+    if (fkrt_status status = findGraph(m, graph_name, "fkrt_run_bound", gi))
+      return status;
     const GraphSpec &g = m->manifest.graphs[gi];
     if (gi >= m->bound.size() || m->bound[gi].empty())
       return fkrt_run(m, graph_name, inputs, num_inputs, outputs, num_outputs,

@@ -142,6 +142,16 @@ void expectPtxInvalid(const char *rule, const std::string &json,
   expectError(rule, withPtx(json, ptx), FKRT_ERROR_INVALID_ARTIFACT, message);
 }
 
+/// Expects a call's `got` to be `status` with the last error containing
+/// `text`.
+void expectStatus(fkrt_status got, fkrt_status status, const char *text) {
+  bool ok = got == status && std::strstr(fkrt_last_error(), text);
+  CHECK(ok);
+  if (!ok)
+    std::printf("  got %d: '%s', expected '%s'\n", got, fkrt_last_error(),
+                text);
+}
+
 /// Expects `text` to load.
 void expectLoads(const std::string &text, const char *what) {
   std::string error;
@@ -1042,13 +1052,6 @@ void testSymbols() {
   CHECK(std::strstr(fkrt_last_error(),
                     "fkrt_output_shape: graph 'g' has 1 outputs, index 1"));
 
-  auto expect = [&](fkrt_status got, fkrt_status status, const char *text) {
-    bool ok = got == status && std::strstr(fkrt_last_error(), text);
-    CHECK(ok);
-    if (!ok)
-      std::printf("  got %d: '%s', expected '%s'\n", got, fkrt_last_error(),
-                  text);
-  };
   auto run = [&] { return fkrt_run(m, "g", in, 1, out, 1, nullptr); };
   // Valid sizes reach the driver; so do sizes without elements, whose
   // launch (a grid of 0 blocks) is skipped.
@@ -1064,28 +1067,28 @@ void testSymbols() {
   // A symbol above its bound, a dimension that is not a size, a dimension
   // that disagrees with the symbols.
   xShape[1] = 65;
-  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'g' input 0 ('x') dimension 1 makes S 65, above "
          "its bound 64");
   xShape[1] = 5;
   xShape[0] = -1;
-  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'g' input 0 ('x'): dimension 0 is -1, not a size");
   xShape[0] = 2;
   yShape[0] = 11;
-  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'g' output 0 ('y'): dimension 0 is 11, expected "
          "B*S = 10 (S = 5 from input 0 ('x') dimension 1, B = 2 from input 0 "
          "('x') dimension 0)");
   yShape[0] = 10;
   yShape[1] = 9;
-  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
          "output 0 ('y'): dimension 1 is 9, expected 8");
   yShape[1] = 8;
   // Sizes whose bytes, grid or i32 argument do not fit.
   xShape[0] = int64_t(1) << 60;
   yShape[0] = xShape[0] * 5;
-  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'g' input 0 ('x'): its size overflows 64 bits");
   fkrt_module_destroy(m);
   std::string unbounded = artifact(
@@ -1098,12 +1101,12 @@ void testSymbols() {
   xShape[0] = 1;
   xShape[1] = 300000000;
   yShape[0] = 300000000;
-  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'g' launch 0 (kernel 'k0') argument 4 is "
          "2400000000 at these sizes, outside the i32 it is passed as");
   xShape[0] = 20000;
   yShape[0] = int64_t(20000) * 300000000;
-  expect(run(), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'g' launch 0 (kernel 'k0'): grid x is "
          "1500000000000 at these sizes, outside CUDA's [0, 2147483647]");
   fkrt_module_destroy(m);
@@ -1501,68 +1504,61 @@ void testRunValidation() {
                  fkrt_tensor *o, size_t no) {
     return fkrt_run(m, graph, i, ni, o, no, nullptr);
   };
-  auto expect = [&](fkrt_status got, fkrt_status status, const char *text) {
-    bool ok = got == status && std::strstr(fkrt_last_error(), text);
-    CHECK(ok);
-    if (!ok)
-      std::printf("  got %d: '%s', expected '%s'\n", got, fkrt_last_error(),
-                  text);
-  };
 
-  expect(fkrt_run(nullptr, "mlp", in, 2, out, 1, nullptr),
+  expectStatus(fkrt_run(nullptr, "mlp", in, 2, out, 1, nullptr),
          FKRT_ERROR_INVALID_ARGUMENT, "fkrt_run: module is null");
-  expect(run(nullptr, in, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run(nullptr, in, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph_name is null");
-  expect(run("mlp2", in, 2, out, 1), FKRT_ERROR_NOT_FOUND,
+  expectStatus(run("mlp2", in, 2, out, 1), FKRT_ERROR_NOT_FOUND,
          "fkrt_run: no graph named 'mlp2'");
-  expect(run("mlp", in, 1, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", in, 1, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'mlp' takes 2 inputs, got 1");
-  expect(run("mlp", nullptr, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", nullptr, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'mlp': inputs array is null");
-  expect(run("mlp", in, 2, out, 0), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", in, 2, out, 0), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'mlp' takes 1 outputs, got 0");
 
   fkrt_tensor bad[2] = {in[0], in[1]};
   bad[1].data = nullptr;
-  expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'mlp' input 1 ('w'): data is null");
   bad[1] = in[1];
   bad[1].data = reinterpret_cast<void *>(uintptr_t(0x10001));
-  expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "input 1 ('w'): data is not aligned to 16 bytes");
   // Aligned to the element size is not enough: kernels use 16-byte vectors.
   bad[1].data = reinterpret_cast<void *>(uintptr_t(0x10008));
-  expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "input 1 ('w'): data is not aligned to 16 bytes");
   bad[1] = in[1];
   bad[1].dtype = FKRT_BF16;
-  expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "input 1 ('w'): expected dtype f16, got bf16");
   bad[1].dtype = 42;
-  expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "input 1 ('w'): unknown dtype 42");
   bad[1] = in[1];
   bad[1].rank = 3;
-  expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "input 1 ('w'): expected rank 2, got 3");
   bad[1] = in[1];
   bad[1].shape = nullptr;
-  expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "input 1 ('w'): shape is null");
   int64_t wrongShape[] = {32, 31};
   bad[1].shape = wrongShape;
-  expect(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", bad, 2, out, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "input 1 ('w'): dimension 1 is 31, expected 32");
   fkrt_tensor badOut[1] = {out[0]};
   badOut[0].dtype = FKRT_F32;
-  expect(run("mlp", in, 2, badOut, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", in, 2, badOut, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'mlp' output 0 ('y'): expected dtype f16, got f32");
 
   // Outputs overlapping inputs: not declared, so rejected. x is 4096 bytes
   // from 0x10000, so y at 0x10ff0 overlaps its last 16 bytes.
   badOut[0] = out[0];
   badOut[0].data = reinterpret_cast<void *>(uintptr_t(0x10ff0));
-  expect(run("mlp", in, 2, badOut, 1), FKRT_ERROR_INVALID_ARGUMENT,
+  expectStatus(run("mlp", in, 2, badOut, 1), FKRT_ERROR_INVALID_ARGUMENT,
          "fkrt_run: graph 'mlp' output 0 ('y') overlaps input 0 ('x'): only "
          "an inout parameter's new value may share its input's buffer");
   badOut[0].data = reinterpret_cast<void *>(uintptr_t(0x11000));

@@ -220,9 +220,7 @@ private:
     if (!symbols.empty())
       for (size_t o = 0; o < outputInfo.size(); ++o) {
         outputInfo[o].shape = module.outputShape(name, inputArgs, o);
-        outputInfo[o].bytes = elementSize(outputInfo[o].dtype);
-        for (int64_t size : outputInfo[o].shape)
-          outputInfo[o].bytes *= static_cast<uint64_t>(size);
+        setBytes(outputInfo[o]);
       }
     // An inout parameter's new value is written into its input's buffer.
     std::vector<bool> inout(inputInfo.size(), false);
@@ -362,11 +360,16 @@ private:
           info.shape[d] = static_cast<int64_t>(size);
         }
       }
-      info.bytes = elementSize(info.dtype);
-      for (int64_t size : info.shape)
-        info.bytes *= static_cast<uint64_t>(size);
+      setBytes(info);
     }
     return true;
+  }
+
+  /// Sets `info.bytes` to what its shape holds.
+  static void setBytes(fkrt::TensorInfo &info) {
+    info.bytes = elementSize(info.dtype);
+    for (int64_t size : info.shape)
+      info.bytes *= static_cast<uint64_t>(size);
   }
 
   /// Warm-up runs, then timed runs, each poisoned first and timed between
