@@ -3,6 +3,7 @@
 #include "Artifact/ArtifactWriter.h"
 #include "Artifact/BufferPlan.h"
 #include "Codegen/Passes.h"
+#include "Codegen/RuntimeSizes.h"
 #include "fk/IR/FkInout.h"
 #include "fk/IR/FkNumerics.h"
 #include "fk/IR/FkOps.h"
@@ -162,11 +163,7 @@ LogicalResult GraphManifest::build() {
       if (tensorMap)
         arg = tensorMap.getBuffer();
       // A symbolic buffer's statically shaped view is the buffer.
-      while (Operation *view = arg.getDefiningOp()) {
-        if (!isa<memref::CastOp, memref::CollapseShapeOp>(view))
-          break;
-        arg = view->getOperand(0);
-      }
+      arg = getViewedBuffer(arg);
       auto it = bufferIds.find(arg);
       if (it == bufferIds.end())
         return launch.emitOpError()

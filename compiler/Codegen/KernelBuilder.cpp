@@ -97,11 +97,12 @@ static FailureOr<LaunchShape> buildLoopKernel(KernelContext &k,
       (shape.empty() || shape.back().getCoefficient() % width != 0))
     return k.fusion.emitOpError()
            << "runs of " << width << " elements do not divide its rows";
-  SmallVector<OpFoldResult> itemShape = k.idx.shapeOf(resultType);
-  if (!itemShape.empty())
-    itemShape.back() = k.sizeValue(*shape.back().dividedBy(width));
+  SmallVector<Dim> itemDims(shape);
+  if (!itemDims.empty())
+    itemDims.back() = *itemDims.back().dividedBy(width);
+  SmallVector<OpFoldResult> itemShape = k.idx.shapeOf(itemDims);
   Dim items = *getWorkItemCount(k.fusion).dividedBy(width);
-  LogicalResult built = k.gridStrideLoop(k.sizeValue(items), [&](Value i) {
+  LogicalResult built = k.gridStrideLoop(k.idx.sizeValue(items), [&](Value i) {
     ElementEmitter emitter = k.makeEmitter();
     SmallVector<Value> item = k.idx.delinearize(i, itemShape);
     SmallVector<SmallVector<Value>> elements;
@@ -284,7 +285,7 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
   }
 
   Dim items = getWorkItemCount(k.fusion);
-  LogicalResult built = k.gridStrideLoop(k.sizeValue(items), [&](Value i) {
+  LogicalResult built = k.gridStrideLoop(k.idx.sizeValue(items), [&](Value i) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     SmallVector<Value> kept = k.idx.delinearize(i, k.idx.shapeOf(resultType));
@@ -541,19 +542,14 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
   int64_t perThread = threadRuns * width;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  // The leading dimensions, symbolic ones included, as the reductions'
-  // operand type has them.
-  RankedTensorType spaceType =
-      RankedTensorType::get(rows.shape, b.getF32Type(), rows.symbols);
-  SmallVector<Dim> leadingDims =
-      llvm::to_vector(ArrayRef(getDims(spaceType)).take_front(rows.leadingRank));
+  // The leading dimensions, symbolic ones included.
+  SmallVector<Dim> leadingDims = getDims(leadingShape, rows.symbols);
   Dim rowCount = *elementCount(leadingDims);
-  SmallVector<OpFoldResult> leadingSizes = llvm::to_vector(
-      ArrayRef(k.idx.shapeOf(spaceType)).take_front(rows.leadingRank));
+  SmallVector<OpFoldResult> leadingSizes = k.idx.shapeOf(leadingDims);
   BlockReducer reducer(k, kernel, threads);
   Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  auto rowLoop = scf::ForOp::create(b, loc, blockId, k.sizeValue(rowCount),
+  auto rowLoop = scf::ForOp::create(b, loc, blockId, k.idx.sizeValue(rowCount),
                                     gridDim);
   LogicalResult built = success();
   {

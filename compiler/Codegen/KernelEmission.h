@@ -106,20 +106,21 @@ struct IndexBuilder {
     return start;
   }
 
-  /// Dimension `d` of `type`: its size, or the value of its monomial
-  /// (sizes given at run time).
-  OpFoldResult dimSize(RankedTensorType type, unsigned d) {
-    if (!type.isDynamicDim(d))
-      return b.getIndexAttr(type.getDimSize(d));
+  /// `dim`: its size, or the value of its monomial (sizes given at run
+  /// time).
+  OpFoldResult size(const Dim &dim) {
+    if (dim.isStatic())
+      return b.getIndexAttr(dim.getCoefficient());
     assert(sizes && "a symbolic dimension in a kernel without run-time sizes");
-    return sizes->get(getDim(type, d));
+    return sizes->get(dim);
   }
-  /// Every dimension of `type`, as dimSize gives them.
+  Value sizeValue(const Dim &dim) { return value(size(dim)); }
+  /// Every dimension of `dims` (or of `type`), as `size` gives them.
+  SmallVector<OpFoldResult> shapeOf(ArrayRef<Dim> dims) {
+    return llvm::map_to_vector(dims, [&](const Dim &dim) { return size(dim); });
+  }
   SmallVector<OpFoldResult> shapeOf(RankedTensorType type) {
-    SmallVector<OpFoldResult> shape;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      shape.push_back(dimSize(type, d));
-    return shape;
+    return shapeOf(getDims(type));
   }
   Value value(OpFoldResult size) {
     if (auto attr = dyn_cast<Attribute>(size))
@@ -539,11 +540,6 @@ public:
     return shape;
   }
 
-  /// The value of `count` in the kernel.
-  Value sizeValue(const Dim &count) {
-    return count.isStatic() ? idx.constant(count.getCoefficient())
-                            : sizes->get(count);
-  }
 
   /// Stores `value` at `coords` of `memref`, through the addressing of
   /// `emitter` (so that a run's stores share its base index) when given.

@@ -399,13 +399,10 @@ gpu::GPUFuncOp GraphLowering::createKernel(Location loc,
   for (auto [i, argument] : llvm::enumerate(arguments)) {
     if (!isa<MemRefType>(argument.getType()))
       continue;
-    // A symbolic buffer's view: the bytes of its smallest nonzero size
-    // (every symbol 1), which divide those of every other.
-    auto memref = cast<MemRefType>(argument.getType());
-    if (auto view = argument.getDefiningOp<memref::CastOp>())
-      memref = cast<MemRefType>(view.getSource().getType());
-    if (auto collapse = argument.getDefiningOp<memref::CollapseShapeOp>())
-      memref = collapse.getSrcType();
+    // A symbolic buffer's view: the bytes of the buffer's smallest
+    // nonzero size (every dynamic dimension 1), which divide those of
+    // every other.
+    auto memref = cast<MemRefType>(getViewedBuffer(argument).getType());
     int64_t bytes = std::max<int64_t>(1, memref.getElementTypeBitWidth() / 8);
     for (int64_t size : memref.getShape())
       bytes *= ShapedType::isDynamic(size) ? 1 : size;
@@ -471,20 +468,7 @@ LogicalResult GraphLowering::bindSymbols(Block *entry) {
 }
 
 Value GraphLowering::hostSize(Location loc, const Dim &dim) {
-  Value product;
-  for (const std::string &symbol : dim.getSymbols()) {
-    Value factor = symbolValues.lookup(symbol);
-    product = product ? arith::MulIOp::create(b, loc, product, factor)
-                            .getResult()
-                      : factor;
-  }
-  if (dim.getCoefficient() == 1 && product)
-    return product;
-  Value coefficient =
-      arith::ConstantIndexOp::create(b, loc, dim.getCoefficient());
-  return product ? arith::MulIOp::create(b, loc, coefficient, product)
-                       .getResult()
-                 : coefficient;
+  return buildSize(b, loc, dim, symbolValues);
 }
 
 FailureOr<Value> GraphLowering::allocate(Location loc,

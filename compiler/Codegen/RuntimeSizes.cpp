@@ -3,6 +3,7 @@
 #include "Codegen/RuntimeSizes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
@@ -70,9 +71,12 @@ MemRefType mlir::fk::getKernelBufferType(RankedTensorType type,
 RuntimeSizes::RuntimeSizes(Block *entry, Location loc,
                            ArrayRef<std::string> symbols, ValueRange arguments)
     : entry(entry), b(entry->getParentOp()->getContext()), loc(loc) {
-  for (auto [symbol, argument] : llvm::zip(symbols, arguments))
-    values[symbol] = remember(
-        arith::IndexCastOp::create(atEnd(), loc, b.getIndexType(), argument));
+  for (auto [symbol, argument] : llvm::zip(symbols, arguments)) {
+    auto cast =
+        arith::IndexCastOp::create(atEnd(), loc, b.getIndexType(), argument);
+    values[symbol] = cast;
+    last = cast;
+  }
 }
 
 OpBuilder &RuntimeSizes::atEnd() {
@@ -83,37 +87,46 @@ OpBuilder &RuntimeSizes::atEnd() {
   return b;
 }
 
-Value RuntimeSizes::remember(Value value) {
-  last = value.getDefiningOp();
-  return value;
-}
-
-Value RuntimeSizes::get(const Dim &dim) {
-  std::string key = dim.str();
-  Value &value = values[key];
-  if (value)
-    return value;
+Value mlir::fk::buildSize(OpBuilder &b, Location loc, const Dim &dim,
+                          const llvm::StringMap<Value> &symbols) {
   // Sizes are non-negative and, within the runtime's checks, fit the
-  // kernel's index type.
+  // index type.
   auto flags =
       arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
   Value product;
   for (const std::string &symbol : dim.getSymbols()) {
-    Value factor = values.lookup(symbol);
-    assert(factor && "a symbol the kernel does not take");
-    product = product ? remember(arith::MulIOp::create(atEnd(), loc, product,
-                                                       factor, flags))
+    Value factor = symbols.lookup(symbol);
+    assert(factor && "a symbol without a value");
+    product = product ? arith::MulIOp::create(b, loc, product, factor, flags)
+                            .getResult()
                       : factor;
   }
-  if (dim.getCoefficient() != 1 || !product) {
-    Value coefficient = remember(
-        arith::ConstantIndexOp::create(atEnd(), loc, dim.getCoefficient()));
-    product = product ? remember(arith::MulIOp::create(atEnd(), loc,
-                                                       coefficient, product,
-                                                       flags))
-                      : coefficient;
+  if (dim.getCoefficient() == 1 && product)
+    return product;
+  Value coefficient =
+      arith::ConstantIndexOp::create(b, loc, dim.getCoefficient());
+  return product ? arith::MulIOp::create(b, loc, coefficient, product, flags)
+                       .getResult()
+                 : coefficient;
+}
+
+Value mlir::fk::getViewedBuffer(Value operand) {
+  while (Operation *view = operand.getDefiningOp()) {
+    if (!isa<memref::CastOp, memref::CollapseShapeOp>(view))
+      break;
+    operand = view->getOperand(0);
   }
-  value = product;
+  return operand;
+}
+
+Value RuntimeSizes::get(const Dim &dim) {
+  if (Value known = values.lookup(dim.str()))
+    return known;
+  OpBuilder &builder = atEnd();
+  Value value = buildSize(builder, loc, dim, values);
+  // The last op built, after which the next values go.
+  last = &*std::prev(builder.getInsertionPoint());
+  values[dim.str()] = value;
   return value;
 }
 

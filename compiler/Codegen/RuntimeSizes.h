@@ -51,6 +51,15 @@ int64_t getCollapsedRank(RankedTensorType type);
 MemRefType getKernelBufferType(RankedTensorType type, Type storedElement,
                                DictionaryAttr bounds);
 
+/// The index value of `dim` built at `b`'s insertion point from the index
+/// values of its symbols.
+Value buildSize(OpBuilder &b, Location loc, const Dim &dim,
+                const llvm::StringMap<Value> &symbols);
+
+/// The buffer a kernel operand passes: the operand, or the buffer beneath
+/// the collapsed, statically shaped view of a symbolic buffer.
+Value getViewedBuffer(Value operand);
+
 /// What a kernel knows of the sizes given at run time: the index value of
 /// each symbolic dimension, built from the symbol arguments at the kernel's
 /// entry, and which of its buffers hold tensors of symbolic shape.
@@ -75,7 +84,6 @@ private:
   /// The builder, after the values built so far (all at the entry, before
   /// the kernel's body).
   OpBuilder &atEnd();
-  Value remember(Value value);
 
   Block *entry;
   OpBuilder b;

@@ -84,10 +84,15 @@ std::string Dim::str() const {
 }
 
 SmallVector<Dim> mlir::fk::getDims(RankedTensorType type) {
-  auto encoding = dyn_cast_or_null<ArrayAttr>(type.getEncoding());
+  return getDims(type.getShape(), type.getEncoding());
+}
+
+SmallVector<Dim> mlir::fk::getDims(ArrayRef<int64_t> shape,
+                                   Attribute monomials) {
+  auto encoding = dyn_cast_or_null<ArrayAttr>(monomials);
   SmallVector<Dim> dims;
   unsigned dynamic = 0;
-  for (int64_t size : type.getShape()) {
+  for (int64_t size : shape) {
     if (!ShapedType::isDynamic(size)) {
       dims.push_back(Dim(size));
       continue;

@@ -71,6 +71,10 @@ inline Diagnostic &operator<<(Diagnostic &diag, const Dim &dim) {
 /// The dimensions of `type` (static sizes, and the monomials of its
 /// encoding for its dynamic dimensions).
 llvm::SmallVector<Dim> getDims(RankedTensorType type);
+/// The dimensions of a shape whose dynamic dimensions' monomials are
+/// `encoding` (a symbolic tensor type's encoding; null for none).
+llvm::SmallVector<Dim> getDims(llvm::ArrayRef<int64_t> shape,
+                               Attribute encoding);
 /// Dimension `index` of `type`.
 Dim getDim(RankedTensorType type, unsigned index);
 /// The tensor type of `dims`: symbolic dimensions dynamic, their monomials
