@@ -29,19 +29,26 @@ rm -rf "$out" && mkdir -p "$out"
 echo "gpu-prepare: seed $seed" | tee "$out/SEED"
 compiled=0 failed=0 skipped=0
 
+# check_ptx GRAPH NAME: ptxas on NAME.ptx (for its own target); logs to
+# NAME.log.
+check_ptx() {
+  local graph=$1 name=$2 arch
+  arch=$(sed -n 's/^\.target \([a-z0-9_]*\).*/\1/p' "$out/$name.ptx" | head -1)
+  if [[ -x $ptxas ]] && ! "$ptxas" -arch="$arch" "$out/$name.ptx" -o /dev/null \
+       2>> "$out/$name.log"; then
+    echo "FAIL  $graph (ptxas)"; failed=$((failed + 1)); return 1
+  fi
+}
+
 # compile GRAPH NAME: NAME.ptx and NAME.fkt, through ptxas.
 compile() {
-  local graph=$1 name=$2 arch
+  local graph=$1 name=$2
   if ! "$fkc" "$graph" -o "$out/$name.ptx" --reference "$out/$name.fkt" \
        --seed "$seed" "${@:3}" 2> "$out/$name.log"; then
     echo "FAIL  $graph (fkc)"; sed 's/^/      /' "$out/$name.log" | head -5
     failed=$((failed + 1)); rm -f "$out/$name.ptx" "$out/$name.fkt"; return
   fi
-  arch=$(sed -n 's/^\.target \([a-z0-9_]*\).*/\1/p' "$out/$name.ptx" | head -1)
-  if [[ -x $ptxas ]] && ! "$ptxas" -arch="$arch" "$out/$name.ptx" -o /dev/null \
-       2>> "$out/$name.log"; then
-    echo "FAIL  $graph (ptxas)"; failed=$((failed + 1)); return
-  fi
+  check_ptx "$graph" "$name" || return
   rm -f "$out/$name.log"
   # A bundle holds the graph's inputs, weights included: one of a real
   # model's size would not fit what goes to the GPU machine, whose check
@@ -51,6 +58,29 @@ compile() {
     rm -f "$out/$name.fkt"
   fi
   compiled=$((compiled + 1))
+}
+
+# compile_sized GRAPH NAME SIZES FLAGS...: one artifact compiled for sizes
+# given at run time, NAME_sK.ptx a copy of it and NAME_sK.fkt the reference
+# at the K-th of SIZES (a space-separated list of --bind values).
+compile_sized() {
+  local graph=$1 name=$2 k
+  local -a sets
+  read -ra sets <<<"$3"
+  if ! "$fkc" "$graph" -o "$out/$name.ptx" "${@:4}" 2> "$out/$name.log"; then
+    echo "FAIL  $graph (fkc, sizes at run time)"; sed 's/^/      /' "$out/$name.log" | head -5
+    failed=$((failed + 1)); return
+  fi
+  check_ptx "$graph" "$name" || return
+  for k in "${!sets[@]}"; do
+    if ! "$fkc" "$graph" --bind "${sets[$k]}" --emit=graph --reference "$out/${name}_s$k.fkt" \
+         --seed "$seed" "${@:4}" > /dev/null 2>> "$out/$name.log"; then
+      echo "FAIL  $graph (reference at ${sets[$k]})"; failed=$((failed + 1)); continue
+    fi
+    cp "$out/$name.ptx" "$out/${name}_s$k.ptx"
+    compiled=$((compiled + 1))
+  done
+  rm -f "$out/$name.ptx" "$out/$name.log"
 }
 
 graphs=${FKC_GPU_GRAPHS:-$(echo examples/*.graph; find test -name '*.graph' | sort)}
@@ -65,23 +95,7 @@ for graph in $graphs; do
   # A graph compiled for sizes given at run time names the sizes its one
   # artifact is checked at (`# GPU-SIZES: S=7,B=2 S=0,B=1`): NAME_sK.ptx is
   # that artifact and NAME_sK.fkt the reference at the K-th sizes.
-  read -ra size_sets <<<"$(sed -n 's/^# GPU-SIZES: //p' "$graph" | head -1)"
-  if [[ ${#size_sets[@]} -gt 0 ]]; then
-    if ! "$fkc" "$graph" -o "$out/$name.runtime.ptx" "$@" 2> "$out/$name.log"; then
-      echo "FAIL  $graph (fkc, sizes at run time)"; sed 's/^/      /' "$out/$name.log" | head -5
-      failed=$((failed + 1)); continue
-    fi
-    for k in "${!size_sets[@]}"; do
-      if ! "$fkc" "$graph" --bind "${size_sets[$k]}" --emit=graph --reference "$out/${name}_s$k.fkt" \
-           --seed "$seed" "$@" > /dev/null 2>> "$out/$name.log"; then
-        echo "FAIL  $graph (reference at ${size_sets[$k]})"; failed=$((failed + 1)); continue
-      fi
-      cp "$out/$name.runtime.ptx" "$out/${name}_s$k.ptx"
-      compiled=$((compiled + 1))
-    done
-    rm -f "$out/$name.runtime.ptx" "$out/$name.log"
-    continue
-  fi
+  sizes=$(sed -n 's/^# GPU-SIZES: //p' "$graph" | head -1)
   # A graph may name fkc flags it is checked with (`# GPU-FLAGS: ...`),
   # one artifact per such line: the first is NAME, the n-th NAME_fn (the
   # same graphs for another target, say).
@@ -90,7 +104,11 @@ for graph in $graphs; do
   for i in "${!flag_sets[@]}"; do
     read -ra flags <<<"${flag_sets[$i]}"
     suffix=; [[ $i -gt 0 ]] && suffix=_f$((i + 1))
-    compile "$graph" "$name$suffix" ${bind:+--bind "$bind"} "${flags[@]}" "$@"
+    if [[ -n $sizes ]]; then
+      compile_sized "$graph" "$name$suffix" "$sizes" "${flags[@]}" "$@"
+    else
+      compile "$graph" "$name$suffix" ${bind:+--bind "$bind"} "${flags[@]}" "$@"
+    fi
   done
 done
 

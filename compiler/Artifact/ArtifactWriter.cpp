@@ -71,6 +71,9 @@ private:
     SmallVector<int64_t> bufferIds;
     SmallVector<TensorMapOp> tensorMaps;
     SmallVector<llvm::json::Value> scalars;
+    /// Per argument: the extents of its tensor map (integers, or sizes
+    /// computed per run), or null.
+    SmallVector<llvm::json::Value> tensorMapDims;
   };
 
   llvm::json::Array tensors(bool outputs);
@@ -155,13 +158,32 @@ LogicalResult GraphManifest::build() {
         entry.bufferIds.push_back(-1);
         entry.tensorMaps.push_back({});
         entry.scalars.push_back(std::move(*value));
+        entry.tensorMapDims.push_back(nullptr);
         continue;
       }
       auto tensorMap = arg.getDefiningOp<TensorMapOp>();
       entry.tensorMaps.push_back(tensorMap);
       entry.scalars.push_back(nullptr);
-      if (tensorMap)
+      entry.tensorMapDims.push_back(nullptr);
+      if (tensorMap) {
+        // Extents given at run time are sizes computed per run.
+        llvm::json::Array dims;
+        ValueRange dynamic = tensorMap.getDynamicDims();
+        for (int64_t dim : tensorMap.getDims()) {
+          if (dim != ShapedType::kDynamic) {
+            dims.push_back(dim);
+            continue;
+          }
+          FailureOr<llvm::json::Value> value =
+              sizeExpression(dynamic.front());
+          if (failed(value))
+            return failure();
+          dims.push_back(std::move(*value));
+          dynamic = dynamic.drop_front();
+        }
+        entry.tensorMapDims.back() = std::move(dims);
         arg = tensorMap.getBuffer();
+      }
       // A symbolic buffer's statically shaped view is the buffer.
       arg = getViewedBuffer(arg);
       auto it = bufferIds.find(arg);
@@ -310,8 +332,9 @@ void GraphManifest::write(llvm::raw_ostream &os) {
   for (size_t i = 0; i < launches.size(); ++i) {
     const Launch &launch = launches[i];
     llvm::json::Array args;
-    for (auto [id, constMap, scalar] :
-         llvm::zip(launch.bufferIds, launch.tensorMaps, launch.scalars)) {
+    for (auto [id, constMap, scalar, mapDims] :
+         llvm::zip(launch.bufferIds, launch.tensorMaps, launch.scalars,
+                   launch.tensorMapDims)) {
       TensorMapOp map = constMap;
       if (id < 0) {
         args.push_back(llvm::json::Object{{"i64", scalar}});
@@ -326,7 +349,7 @@ void GraphManifest::write(llvm::raw_ostream &os) {
           {"tensor_map",
            llvm::json::Object{{"buffer", id},
                               {"dtype", dtypeName(element)},
-                              {"dims", llvm::json::Array(map.getDims())},
+                              {"dims", mapDims},
                               {"strides", llvm::json::Array(map.getStrides())},
                               {"box", llvm::json::Array(map.getBox())},
                               {"swizzle", map.getSwizzle()}}}});

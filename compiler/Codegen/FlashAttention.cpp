@@ -78,12 +78,12 @@ mlir::fk::buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
     int64_t batches = ShapedType::getNumElements(batch);
     if (!heads)
       return TensorMapOp::create(
-          b, loc, pointer, buffer,
+          b, loc, pointer, buffer, ValueRange(),
           SmallVector<int64_t>{shape.headDim, rows, batches},
           SmallVector<int64_t>{rowBytes, rows * rowBytes},
           SmallVector<int64_t>{kBoxColumns, boxRows, 1}, kSwizzleBytes);
     return TensorMapOp::create(
-        b, loc, pointer, buffer,
+        b, loc, pointer, buffer, ValueRange(),
         SmallVector<int64_t>{shape.headDim, rows, heads, batches / heads},
         SmallVector<int64_t>{heads * rowBytes, rowBytes,
                              rows * heads * rowBytes},
@@ -316,7 +316,8 @@ FlashKernel::asyncOperand(Value operand, ArrayRef<int64_t> operandBatch,
 void FlashKernel::loadQueryAsync() {
   copyTileAsync(k.idx, thread, tiling.getThreads(), queryTile, ring, index(0),
                 queryOperand.global, queryOperand.base, firstQuery, index(0),
-                shape.queries, shape.headDim, queryOperand.rowStride);
+                b.getIndexAttr(shape.queries), shape.headDim,
+                queryOperand.rowStride);
 }
 
 void FlashKernel::loadKeyValueAsync(Value stage, Value block, Value inRange) {
@@ -328,8 +329,8 @@ void FlashKernel::loadKeyValueAsync(Value stage, Value block, Value inRange) {
        {std::pair{0, &keyOperand}, std::pair{1, &valueOperand}})
     copyTileAsync(k.idx, thread, tiling.getThreads(), keyTile, ring,
                   ringElement(stage, part), operand->global, operand->base,
-                  firstKey, index(0), shape.keys, shape.headDim,
-                  operand->rowStride);
+                  firstKey, index(0), b.getIndexAttr(shape.keys),
+                  shape.headDim, operand->rowStride);
 }
 
 SmallVector<Value> FlashKernel::scoresMma(Value stage) {

@@ -31,10 +31,13 @@ struct LaunchShape {
   std::array<int64_t, 3> block = {1, 1, 1};
   int64_t sharedBytes = 0;
   /// When set, grid[0] is computed per run from sizes given at run time:
-  /// min(ceil_div(gridWork, workPerBlock), maxBlocks) blocks, 0 (the
-  /// launch skipped) when there is no work.
+  /// min(ceil_div(gridWork, workPerBlock) * blocksPerWork, maxBlocks)
+  /// blocks, 0 (the launch skipped) when there is no work.
   std::optional<Dim> gridWork;
   int64_t workPerBlock = 1;
+  /// Blocks per unit of work: a persistent matmul's output tiles per row
+  /// tile.
+  int64_t blocksPerWork = 1;
   int64_t maxBlocks = 1;
 };
 

@@ -29,6 +29,8 @@ namespace mlir::fk {
 constexpr int64_t kBlockSize = 256;
 /// Blocks beyond this many loop over the remaining work (grid-stride).
 constexpr int64_t kMaxBlocks = int64_t(1) << 20;
+/// The most blocks a grid's x may have (CUDA's limit).
+constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
 
 inline RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
@@ -74,6 +76,11 @@ struct IndexBuilder {
   Value inRange(Value x, int64_t bound) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
                                  constant(bound));
+  }
+  /// x < bound, a size given at run time or not.
+  Value inRange(Value x, OpFoldResult bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
+                                 value(bound));
   }
   /// The integer scalar `x` (i32 or i64) clamped into [0, high], as an
   /// index. It is clamped in its own type: the index type may be narrower.

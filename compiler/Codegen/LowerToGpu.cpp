@@ -221,11 +221,15 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   if (!tiling)
     return fusion.emitOpError() << "is an attention fusion without "
                                    "fk.tiling (run fk-tile and fk-promote)";
-  // Kernels that read sizes at run time: loops, rows and per-element
-  // reductions (fk-bind-dims reports the ops that need sizes).
+  // Kernels that read sizes at run time: loops, rows, per-element
+  // reductions and tiled matmuls (fk-bind-dims reports the ops that need
+  // sizes).
   SmallVector<std::string> symbols = getFusionSymbols(fusion);
-  if (!symbols.empty() && tiling.getStrategy() != KernelStrategy::Elements &&
-      tiling.getStrategy() != KernelStrategy::Rows)
+  KernelStrategy strategy = tiling.getStrategy();
+  if (!symbols.empty() && strategy != KernelStrategy::Elements &&
+      strategy != KernelStrategy::Rows &&
+      strategy != KernelStrategy::TensorCore &&
+      strategy != KernelStrategy::WarpMma && strategy != KernelStrategy::Simt)
     return fusion.emitOpError()
            << "has dimensions sized at run time (" << llvm::join(symbols, ", ")
            << "), which its '" << stringifyKernelStrategy(tiling.getStrategy())
@@ -275,10 +279,12 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   }
   if (tiling.getStrategy() == KernelStrategy::TensorCore) {
     tensorCore = TensorCoreTiling::get(tiling, promotion.getStages());
+    MatmulShape shape(fusion.getMatmul());
     SmallVector<Value, 2> maps = buildOperandTensorMaps(
         b, fusion, *tensorCore,
         buffers.lookup(fusion.getInputs()[promotion.getOperands()[0]]),
-        buffers.lookup(fusion.getInputs()[promotion.getOperands()[1]]));
+        buffers.lookup(fusion.getInputs()[promotion.getOperands()[1]]),
+        shape.hasRuntimeRows() ? hostSize(loc, shape.rows) : Value());
     arguments.insert(arguments.begin(), maps.begin(), maps.end());
   }
 
@@ -426,6 +432,9 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
     if (shape.workPerBlock != 1)
       work = arith::CeilDivUIOp::create(b, loc, work,
                                         constant(shape.workPerBlock));
+    if (shape.blocksPerWork != 1)
+      work = arith::MulIOp::create(b, loc, work,
+                                   constant(shape.blocksPerWork));
     blocks = arith::MinUIOp::create(b, loc, work, constant(shape.maxBlocks));
   }
   gpu::KernelDim3 grid{blocks, constant(shape.grid[1]),

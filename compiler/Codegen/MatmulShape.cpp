@@ -1,6 +1,7 @@
 //===- MatmulShape.cpp - a matmul fusion as its tiled kernels see it ------===//
 
 #include "Codegen/MatmulShape.h"
+#include "Codegen/RuntimeSizes.h"
 #include "Codegen/TileEpilogue.h"
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkNumerics.h"
@@ -26,25 +27,47 @@ Value mlir::fk::getTensorCoreRhsInput(MatmulOp matmul) {
   return matmul.getRhs();
 }
 
+/// The largest product's rows a heuristic weighs for rows given at run time
+/// without a bound.
+static constexpr int64_t kUnboundedRows = 1 << 16;
+
 MatmulShape::MatmulShape(MatmulOp matmul) {
-  ArrayRef<int64_t> lhs = tensorType(matmul.getLhs()).getShape(),
+  RankedTensorType lhsType = tensorType(matmul.getLhs());
+  ArrayRef<int64_t> lhs = lhsType.getShape(),
                     rhs = tensorType(matmul.getRhs()).getShape(),
                     result = tensorType(matmul.getResult()).getShape();
+  SmallVector<Dim> lhsDims = getDims(lhsType);
+  rows = lhsDims[lhsDims.size() - 2];
   m = lhs[lhs.size() - 2];
   k = lhs.back();
   n = rhs.back();
   batch.assign(result.begin(), result.end() - 2);
   lhsBatch.assign(lhs.begin(), lhs.end() - 2);
   rhsBatch.assign(rhs.begin(), rhs.end() - 2);
-  elementType = tensorType(matmul.getLhs()).getElementType();
+  elementType = lhsType.getElementType();
   rhsKMajor = getKMajorRhs(matmul) != nullptr;
   if (!batch.empty() && lhsBatch == batch &&
       ShapedType::getNumElements(rhsBatch) == 1) {
-    foldedBatch = batch;
-    m *= ShapedType::getNumElements(batch);
+    foldedBatch.assign(lhsDims.begin(), lhsDims.end() - 2);
+    if (!isSymbolic(lhsType))
+      m *= ShapedType::getNumElements(batch);
     batch.clear();
     lhsBatch.clear();
     rhsBatch.clear();
+  }
+  // Symbolic rows (whyNotRuntimeSized allows no other symbolic size): their
+  // monomial, and their largest size for the heuristics.
+  if (isSymbolic(lhsType)) {
+    SmallVector<Dim> rowDims(foldedBatch);
+    rowDims.push_back(lhsDims[lhsDims.size() - 2]);
+    rows = elementCount(rowDims).value_or(Dim(kUnboundedRows));
+    auto graph = matmul->getParentOfType<FunctionOpInterface>();
+    DictionaryAttr bounds =
+        graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
+              : DictionaryAttr();
+    m = getLargestSize(rows, bounds).value_or(kUnboundedRows);
+  } else {
+    rows = Dim(m);
   }
 }
 
@@ -102,6 +125,13 @@ bool mlir::fk::prefersNarrowTiles(const MatmulShape &shape, int64_t smCount) {
   return shape.m <= 64 || 4 * shape.tiles(128, 128) <= smCount;
 }
 
+Value mlir::fk::isInsideProduct(KernelContext &k, const MatmulShape &shape,
+                                Value row, Value column) {
+  return arith::AndIOp::create(k.b, k.loc,
+                               k.idx.inRange(row, k.idx.size(shape.rows)),
+                               k.idx.inRange(column, shape.n));
+}
+
 std::pair<Value, Value>
 mlir::fk::emitOutputTileOrigin(KernelContext &k, const MatmulShape &shape,
                                int64_t tileM, int64_t tileN,
@@ -109,24 +139,32 @@ mlir::fk::emitOutputTileOrigin(KernelContext &k, const MatmulShape &shape,
   OpBuilder &b = k.b;
   Location loc = k.loc;
   auto index = [&](int64_t v) { return k.idx.constant(v); };
-  int64_t rowTiles = llvm::divideCeil(shape.m, tileM);
   int64_t columnTiles = llvm::divideCeil(shape.n, tileN);
-  int64_t groupRows = std::min<int64_t>(kRasterRows, rowTiles);
+  // Rows given at run time: their tile count too.
+  Value rowTiles, groupRows;
+  if (shape.hasRuntimeRows()) {
+    rowTiles = arith::CeilDivUIOp::create(
+        b, loc, k.idx.sizeValue(shape.rows), index(tileM));
+    groupRows = arith::MinUIOp::create(b, loc, rowTiles, index(kRasterRows));
+  } else {
+    int64_t staticRowTiles = llvm::divideCeil(shape.m, tileM);
+    rowTiles = index(staticRowTiles);
+    groupRows = index(std::min<int64_t>(kRasterRows, staticRowTiles));
+  }
   Value linear =
       linearTile
           ? linearTile
           : k.idx.add(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
                       k.idx.mul(gpu::BlockIdOp::create(b, loc,
                                                        gpu::Dimension::y),
-                                index(rowTiles)));
-  Value group = arith::DivUIOp::create(b, loc, linear,
-                                       index(groupRows * columnTiles));
-  Value inGroup = arith::RemUIOp::create(b, loc, linear,
-                                         index(groupRows * columnTiles));
-  Value firstRow = k.idx.mul(group, index(groupRows));
+                                rowTiles));
+  Value groupTiles = k.idx.mul(groupRows, index(columnTiles));
+  Value group = arith::DivUIOp::create(b, loc, linear, groupTiles);
+  Value inGroup = arith::RemUIOp::create(b, loc, linear, groupTiles);
+  Value firstRow = k.idx.mul(group, groupRows);
   // The last group may have fewer row tiles.
-  Value rowsLeft = arith::SubIOp::create(b, loc, index(rowTiles), firstRow);
-  Value rows = arith::MinUIOp::create(b, loc, rowsLeft, index(groupRows));
+  Value rowsLeft = arith::SubIOp::create(b, loc, rowTiles, firstRow);
+  Value rows = arith::MinUIOp::create(b, loc, rowsLeft, groupRows);
   Value rowTile =
       k.idx.add(firstRow, arith::RemUIOp::create(b, loc, inGroup, rows));
   Value columnTile = arith::DivUIOp::create(b, loc, inGroup, rows);

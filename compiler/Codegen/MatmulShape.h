@@ -29,19 +29,27 @@ Value getTensorCoreRhsInput(MatmulOp matmul);
 
 /// The shapes of a matmul whose operands are fusion inputs.
 struct MatmulShape {
+  /// The product's rows are `m` when known when compiled. Rows given at
+  /// run time (a symbolic left operand, RuntimeSizes.h) are `rows`, and `m`
+  /// is then their largest size under the graph's bounds: what the tiling
+  /// heuristics weigh, never a bound the kernels check.
   int64_t m, n, k;
+  Dim rows;
   /// B is read K-major from the input it is the transpose of.
   bool rhsKMajor;
   /// The batch dims folded into M: [batch..., M, K] @ [K, N] is one product
   /// of batch x M rows (B is the same for every batch, and A's batches are
   /// consecutive rows, as are the result's), so B is read once, not once per
   /// batch: a decode step's [B, 1, K] @ [K, N] is a B x K x N product.
-  SmallVector<int64_t> foldedBatch;
+  SmallVector<Dim> foldedBatch;
   /// Batch dims of the result and of each operand (broadcast to the result's).
   SmallVector<int64_t> batch, lhsBatch, rhsBatch;
   Type elementType;
 
   explicit MatmulShape(MatmulOp matmul);
+  /// Whether the rows are sized at run time: kernels then read `rows` with
+  /// IndexBuilder::size.
+  bool hasRuntimeRows() const { return !rows.isStatic(); }
   int64_t elementBytes() const {
     return elementType.getIntOrFloatBitWidth() / 8;
   }
@@ -85,10 +93,16 @@ bool prefersNarrowTiles(const MatmulShape &shape, int64_t smCount);
 
 /// The rows of a tileM-row tile that can hold output rows: all of them, or
 /// the product's rows when it has fewer (a decode step's one row per
-/// sequence), so that no thread walks rows that are never stored.
-inline int64_t getLiveTileRows(int64_t tileM, int64_t productRows) {
-  return std::min(tileM, productRows);
+/// sequence), so that no thread walks rows that are never stored. Rows
+/// given at run time may fill the tile.
+inline int64_t getLiveTileRows(int64_t tileM, const MatmulShape &shape) {
+  return shape.hasRuntimeRows() ? tileM : std::min(tileM, shape.m);
 }
+
+/// Whether (row, column) of the product lies inside it: row below its rows
+/// (the run's when given at run time), column below N.
+Value isInsideProduct(KernelContext &k, const MatmulShape &shape, Value row,
+                      Value column);
 
 /// The output tile of the block (grid x and y): blocks run in launch order
 /// (x fastest), and walked plainly the blocks resident at once span every

@@ -48,21 +48,21 @@ void RingMatmulKernel::loadStage(Value stage, Value kTile) {
   // Rows of whole 16-byte pieces by cp.async; others element by element.
   auto copy = [&](bool aligned, const SwizzledTile &tile, Value start,
                   Value global, Value base, Value firstRow,
-                  Value firstColumn, int64_t rows, int64_t columns) {
+                  Value firstColumn, OpFoldResult rows, int64_t columns) {
     (aligned ? copyTileAsync : copyTileByElements)(
         k.idx, thread, blocking.threads, tile, ring, start, global, base,
         firstRow, firstColumn, rows, columns, columns);
   };
   copy(shape.lhsRowsAligned(), aTile, aStart, lhs, lhsBase, tileRow, kStart,
-       shape.m, shape.k);
+       k.idx.size(shape.rows), shape.k);
   // B [K, N] as stored, or K-major: w [N, K]'s rows, as A's.
   bool rhsAligned = shape.rhsRowsAligned();
   if (shape.rhsKMajor)
-    copy(rhsAligned, bTile, bStart, rhs, rhsBase, tileColumn, kStart, shape.n,
-         shape.k);
+    copy(rhsAligned, bTile, bStart, rhs, rhsBase, tileColumn, kStart,
+         b.getIndexAttr(shape.n), shape.k);
   else
-    copy(rhsAligned, bTile, bStart, rhs, rhsBase, kStart, tileColumn, shape.k,
-         shape.n);
+    copy(rhsAligned, bTile, bStart, rhs, rhsBase, kStart, tileColumn,
+         b.getIndexAttr(shape.k), shape.n);
 }
 
 SmallVector<Value> RingMatmulKernel::mainLoop(
@@ -122,7 +122,7 @@ LogicalResult RingMatmulKernel::epilogue(
   }
   gpu::BarrierOp::create(b, loc);
   return emitMatmulEpilogue(k, shape, tile,
-                            getLiveTileRows(blocking.tileM, shape.m),
+                            getLiveTileRows(blocking.tileM, shape),
                             blocking.tileN, tileRow, tileColumn, batchCoords,
                             blocking.threads);
 }
@@ -134,5 +134,11 @@ LaunchShape RingMatmulKernel::getLaunch(int64_t sharedBytes) const {
                  shape.batches()};
   launch.block = {blocking.threads, 1, 1};
   launch.sharedBytes = sharedBytes;
+  // Rows given at run time: a block per row tile the run has.
+  if (shape.hasRuntimeRows()) {
+    launch.gridWork = shape.rows;
+    launch.workPerBlock = blocking.tileM;
+    launch.maxBlocks = kMaxGridX;
+  }
   return launch;
 }

@@ -160,6 +160,9 @@ std::string mlir::fk::whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile) {
   MatmulShape shape(matmul);
   if (shape.batched())
     return "a batched product (the grid's z walks the batches) cannot split K";
+  if (shape.hasRuntimeRows())
+    return "a product whose rows are given at run time cannot split K (the "
+           "splits' partial sums are sized when compiled)";
   int64_t kTiles = (shape.k + tile[2] - 1) / tile[2];
   if (kTiles % splits)
     return std::to_string(splits) + " splits do not divide the matmul's " +
@@ -222,7 +225,8 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
     tile = {128, 256, tileK};
   int64_t tileBlocks = shape.tiles(tile[0], tile[1]);
   // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK).
-  if (tileBlocks >= sms || shape.batched() || tile[0] != 64 || tile[1] != 64)
+  if (tileBlocks >= sms || shape.batched() || shape.hasRuntimeRows() ||
+      tile[0] != 64 || tile[1] != 64)
     return tile;
   // Too few tiles to occupy the GPU (a decode step reads all of B on a
   // dozen SMs): where the K loop is long, the fewest splits of K that give
@@ -278,13 +282,17 @@ std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
 SmallVector<Value, 2>
 mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                                  const TensorCoreTiling &tiling,
-                                 Value lhsBuffer, Value rhsBuffer) {
+                                 Value lhsBuffer, Value rhsBuffer,
+                                 Value rows) {
   MatmulShape shape(fusion.getMatmul());
   int64_t bytes = shape.elementBytes();
   auto pointer = LLVM::LLVMPointerType::get(b.getContext());
   Location loc = fusion.getLoc();
-  // A [batch, M, K]: boxes of tileK (one 128-byte row) x tileM.
-  SmallVector<int64_t> lhsDims = {shape.k, shape.m},
+  // A [batch, M, K]: boxes of tileK (one 128-byte row) x tileM; rows given
+  // at run time are the map's extent computed per run.
+  SmallVector<int64_t> lhsDims = {shape.k, shape.hasRuntimeRows()
+                                               ? ShapedType::kDynamic
+                                               : shape.m},
                        lhsStrides = {shape.k * bytes},
                        lhsBox = {tiling.tileK, tiling.tileM};
   // B [batch, K, N]: boxes of 64 columns (128 bytes) x tileK; K-major, its
@@ -305,10 +313,13 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
     rhsStrides.push_back(shape.k * shape.n * bytes);
     rhsBox.push_back(1);
   }
-  Value lhs = TensorMapOp::create(b, loc, pointer, lhsBuffer, lhsDims,
-                                  lhsStrides, lhsBox, kSwizzleBytes);
-  Value rhs = TensorMapOp::create(b, loc, pointer, rhsBuffer, rhsDims,
-                                  rhsStrides, rhsBox, kSwizzleBytes);
+  SmallVector<Value> lhsDynamicDims;
+  if (shape.hasRuntimeRows())
+    lhsDynamicDims.push_back(rows);
+  Value lhs = TensorMapOp::create(b, loc, pointer, lhsBuffer, lhsDynamicDims,
+                                  lhsDims, lhsStrides, lhsBox, kSwizzleBytes);
+  Value rhs = TensorMapOp::create(b, loc, pointer, rhsBuffer, ValueRange(),
+                                  rhsDims, rhsStrides, rhsBox, kSwizzleBytes);
   return {lhs, rhs};
 }
 
@@ -392,9 +403,14 @@ private:
   /// The warp-specialized kernel: the producer's loop and the consumers'.
   LogicalResult buildWarpSpecialized();
   /// The output tiles of every batch, which the persistent kernel's blocks
-  /// stride over.
-  int64_t getTileCount() const {
-    return shape.tiles(tiling.tileM, tiling.tileN);
+  /// stride over (a count read at run time where the rows are).
+  Value getTileCount() {
+    if (!shape.hasRuntimeRows())
+      return index(shape.tiles(tiling.tileM, tiling.tileN));
+    Value rowTiles = arith::CeilDivUIOp::create(
+        b, loc, k.idx.sizeValue(shape.rows), index(tiling.tileM));
+    return mul(rowTiles,
+               index(llvm::divideCeil(shape.n, tiling.tileN)));
   }
   /// Sets the tile's origin and batch coordinates from its linear index.
   void setTile(Value linear);
@@ -627,9 +643,10 @@ Value TensorCoreKernel::consumerLoop(Value first, Value consumer,
 }
 
 void TensorCoreKernel::setTile(Value linear) {
-  int64_t perBatch = getTileCount() / shape.batches();
   Value inBatch = linear;
   if (shape.batched()) {
+    int64_t perBatch = shape.tiles(tiling.tileM, tiling.tileN) /
+                       shape.batches();
     Value batch = arith::DivUIOp::create(b, loc, linear, index(perBatch));
     inBatch = arith::RemUIOp::create(b, loc, linear, index(perBatch));
     batchCoords = k.idx.delinearize(batch, shape.batch);
@@ -646,7 +663,7 @@ TensorCoreKernel::forEachTile(Value which, int64_t every,
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   auto loop = scf::ForOp::create(
-      b, loc, add(block, mul(which, blocks)), index(getTileCount()),
+      b, loc, add(block, mul(which, blocks)), getTileCount(),
       mul(blocks, index(every)), ValueRange{mul(which, index(kTiles))});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -689,7 +706,7 @@ LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
                      columns);
     syncComputeThreads(consumer);
     if (failed(emitMatmulEpilogue(
-            k, shape, cTile, getLiveTileRows(tiling.tileM, shape.m), columns,
+            k, shape, cTile, getLiveTileRows(tiling.tileM, shape), columns,
             tileRow, add(tileColumn, index(first)), batchCoords, threads,
             computeThread)))
       return failure();
@@ -890,7 +907,7 @@ LogicalResult TensorCoreKernel::buildOneWarpgroup() {
     return success();
   }
   return emitMatmulEpilogue(k, shape, cTile,
-                            getLiveTileRows(tiling.tileM, shape.m),
+                            getLiveTileRows(tiling.tileM, shape),
                             tiling.tileN, tileRow, tileColumn, batchCoords,
                             kThreadsPerWarpgroup);
 }
@@ -970,24 +987,13 @@ static void forEachTileElement(KernelContext &k, int64_t rows, int64_t columns,
 /// tile summing its partials.
 static constexpr int64_t kCombineRows = 16;
 
-/// Whether (row, column) of the product [rows, columns] exists.
-static Value isInside(KernelContext &k, Value row, Value column, int64_t rows,
-                      int64_t columns) {
-  auto less = [&](Value x, int64_t bound) {
-    return arith::CmpIOp::create(k.b, k.loc, arith::CmpIPredicate::ult, x,
-                                 k.idx.constant(bound));
-  };
-  return arith::AndIOp::create(k.b, k.loc, less(row, rows),
-                               less(column, columns));
-}
-
 void TensorCoreKernel::storePartialTile(Value tile) {
   Value split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  int64_t rows = getLiveTileRows(tiling.tileM, shape.m);
+  int64_t rows = getLiveTileRows(tiling.tileM, shape);
   forEachTileElement(k, rows, tiling.tileN, [&](Value r, Value c) {
     Value row = add(tileRow, r), column = add(tileColumn, c);
     auto inside = scf::IfOp::create(
-        b, loc, isInside(k, row, column, shape.m, shape.n), false);
+        b, loc, isInsideProduct(k, shape, row, column), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&inside.getThenRegion().front());
     Value value = memref::LoadOp::create(b, loc, tile, ValueRange{r, c});
@@ -1062,7 +1068,20 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
                  ShapedType::getNumElements(shape.batch) * tiling.splits};
   // Persistent: a block per SM (or per tile, when fewer).
   if (tiling.isWarpSpecialized())
-    launch.grid = {std::min(getTileCount(), target.getSmCount()), 1, 1};
+    launch.grid = {std::min(shape.tiles(tiling.tileM, tiling.tileN),
+                            target.getSmCount()),
+                   1, 1};
+  // Rows given at run time: as many row tiles as the run has (each block a
+  // row tile of every column tile, persistent blocks still one per SM).
+  if (shape.hasRuntimeRows()) {
+    launch.gridWork = shape.rows;
+    launch.workPerBlock = tiling.tileM;
+    launch.maxBlocks = kMaxGridX;
+    if (tiling.isWarpSpecialized()) {
+      launch.blocksPerWork = llvm::divideCeil(shape.n, tiling.tileN);
+      launch.maxBlocks = target.getSmCount();
+    }
+  }
   launch.block = {threads, 1, 1};
   launch.sharedBytes = tiling.getSharedBytes(shape.elementBytes());
   return launch;
@@ -1090,7 +1109,7 @@ mlir::fk::buildSplitKCombineKernel(FusionOp fusion,
   kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({128, 1, 1}));
   Value partial = kernel.getBody().front().getArgument(0);
   // One block per slice of `rows` rows of an output tile.
-  int64_t rows = getLiveTileRows(kCombineRows, shape.m);
+  int64_t rows = getLiveTileRows(kCombineRows, shape);
   Value tile = kernel.addWorkgroupAttribution(
       getSharedMemRefType(fusion.getContext(), {rows, tiling.tileN},
                           b.getF32Type()),
@@ -1104,7 +1123,7 @@ mlir::fk::buildSplitKCombineKernel(FusionOp fusion,
   // stored), in the splits' order.
   forEachTileElement(k, rows, tiling.tileN, [&](Value r, Value c) {
     Value row = k.idx.add(tileRow, r), column = k.idx.add(tileColumn, c);
-    Value inside = isInside(k, row, column, shape.m, shape.n);
+    Value inside = isInsideProduct(k, shape, row, column);
     auto ifInside = scf::IfOp::create(b, loc, b.getF32Type(), inside,
                                       /*withElseRegion=*/true);
     {

@@ -154,11 +154,13 @@ MemRefType getSplitKPartialType(MatmulOp matmul,
                                 const TensorCoreTiling &tiling);
 
 /// The tensor maps the kernel reads the matmul's operands through, made in
-/// the host function at `b` for the operands' buffers: {lhs, rhs}.
+/// the host function at `b` for the operands' buffers: {lhs, rhs}. `rows`
+/// is the product's rows in the host function where they are given at run
+/// time (MatmulShape::hasRuntimeRows), else null.
 SmallVector<Value, 2> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                                              const TensorCoreTiling &tiling,
-                                             Value lhsBuffer,
-                                             Value rhsBuffer);
+                                             Value lhsBuffer, Value rhsBuffer,
+                                             Value rows = Value());
 
 /// Fills `kernel`, whose arguments are the two tensor maps then the
 /// fusion's input and result buffers (as for buildFusionKernel), and

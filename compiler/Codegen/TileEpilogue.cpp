@@ -14,11 +14,16 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   auto index = [&](int64_t v) { return k.idx.constant(v); };
   Value anchorResult = t.anchor->getResult(0);
   ArrayRef<int64_t> shape = tensorType(anchorResult).getShape();
-  int64_t m = shape[shape.size() - 2], n = shape.back();
-  // Rows over [batch..., M] when the tile's rows span batches.
-  SmallVector<int64_t> rowSpace(t.rowBatchShape);
-  rowSpace.push_back(m);
-  int64_t rowCount = ShapedType::getNumElements(rowSpace);
+  SmallVector<Dim> dims = getDims(tensorType(anchorResult));
+  int64_t n = shape.back();
+  // Rows over [batch..., M] when the tile's rows span batches (sizes the
+  // kernel reads at run time where they are symbolic).
+  SmallVector<Dim> rowDims(t.rowBatchShape);
+  rowDims.push_back(dims[dims.size() - 2]);
+  SmallVector<OpFoldResult> rowSpace = k.idx.shapeOf(rowDims);
+  std::optional<Dim> rowCount = elementCount(rowDims);
+  if (!rowCount)
+    return k.fusion.emitOpError() << "has more result rows than 64 bits count";
 
   // Runs of `width` adjacent output elements per thread; N is a multiple of
   // the width, so a run is entirely inside the output or entirely outside.
@@ -38,11 +43,8 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   Value row = k.idx.add(t.firstRow, localRow),
         column = k.idx.add(t.firstColumn, localColumn);
   Value inside = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
-                            index(rowCount)),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
-                            index(n)));
+      b, loc, k.idx.inRange(row, k.idx.size(*rowCount)),
+      k.idx.inRange(column, n));
   auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
   b.setInsertionPointToStart(&ifInside.getThenRegion().front());
 

@@ -29,7 +29,7 @@ struct ResultTile {
   /// its rows together (a matmul whose right operand has no batch dims
   /// computed as one product of batch x M rows): `firstRow` counts such
   /// rows, which delinearize into these batch dims, then the row.
-  SmallVector<int64_t> rowBatchShape;
+  SmallVector<Dim> rowBatchShape;
   /// Threads that store the tile, and the thread's index among them (by
   /// default: every thread of the block, the thread id).
   int64_t threads = 128;

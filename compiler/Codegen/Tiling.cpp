@@ -77,7 +77,12 @@ static TilingAttr getElementOrRowTiling(FusionOp fusion) {
 const MatmulTuning *TilingRequests::getTuned(MatmulOp matmul) const {
   if (!tuning || !matmulTile.empty() || matmulThreads)
     return nullptr;
-  return tuning->lookup(MatmulShape(matmul));
+  // Tuning files name products by their sizes: rows given at run time take
+  // the heuristic's tile.
+  MatmulShape shape(matmul);
+  if (shape.hasRuntimeRows())
+    return nullptr;
+  return tuning->lookup(shape);
 }
 
 TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,

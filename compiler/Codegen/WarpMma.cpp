@@ -66,7 +66,7 @@ void mlir::fk::copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
                              const SwizzledTile &tile, Value shared,
                              Value tileStart, Value global, Value base,
                              Value firstRow, Value firstColumn,
-                             int64_t rowBound, int64_t columnBound,
+                             OpFoldResult rowBound, int64_t columnBound,
                              int64_t rowStride) {
   OpBuilder &b = idx.b;
   Location loc = idx.loc;
@@ -99,7 +99,7 @@ void mlir::fk::copyTileByElements(IndexBuilder &idx, Value thread,
                                   int64_t threads, const SwizzledTile &tile,
                                   Value shared, Value tileStart, Value global,
                                   Value base, Value firstRow,
-                                  Value firstColumn, int64_t rowBound,
+                                  Value firstColumn, OpFoldResult rowBound,
                                   int64_t columnBound, int64_t rowStride) {
   OpBuilder &b = idx.b;
   Location loc = idx.loc;

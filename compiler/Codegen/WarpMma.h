@@ -55,8 +55,8 @@ struct SwizzledTile {
 };
 
 /// Issues the cp.async copies of `tile` (at `tileStart` of the shared
-/// memref `shared`) from the row-major matrix of `rowBound` x `columnBound`
-/// elements, `rowStride` apart, at element `base` of the 1-D memref
+/// memref `shared`) from the row-major matrix of `rowBound` (a size given
+/// at run time or not) x `columnBound` elements, `rowStride` apart, at element `base` of the 1-D memref
 /// `global`, from element (firstRow, firstColumn) on; `threads` threads
 /// (`thread` is this one) share the chunks, adjacent threads adjacent
 /// chunks of a row. Chunks outside the matrix are zeros. Rows are a
@@ -64,8 +64,8 @@ struct SwizzledTile {
 void copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
                    const SwizzledTile &tile, Value shared, Value tileStart,
                    Value global, Value base, Value firstRow,
-                   Value firstColumn, int64_t rowBound, int64_t columnBound,
-                   int64_t rowStride);
+                   Value firstColumn, OpFoldResult rowBound,
+                   int64_t columnBound, int64_t rowStride);
 
 /// copyTileAsync for matrices whose rows are not whole 16-byte pieces
 /// (cp.async needs aligned sources): each chunk's elements are loaded one
@@ -74,8 +74,9 @@ void copyTileAsync(IndexBuilder &idx, Value thread, int64_t threads,
 void copyTileByElements(IndexBuilder &idx, Value thread, int64_t threads,
                         const SwizzledTile &tile, Value shared,
                         Value tileStart, Value global, Value base,
-                        Value firstRow, Value firstColumn, int64_t rowBound,
-                        int64_t columnBound, int64_t rowStride);
+                        Value firstRow, Value firstColumn,
+                        OpFoldResult rowBound, int64_t columnBound,
+                        int64_t rowStride);
 
 /// Closes the group of the copies issued since the last one (possibly
 /// none); returns its token.

@@ -245,6 +245,25 @@ static std::string symbolicAxis(Value value, int64_t axis) {
   return getDim(type, axis).str();
 }
 
+/// The matmul kernels tile the product's rows at run time: those of a
+/// left operand [batch..., M, K] whose batch dims fold into rows (the right
+/// operand has none), K and the right operand's sizes fixed when compiled.
+static std::string whyNotRuntimeSizedMatmul(MatmulOp matmul) {
+  auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
+  const char *supported =
+      ", and matmul kernels read only their rows at run time (a left operand "
+      "[..., M, K] with K static, times a right operand [K, N] of static "
+      "sizes)";
+  if (lhs.isDynamicDim(lhs.getRank() - 1))
+    return "this matmul contracts a dimension of size " +
+           getDim(lhs, lhs.getRank() - 1).str() + supported;
+  if (isSymbolic(rhs) || rhs.getRank() != 2)
+    return "this matmul's right operand has shape " +
+           formatShape(getDims(rhs)) + supported;
+  return "";
+}
+
 std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
   SmallVector<std::string> symbols;
   for (Type type : op->getOperandTypes())
@@ -253,10 +272,10 @@ std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
     collectSymbols(type, symbols);
   if (symbols.empty())
     return "";
-  if (isa<MatmulOp, AttentionOp>(op))
-    return std::string("the kernels of ") +
-           (isa<MatmulOp>(op) ? "a matmul" : "an attention") +
-           " need their sizes when compiled";
+  if (auto matmul = dyn_cast<MatmulOp>(op))
+    return whyNotRuntimeSizedMatmul(matmul);
+  if (isa<AttentionOp>(op))
+    return "the kernels of an attention need their sizes when compiled";
   // A reduced axis sized at run time: the row kernel keeps a row's length
   // in its tiling.
   SmallVector<int64_t> reduced;

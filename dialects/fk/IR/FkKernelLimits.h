@@ -126,8 +126,9 @@ std::string whyNoAttentionKernel(AttentionOp attention, TargetAttr target);
 
 /// Why the kernels cannot compute `op` with the sizes of the symbols its
 /// types hold given at run time, or "" if they can. Loop and row kernels
-/// read such sizes; matmuls, attention, reductions along a symbolic axis,
-/// a gather along one, and an in-place window update need sizes when
+/// read such sizes, and matmul kernels the rows of their left operand;
+/// other matmul sizes, attention, reductions along a symbolic axis, a
+/// gather along one, and an in-place window update need sizes when
 /// compiled.
 std::string whyNotRuntimeSized(Operation *op);
 

@@ -395,13 +395,21 @@ LogicalResult TensorMapOp::verify() {
   // (docs/artifact.md), checked here so that a bad map never gets there.
   auto type = cast<MemRefType>(getBuffer().getType());
   int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-  if (llvm::any_of(getDims(),
-                   [](int64_t d) { return d < 1 || d > (int64_t(1) << 32); }))
+  if (static_cast<int64_t>(getDynamicDims().size()) !=
+      llvm::count(getDims(), ShapedType::kDynamic))
+    return emitOpError() << "expects one value per dynamic extent";
+  if (llvm::any_of(getDims(), [](int64_t d) {
+        return d != ShapedType::kDynamic && (d < 1 || d > (int64_t(1) << 32));
+      }))
     return emitOpError() << "expects dims in [1, 2^32]";
   int64_t rowBytes = getBox()[0] * elementBytes;
   if (rowBytes % 16 || (swizzle != 0 && rowBytes > swizzle))
     return emitOpError() << "expects a box row of a multiple of 16 bytes, at "
                             "most the swizzle";
+  // Extents or a buffer sized at run time: the runtime checks the reach of
+  // each run.
+  if (!getDynamicDims().empty() || !type.hasStaticShape())
+    return success();
   int64_t reach = getDims()[0] * elementBytes;
   for (auto [dim, stride] : llvm::zip(getDims().drop_front(), getStrides()))
     reach += (dim - 1) * stride;

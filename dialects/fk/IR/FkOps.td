@@ -699,17 +699,25 @@ def Fk_TensorMapOp : Fk_Op<"tensor_map", [Pure]> {
     brings, innermost first, and `swizzle` the shared-memory swizzle in
     bytes (0, 32, 64 or 128). Elements outside `dims` read as zero.
 
+    An extent may be an index value of the host function (a size given at
+    run time, computed from the inputs' dimensions): the runtime then
+    encodes the map with that run's extent, and checks per run that it
+    stays inside the buffer.
+
     ```mlir
     %map = fk.tensor_map %a dims [4096, 4096] strides [8192] box [64, 128]
         swizzle 128 : memref<4096x4096xf16> -> !llvm.ptr
+    %rows_map = fk.tensor_map %x dims [768, %rows] strides [1536]
+        box [64, 128] swizzle 128 : memref<?x?x768xf16> -> !llvm.ptr
     ```
   }];
-  let arguments = (ins AnyStaticShapeMemRef:$buffer,
+  let arguments = (ins AnyMemRef:$buffer, Variadic<Index>:$dynamic_dims,
                        DenseI64ArrayAttr:$dims, DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$box, I64Attr:$swizzle);
   let results = (outs LLVM_AnyPointer:$descriptor);
   let assemblyFormat = [{
-    $buffer `dims` $dims `strides` $strides `box` $box `swizzle` $swizzle
+    $buffer `dims` custom<DynamicIndexList>($dynamic_dims, $dims)
+    `strides` $strides `box` $box `swizzle` $swizzle
     attr-dict `:` type($buffer) `->` type($descriptor)
   }];
   let hasVerifier = 1;
