@@ -624,30 +624,50 @@ private:
     return fail(path, "unknown buffer id " + std::to_string(id));
   }
 
-  /// Reads an array of 1 to kMaxTensorMapRank integers in [min, max] when
-  /// `count` is 0, else of exactly `count`; returns how many in `count`.
-  template <typename T>
-  bool readExtents(const Value &object, const std::string &path,
-                   const char *key, size_t &count, int64_t min, int64_t max,
-                   const char *expected, T *out) {
+  /// Reads the array `key` of 1 to kMaxTensorMapRank entries when `count`
+  /// is 0, else of exactly `count`; returns how many in `count`.
+  const Value *readExtentList(const Value &object, const std::string &path,
+                              const char *key, size_t &count) {
     const Value *list = array(object, path, key);
     if (!list)
-      return false;
+      return nullptr;
     std::string listPath = join(path, key);
     size_t n = list->elements.size();
-    if (count == 0 && (n < 1 || n > kMaxTensorMapRank))
-      return fail(listPath, "expected 1 to " +
-                                std::to_string(kMaxTensorMapRank) +
-                                " dimensions, found " + std::to_string(n));
-    if (count != 0 && n != count)
-      return fail(listPath, "expected " + std::to_string(count) +
-                                " entries (one per dimension), found " +
-                                std::to_string(n));
-    for (size_t i = 0; i < n; ++i)
-      if (!readInt(list->elements[i], listPath + "[" + std::to_string(i) + "]",
-                   min, max, expected, out[i]))
-        return false;
+    if (count == 0 && (n < 1 || n > kMaxTensorMapRank)) {
+      fail(listPath, "expected 1 to " + std::to_string(kMaxTensorMapRank) +
+                         " dimensions, found " + std::to_string(n));
+      return nullptr;
+    }
+    if (count != 0 && n != count) {
+      fail(listPath, "expected " + std::to_string(count) +
+                         " entries (one per dimension), found " +
+                         std::to_string(n));
+      return nullptr;
+    }
     count = n;
+    return list;
+  }
+
+  /// Reads one of a tensor map's dims or strides: an integer in [min, max]
+  /// into `out`, or from version 4 a size computed per run (R54; `sized`
+  /// is then set), checked per run. Either way `size` gets it.
+  bool readExtent(const Value &value, const std::string &path,
+                  const GraphSpec &graph, int64_t min, int64_t max,
+                  const char *expected, uint64_t &out, SizeExpr &size,
+                  bool &sized) {
+    if (value.kind != Value::Number && manifestVersion >= kSymbolsVersion) {
+      sized = true;
+      return readSize(value, path, graph, size);
+    }
+    // R59: what reads as a size computed per run, in an older manifest.
+    if (value.kind == Value::String || value.kind == Value::Object)
+      return fail(path, "a tensor map's dims and strides computed per run "
+                        "need artifact version 4, the manifest says "
+                        "version " +
+                            std::to_string(manifestVersion));
+    if (!readInt(value, path, min, max, expected, out))
+      return false;
+    size = SizeExpr::constant(static_cast<int64_t>(out));
     return true;
   }
 
@@ -692,10 +712,18 @@ private:
                       "\" (expected one of f16, bf16, f32)");
     uint64_t elementBytes = fkrt_dtype_size(map.dtype);
     size_t rank = 0;
-    if (!readExtents(value, path, "dims", rank, 1, int64_t(1) << 32,
-                     "an integer in [1, 4294967296]", map.dims))
+    const Value *dims = readExtentList(value, path, "dims", rank);
+    if (!dims)
       return false;
     map.rank = static_cast<unsigned>(rank);
+    bool sized = false;
+    for (size_t i = 0; i < rank; ++i)
+      if (!readExtent(dims->elements[i],
+                      join(path, "dims") + "[" + std::to_string(i) + "]",
+                      graph, 1, kMaxTensorMapDim,
+                      "an integer in [1, 4294967296]", map.dims[i],
+                      map.dimSizes[i], sized))
+        return false;
     std::string stridesPath = join(path, "strides");
     const Value *strides = array(value, path, "strides");
     if (!strides)
@@ -707,17 +735,25 @@ private:
                                    std::to_string(strides->elements.size()));
     for (size_t i = 0; i + 1 < rank; ++i) {
       std::string stridePath = stridesPath + "[" + std::to_string(i) + "]";
-      if (!readInt(strides->elements[i], stridePath, 16, (int64_t(1) << 40) - 1,
-                   "an integer in [16, 2^40)", map.strides[i]))
+      bool strideSized = false;
+      if (!readExtent(strides->elements[i], stridePath, graph, 16,
+                      kTensorMapStrideLimit - 1, "an integer in [16, 2^40)",
+                      map.strides[i], map.strideSizes[i], strideSized))
         return false;
-      if (map.strides[i] % 16 != 0)
+      if (!strideSized && map.strides[i] % 16 != 0)
         return fail(stridePath, "stride " + std::to_string(map.strides[i]) +
                                     " is not a multiple of 16");
+      sized |= strideSized;
     }
     size_t boxRank = rank;
-    if (!readExtents(value, path, "box", boxRank, 1, 256,
-                     "an integer in [1, 256]", map.box))
+    const Value *box = readExtentList(value, path, "box", boxRank);
+    if (!box)
       return false;
+    for (size_t i = 0; i < rank; ++i)
+      if (!readInt(box->elements[i],
+                   join(path, "box") + "[" + std::to_string(i) + "]", 1, 256,
+                   "an integer in [1, 256]", map.box[i]))
+        return false;
     std::string box0Path = join(path, "box") + "[0]";
     uint64_t rowBytes = map.box[0] * elementBytes;
     if (rowBytes % 16 != 0)
@@ -737,36 +773,17 @@ private:
                                 " elements are " + std::to_string(rowBytes) +
                                 " bytes, more than the swizzle of " +
                                 std::to_string(map.swizzle));
-    // dims[0] * elementBytes + sum (dims[i] - 1) * strides[i - 1]: each term
-    // is checked against INT64_MAX (no buffer is larger) before it is added,
-    // so the sum of two such never wraps a uint64_t.
-    const uint64_t limit = INT64_MAX;
-    uint64_t reach = map.dims[0] * elementBytes;
-    bool huge = false;
-    for (size_t i = 1; i < rank && !huge; ++i) {
-      uint64_t d = map.dims[i] - 1;
-      huge = d != 0 && map.strides[i - 1] > limit / d;
-      if (!huge) {
-        reach += d * map.strides[i - 1];
-        huge = reach > limit;
-      }
-    }
     const BufferSpec &b = graph.buffers[map.buffer];
-    // R59: a map's extents are integers, so its buffer's size must be too.
-    if (bufferIsSymbolic(graph, b))
-      return fail(join(path, "buffer"),
-                  "a tensor map over a tensor of symbolic shape is not "
-                  "supported yet (its extents would be sizes computed per "
-                  "run)");
-    uint64_t bytes = bufferBytes(graph, b);
-    if (huge || reach > bytes)
-      return fail(path, "the map reaches " +
-                            (huge ? std::string("more than 2^63")
-                                  : std::to_string(reach)) +
-                            " bytes (dims[0] * element size + the sum of "
-                            "(dims[i] - 1) * strides[i - 1]), more than the " +
-                            std::to_string(bytes) + " bytes of buffer " +
-                            std::to_string(b.id));
+    // R43 needs the extents and the buffer's bytes: where either is known
+    // only per run (version 4), fkrt_run checks it.
+    map.sizedAtRun = sized || bufferIsSymbolic(graph, b);
+    if (map.sizedAtRun)
+      return true;
+    uint64_t reach = 0, bytes = bufferBytes(graph, b);
+    bool fits = tensorMapReach(map.rank, map.dims, map.strides, elementBytes,
+                               reach);
+    if (!fits || reach > bytes)
+      return fail(path, tensorMapReachError(fits, reach, bytes, b.id));
     return true;
   }
 
@@ -902,6 +919,14 @@ private:
                       graph, graph.launches.back()))
         return false;
     }
+    graph.sizedAtRun = !graph.symbols.empty();
+    for (const LaunchSpec &launch : graph.launches) {
+      graph.sizedAtRun |= launch.sizedAtRun;
+      for (const ArgSpec &arg : launch.args)
+        graph.sizedAtRun |= arg.sizedAtRun;
+    }
+    for (const TensorMapSpec &map : graph.tensorMaps)
+      graph.sizedAtRun |= map.sizedAtRun;
     return checkOutputsPassed(path, graph);
   }
 
@@ -1052,6 +1077,34 @@ bool checkKernels(const Manifest &manifest,
 }
 
 } // namespace
+
+bool fkrt::tensorMapReach(unsigned rank, const uint64_t *dims,
+                          const uint64_t *strides, uint64_t elementBytes,
+                          uint64_t &reach) {
+  // Each term is checked against INT64_MAX (no buffer is larger) before it
+  // is added, so the sum of two such never wraps a uint64_t.
+  const uint64_t limit = INT64_MAX;
+  reach = dims[0] * elementBytes;
+  for (unsigned i = 1; i < rank; ++i) {
+    uint64_t d = dims[i] - 1;
+    if (d != 0 && strides[i - 1] > limit / d)
+      return false;
+    reach += d * strides[i - 1];
+    if (reach > limit)
+      return false;
+  }
+  return true;
+}
+
+std::string fkrt::tensorMapReachError(bool fits, uint64_t reach,
+                                      uint64_t bytes, int64_t bufferId) {
+  return "the map reaches " +
+         (fits ? std::to_string(reach) : std::string("more than 2^63")) +
+         " bytes (dims[0] * element size + the sum of (dims[i] - 1) * "
+         "strides[i - 1]), more than the " +
+         std::to_string(bytes) + " bytes of buffer " +
+         std::to_string(bufferId);
+}
 
 fkrt_status fkrt::readManifest(const std::string &ptx, Manifest &manifest,
                                std::string &error) {

@@ -27,8 +27,11 @@ constexpr int64_t kWorkspaceAlignment = 256;
 constexpr uint64_t kTensorAlignment = 16;
 /// The artifact versions the reader accepts: 1 is 2 without tensor maps.
 constexpr int kMinArtifactVersion = 1;
-/// CUDA's limits on a tiled tensor map (cuTensorMapEncodeTiled).
+/// CUDA's limits on a tiled tensor map (cuTensorMapEncodeTiled): its rank,
+/// each of its dims at most 2^32, its strides multiples of 16 below 2^40.
 constexpr unsigned kMaxTensorMapRank = 5;
+constexpr int64_t kMaxTensorMapDim = int64_t(1) << 32;
+constexpr int64_t kTensorMapStrideLimit = int64_t(1) << 40;
 /// CUDA's limits on a grid's dimensions (x, y, z) on every device fkc
 /// targets.
 constexpr int64_t kGridLimits[3] = {INT32_MAX, 65535, 65535};
@@ -89,7 +92,27 @@ struct TensorMapSpec {
   unsigned swizzle = 0;
   /// The launch and argument it was read from, for messages.
   size_t launch = 0, arg = 0;
+  /// Version 4: some dims or strides are sizes computed per run, or the
+  /// buffer is a tensor of symbolic shape. Then `dimSizes` and
+  /// `strideSizes` hold every entry (an integer one as a constant), and
+  /// the checks that need the run's sizes (R39, R40, R43) are made per run.
+  bool sizedAtRun = false;
+  SizeExpr dimSizes[kMaxTensorMapRank];
+  SizeExpr strideSizes[kMaxTensorMapRank - 1];
 };
+
+/// The bytes a tensor map reaches from its base, dims[0] * elementBytes +
+/// the sum of (dims[i] - 1) * strides[i - 1] (R43), for dims in [1, 2^32]
+/// and strides below 2^40; false if it is more than INT64_MAX, which no
+/// buffer is.
+bool tensorMapReach(unsigned rank, const uint64_t *dims,
+                    const uint64_t *strides, uint64_t elementBytes,
+                    uint64_t &reach);
+
+/// R43's complaint, "the map reaches N bytes (...), more than the M bytes
+/// of buffer ID", for a reach `tensorMapReach` gave (`fits`) or not.
+std::string tensorMapReachError(bool fits, uint64_t reach, uint64_t bytes,
+                                int64_t bufferId);
 
 struct ArgSpec {
   enum Kind { Buffer, I64, I32, TensorMap };
@@ -121,6 +144,9 @@ struct GraphSpec {
   std::string name;
   /// The sizes runs give (version 4), in the manifest's order.
   std::vector<SymbolSpec> symbols;
+  /// Whether a run computes its launches and tensor maps at its sizes: the
+  /// graph has symbols, or grids, arguments or tensor maps sized per run.
+  bool sizedAtRun = false;
   std::vector<TensorSpec> inputs, outputs;
   uint64_t workspaceBytes = 0;
   std::vector<BufferSpec> buffers;

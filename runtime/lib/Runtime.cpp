@@ -723,17 +723,47 @@ cu::DevicePtr bufferAddress(const BufferSpec &b, const fkrt_tensor *inputs,
              : workspace + b.offset;
 }
 
-/// Encodes every tensor map of `g` for this run's buffer addresses, in the
-/// order of GraphSpec::tensorMaps (that of their slots in the workspace).
+/// A launch as one run makes it: its grid at the run's sizes (skipped where
+/// it has no blocks) and its integer arguments' values.
+struct RunLaunch {
+  unsigned grid[3] = {1, 1, 1};
+  bool skipped = false;
+  /// Per argument: the value of an I64 or I32 one.
+  std::vector<int64_t> values;
+};
+
+/// A tensor map as one run encodes it: its extents at the run's sizes. A
+/// skipped launch's map is neither checked nor encoded (its descriptor is
+/// zeros): nothing reads it, and at sizes of 0 it could not be encoded.
+struct RunTensorMap {
+  uint64_t dims[kMaxTensorMapRank] = {};
+  uint64_t strides[kMaxTensorMapRank - 1] = {};
+  bool skipped = false;
+};
+
+/// What one run of a graph sized per run (GraphSpec::sizedAtRun) launches:
+/// each launch and each tensor map at the run's sizes. Empty for a static
+/// graph, whose launches and maps are the manifest's.
+struct RunPlan {
+  std::vector<RunLaunch> launches;
+  std::vector<RunTensorMap> maps;
+};
+
+/// Encodes every tensor map of `g` for this run's buffer addresses (and
+/// extents, from `plan` where the graph is sized per run), in the order of
+/// GraphSpec::tensorMaps (that of their slots in the workspace).
 fkrt_status encodeTensorMaps(const cu::Driver &d, const GraphSpec &g,
                              const fkrt_tensor *inputs,
                              const fkrt_tensor *outputs,
-                             cu::DevicePtr workspace,
+                             cu::DevicePtr workspace, const RunPlan &plan,
                              std::vector<cu::TensorMap> &maps,
                              const std::string &where) {
   maps.assign(g.tensorMaps.size(), cu::TensorMap());
   for (size_t i = 0; i < g.tensorMaps.size(); ++i) {
     const TensorMapSpec &t = g.tensorMaps[i];
+    const RunTensorMap *run = plan.maps.empty() ? nullptr : &plan.maps[i];
+    if (run && run->skipped)
+      continue;
     cu::TensorMapDataType dtype =
         t.dtype == FKRT_F16    ? cu::kTensorMapDataTypeFloat16
         : t.dtype == FKRT_BF16 ? cu::kTensorMapDataTypeBfloat16
@@ -746,8 +776,9 @@ fkrt_status encodeTensorMaps(const cu::Driver &d, const GraphSpec &g,
     cu::DevicePtr address =
         bufferAddress(g.buffers[t.buffer], inputs, outputs, workspace);
     cu::Result r = d.tensorMapEncodeTiled(
-        &maps[i], dtype, t.rank, reinterpret_cast<void *>(address), t.dims,
-        t.strides, t.box, elementStrides, cu::kTensorMapInterleaveNone, swizzle,
+        &maps[i], dtype, t.rank, reinterpret_cast<void *>(address),
+        run ? run->dims : t.dims, run ? run->strides : t.strides, t.box,
+        elementStrides, cu::kTensorMapInterleaveNone, swizzle,
         cu::kTensorMapL2Promotion128B, cu::kTensorMapFloatOobFillNone);
     if (r != cu::kSuccess)
       return fail(FKRT_ERROR_CUDA,
@@ -759,27 +790,72 @@ fkrt_status encodeTensorMaps(const cu::Driver &d, const GraphSpec &g,
   return FKRT_SUCCESS;
 }
 
-/// A launch as one run makes it: its grid at the run's sizes (skipped where
-/// it has no blocks) and its integer arguments' values.
-struct RunLaunch {
-  unsigned grid[3] = {1, 1, 1};
-  bool skipped = false;
-  /// Per argument: the value of an I64 or I32 one.
-  std::vector<int64_t> values;
-};
+/// Computes tensor map `t` at the run's sizes, checking what the manifest
+/// could not check without them (R39, R40, R43); `what` names its launch
+/// and argument.
+fkrt_status planTensorMap(const GraphSpec &g, const TensorMapSpec &t,
+                          const RunSizes &sizes, RunTensorMap &run,
+                          const std::string &what) {
+  if (!t.sizedAtRun) {
+    std::copy(t.dims, t.dims + t.rank, run.dims);
+    std::copy(t.strides, t.strides + t.rank - 1, run.strides);
+    return FKRT_SUCCESS;
+  }
+  // Dim or stride `i` as cuTensorMapEncodeTiled takes it.
+  auto compute = [&](bool dim, unsigned i, uint64_t &out) {
+    auto failure = [&](const std::string &why) {
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  what + ": " + (dim ? "dims[" : "strides[") +
+                      std::to_string(i) + "]" + why);
+    };
+    int64_t v = 0;
+    if (!(dim ? t.dimSizes : t.strideSizes)[i].evaluate(sizes.symbols, v))
+      return failure(" cannot be computed at these sizes (it overflows)");
+    if (dim && v == 0)
+      return failure(" is 0 at these sizes: a tensor map cannot be empty, "
+                     "and the launch is not skipped (its grid has blocks)");
+    if (dim ? (v < 1 || v > kMaxTensorMapDim)
+            : (v < 16 || v >= kTensorMapStrideLimit))
+      return failure(" is " + std::to_string(v) + " at these sizes, outside " +
+                     (dim ? "[1, 4294967296]" : "[16, 2^40)"));
+    if (!dim && v % 16 != 0)
+      return failure(" is " + std::to_string(v) +
+                     " at these sizes, not a multiple of 16");
+    out = static_cast<uint64_t>(v);
+    return FKRT_SUCCESS;
+  };
+  for (unsigned i = 0; i < t.rank; ++i)
+    if (fkrt_status status = compute(true, i, run.dims[i]))
+      return status;
+  for (unsigned i = 0; i + 1 < t.rank; ++i)
+    if (fkrt_status status = compute(false, i, run.strides[i]))
+      return status;
+  const BufferSpec &b = g.buffers[t.buffer];
+  uint64_t bytes = b.kind == BufferSpec::Input    ? sizes.inputBytes[b.index]
+                   : b.kind == BufferSpec::Output ? sizes.outputBytes[b.index]
+                                                  : b.bytes;
+  uint64_t reach = 0;
+  bool fits = tensorMapReach(t.rank, run.dims, run.strides,
+                             fkrt_dtype_size(t.dtype), reach);
+  if (!fits || reach > bytes)
+    return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                what + ": at these sizes " +
+                    tensorMapReachError(fits, reach, bytes, b.id));
+  return FKRT_SUCCESS;
+}
 
-/// Computes every launch of `g` (a graph with symbols) at the run's sizes,
-/// checking what the manifest could not check without them: grids within
-/// CUDA's limits, i32 arguments within 32 bits (docs/artifact.md,
-/// "Symbols"). A static graph needs no plan: its launches are the
-/// manifest's.
+/// Computes every launch and tensor map of `g` (a graph sized per run) at
+/// the run's sizes, checking what the manifest could not check without
+/// them: grids within CUDA's limits, i32 arguments within 32 bits, tensor
+/// maps as R39, R40 and R43 require (docs/artifact.md, "Symbols"). A static
+/// graph needs no plan: its launches are the manifest's.
 fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
-                         std::vector<RunLaunch> &plan,
-                         const std::string &where) {
-  plan.assign(g.launches.size(), RunLaunch());
+                         RunPlan &plan, const std::string &where) {
+  plan.launches.assign(g.launches.size(), RunLaunch());
+  plan.maps.assign(g.tensorMaps.size(), RunTensorMap());
   for (size_t li = 0; li < g.launches.size(); ++li) {
     const LaunchSpec &l = g.launches[li];
-    RunLaunch &run = plan[li];
+    RunLaunch &run = plan.launches[li];
     std::string what = where + " launch " + std::to_string(li) +
                        " (kernel '" + l.kernel + "')";
     for (int d = 0; d < 3; ++d) {
@@ -804,6 +880,19 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
     run.values.assign(l.args.size(), 0);
     for (size_t ai = 0; ai < l.args.size(); ++ai) {
       const ArgSpec &a = l.args[ai];
+      if (a.kind == ArgSpec::TensorMap) {
+        RunTensorMap &map = plan.maps[a.tensorMap];
+        map.skipped = run.skipped;
+        if (fkrt_status status =
+                run.skipped ? FKRT_SUCCESS
+                            : planTensorMap(g, g.tensorMaps[a.tensorMap],
+                                            sizes, map,
+                                            what + " argument " +
+                                                std::to_string(ai) +
+                                                " (tensor map)"))
+          return status;
+        continue;
+      }
       run.values[ai] = a.value;
       if (!a.sizedAtRun)
         continue;
@@ -822,11 +911,10 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
 }
 
 /// Enqueues every launch of graph `gi` (as `plan` makes them, for a graph
-/// with symbols) on `stream` with workspace base `workspace` (0 when the
+/// sized per run) on `stream` with workspace base `workspace` (0 when the
 /// graph needs none), whose tensor map descriptors are already in place.
 fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
-                    const fkrt_tensor *outputs,
-                    const std::vector<RunLaunch> &plan,
+                    const fkrt_tensor *outputs, const RunPlan &plan,
                     cu::DevicePtr workspace, cu::Stream stream,
                     const std::string &where) {
   const GraphSpec &g = m->manifest.graphs[gi];
@@ -835,7 +923,8 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
   std::vector<void *> params;
   for (size_t li = 0; li < g.launches.size(); ++li) {
     const LaunchSpec &l = g.launches[li];
-    const RunLaunch *run = plan.empty() ? nullptr : &plan[li];
+    const RunLaunch *run =
+        plan.launches.empty() ? nullptr : &plan.launches[li];
     if (run && run->skipped)
       continue;
     const unsigned *grid = run ? run->grid : l.grid;
@@ -890,18 +979,20 @@ ReplayKey replayKey(size_t gi, const fkrt_tensor *inputs,
 }
 
 /// How a replay of graph `gi` records this run's work: the tensor maps
-/// written into its workspace, then the launches.
+/// written into its workspace, then the launches, both as `plan` makes them.
+/// (The replay is keyed by the run's sizes, on which the plan depends, and
+/// its addresses, so its descriptors are never another run's.)
 GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
                                 const fkrt_tensor *inputs,
                                 const fkrt_tensor *outputs,
-                                const std::vector<RunLaunch> &plan,
+                                const RunPlan &plan,
                                 const std::string &where) {
   GraphReplays::Recorder r;
-  r.prepare = [=](cu::DevicePtr workspace) {
+  r.prepare = [=, &plan](cu::DevicePtr workspace) {
     const GraphSpec &g = m->manifest.graphs[gi];
     std::vector<cu::TensorMap> maps;
     if (fkrt_status status = encodeTensorMaps(*m->driver, g, inputs, outputs,
-                                              workspace, maps, where);
+                                              workspace, plan, maps, where);
         status != FKRT_SUCCESS || maps.empty())
       return status;
     cu::Result result = m->driver->memcpyHtoD(
@@ -970,7 +1061,7 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     const GraphSpec &g = m->manifest.graphs[gi];
     std::string where = "fkrt_run: graph '" + g.name + "'";
     RunSizes sizes;
-    std::vector<RunLaunch> plan;
+    RunPlan plan;
     fkrt_status status;
     if ((status = checkInputs(g, inputs, num_inputs, sizes, where)) !=
             FKRT_SUCCESS ||
@@ -982,7 +1073,7 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                               where)) != FKRT_SUCCESS ||
         (status = checkAliasing(g, inputs, outputs, sizes, where)) !=
             FKRT_SUCCESS ||
-        (!g.symbols.empty() &&
+        (g.sizedAtRun &&
          (status = planLaunches(g, sizes, plan, where)) != FKRT_SUCCESS))
       return status;
     std::string error;
@@ -1003,8 +1094,8 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                           "which the CUDA driver library libcuda.so.1 lacks "
                           "(a driver for CUDA 12.0 or later has it)");
     // A run whose sizes leave every launch without blocks does nothing.
-    if (!plan.empty() &&
-        std::all_of(plan.begin(), plan.end(),
+    if (!plan.launches.empty() &&
+        std::all_of(plan.launches.begin(), plan.launches.end(),
                     [](const RunLaunch &l) { return l.skipped; }))
       return FKRT_SUCCESS;
     cu::Stream s = static_cast<cu::Stream>(stream);
@@ -1033,8 +1124,8 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     // run. Nothing is enqueued yet on failure: the workspace's event still
     // marks its last use.
     std::vector<cu::TensorMap> maps;
-    if ((status = encodeTensorMaps(*d, g, inputs, outputs, w.base, maps,
-                                   where)) != FKRT_SUCCESS) {
+    if ((status = encodeTensorMaps(*d, g, inputs, outputs, w.base, plan,
+                                   maps, where)) != FKRT_SUCCESS) {
       m->release(slot);
       return status;
     }

@@ -5,7 +5,8 @@
 // memory and event API, replays as CUDA graphs, the JIT error log, a failing
 // kernel attribute; then
 // tests/data/tensor_map.ptx, whose kernels hand back the tensor map
-// descriptors the runtime encoded; tests/data/symbolic.ptx, sized per run;
+// descriptors the runtime encoded, and tests/data/tensor_map_symbolic.ptx,
+// whose maps are sized per run; tests/data/symbolic.ptx, sized per run;
 // then the load and failure tests of
 // gpu_load_tests.cpp. Without a CUDA driver it says so and passes
 // vacuously. Prints "N passed, M failed" last.
@@ -299,6 +300,77 @@ void testTensorMaps(const std::string &dataDir) {
   fkrt_module_destroy(m);
 }
 
+/// tensor_map_symbolic.ptx: a map whose dims and strides are computed per
+/// run is encoded at each run's sizes, replays (keyed by the sizes) keep
+/// each size's descriptors, and a launch skipped at M = 0 leaves its map
+/// unencoded while the other launch runs.
+void testSymbolicTensorMaps(const std::string &dataDir) {
+  if (!cuda.tensorMapEncodeTiled)
+    return; // testTensorMaps says so.
+  std::string ptx = fkrt_test::readFile(dataDir + "/tensor_map_symbolic.ptx");
+  fkrt_module m = nullptr;
+  CHECK_EQ(fkrt_module_load_memory(ptx.data(), ptx.size(), &m), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_module_load_cuda(m, 0), FKRT_SUCCESS);
+  const size_t xBytes = 64 * 128 * 2, yBytes = 64 * 4;
+  Cuda::Ptr x = 0, y0 = 0, y1 = 0;
+  if (cuda.memAlloc(&x, xBytes) || cuda.memAlloc(&y0, yBytes) ||
+      cuda.memAlloc(&y1, yBytes)) {
+    CHECK(false);
+    fkrt_module_destroy(m);
+    return;
+  }
+  const int64_t yShape[] = {64};
+  const std::vector<uint8_t> zeros(yBytes, 0);
+  // Runs "rows" at x of [rows, cols] twice (the second captures a replay),
+  // each time on zeroed outputs, and checks what the kernels were handed:
+  // the map over x at these sizes (none at rows = 0: y0 stays zero), the
+  // static map over the workspace buffer.
+  auto runAt = [&](int64_t rows, int64_t cols) {
+    const int64_t xShape[] = {rows, cols};
+    fkrt_tensor in[1] = {{reinterpret_cast<void *>(x), FKRT_F16, 2, xShape}};
+    fkrt_tensor out[2] = {{reinterpret_cast<void *>(y0), FKRT_I32, 1, yShape},
+                          {reinterpret_cast<void *>(y1), FKRT_I32, 1, yShape}};
+    HostMap want, none{};
+    bool ok = true;
+    for (int run = 0; run < 2 && ok; ++run) {
+      Copied c0, c1;
+      ok = !cuda.memcpyHtoD(y0, zeros.data(), yBytes) &&
+           !cuda.memcpyHtoD(y1, zeros.data(), yBytes) &&
+           fkrt_run(m, "rows", in, 1, out, 2, nullptr) == FKRT_SUCCESS &&
+           readCopied(y0, c0) && readCopied(y1, c1);
+      uint64_t base = c1.address - 1152;
+      ok = ok && base % 256 == 0 &&
+           encodeOnHost(want, kF32, {8, 5, 2}, {32, 160}, {4, 5, 1}, 0,
+                        base + 256) &&
+           same(c1.map, want);
+      if (rows == 0)
+        ok = ok && c0.address == 0 && same(c0.map, none);
+      else
+        ok = ok && c0.address == base + 1024 &&
+             encodeOnHost(want, kF16, {uint64_t(cols), uint64_t(rows)},
+                          {uint64_t(2 * cols)}, {64, 32}, 3, x) &&
+             same(c0.map, want);
+    }
+    return ok;
+  };
+  CHECK(runAt(64, 128));
+  CHECK(runAt(5, 64));
+  CHECK(runAt(0, 128));
+  // Back to the first sizes: their replay holds their own descriptors.
+  CHECK(runAt(64, 128));
+  CHECK(runAt(1, 8));
+  CHECK_EQ(fkrt_cuda_graph_count(m), 4u);
+  // Without replays, the pooled workspace is re-encoded per run.
+  CHECK_EQ(fkrt_set_cuda_graphs(m, 0), FKRT_SUCCESS);
+  CHECK(runAt(5, 64));
+  CHECK(runAt(0, 128));
+  CHECK(runAt(64, 128));
+  cuda.memFree(x);
+  cuda.memFree(y0);
+  cuda.memFree(y1);
+  fkrt_module_destroy(m);
+}
+
 /// The tests of this file: add.ptx, the device API, bound weights, tensor
 /// maps, JIT and load errors.
 /// Replays as CUDA graphs: a set of addresses is captured on its second
@@ -524,6 +596,7 @@ void runBasicTests(const std::string &dataDir) {
   testBoundWeights(ptx);
   testBoundWeightsTwoGraphs(dataDir);
   testTensorMaps(dataDir);
+  testSymbolicTensorMaps(dataDir);
   testSymbols(dataDir);
 
   // A PTX error: the message carries the JIT's log.

@@ -1011,7 +1011,7 @@ std::string symbolicEdited(const std::string &from, const std::string &to) {
   return replaced(kSymbolic, from, to);
 }
 
-/// R53 to R59 and fkrt_run's checks of a run's sizes.
+/// R53 to R58 and fkrt_run's checks of a run's sizes.
 void testSymbols() {
   fkrt_module m = nullptr;
   std::string text = artifact(kSymbolic);
@@ -1179,15 +1179,219 @@ void testSymbols() {
                 symbolicEdited(R"(["B", "S", 8])", R"(["B*S", 8])"),
                 "manifest: graphs[0].symbols[0]: symbol \"S\" is no input's "
                 "dimension by itself, so a run cannot give its size");
-  // R59: a tensor map's extents are integers.
-  std::string symbolicMap = replaced(
-      replaced(replaced(kMapBase, R"("version": 2)", R"("version": 4)"),
-               R"("name": "g", )", R"("name": "g", "symbols": [{"name": "N"}], )"),
-      R"("shape": [64, 128])", R"("shape": ["N", 128])");
-  expectInvalid("R59", symbolicMap,
-                "manifest: graphs[0].launches[0].args[0].tensor_map.buffer: a "
-                "tensor map over a tensor of symbolic shape is not supported "
-                "yet");
+
+  // Sizes computed per run in a graph without symbols are still planned
+  // per run: a constant grid outside CUDA's limits fails the run.
+  std::string constantGrid = artifact(replaced(
+      edited(R"("version": 1)", R"("version": 4)"), R"("grid": [1, 1, 1])",
+      R"("grid": [{"mul": [65536, 65536]}, 1, 1])"));
+  CHECK_EQ(fkrt_module_load_memory(constantGrid.data(), constantGrid.size(),
+                                   &m),
+           FKRT_SUCCESS);
+  int64_t shape48[] = {4, 8};
+  fkrt_tensor sin[1] = {{x, FKRT_F32, 2, shape48}};
+  fkrt_tensor sout[1] = {{y, FKRT_F32, 2, shape48}};
+  expectStatus(fkrt_run(m, "g", sin, 1, sout, 1, nullptr),
+               FKRT_ERROR_INVALID_ARGUMENT,
+               "fkrt_run: graph 'g' launch 0 (kernel 'k0'): grid x is "
+               "4294967296 at these sizes, outside CUDA's [0, 2147483647]");
+  fkrt_module_destroy(m);
+}
+
+/// kMapBase at version 4 with a symbol N: x is [N, 128] and its map's
+/// outer extent is N; the first launch's grid, min(N, 1), has no blocks at
+/// N = 0.
+const std::string kSymbolicMap = replaced(
+    replaced(
+        replaced(
+            replaced(replaced(kMapBase, R"("version": 2)", R"("version": 4)"),
+                     R"("name": "g", )",
+                     R"("name": "g", "symbols": [{"name": "N"}], )"),
+            R"("shape": [64, 128])", R"("shape": ["N", 128])"),
+        R"("dims": [128, 64])", R"("dims": [128, "N"])"),
+    R"("m0", "grid": [1, 1, 1])", R"("m0", "grid": [{"min": ["N", 1]}, 1, 1])");
+
+/// kSymbolicMap with its only occurrence of `from` replaced by `to`.
+std::string symbolicMapEdited(const std::string &from, const std::string &to) {
+  return replaced(kSymbolicMap, from, to);
+}
+
+/// R39, R40, R43, R54 and R59 for tensor maps sized per run (version 4),
+/// and fkrt_run's checks of them at a run's sizes.
+void testSymbolicTensorMaps() {
+  const std::string a0 = "manifest: graphs[0].launches[0].args[0].tensor_map";
+  const std::string a1 = "manifest: graphs[0].launches[1].args[1].tensor_map";
+  expectLoads(artifact(kSymbolicMap), "a map with a dim computed per run");
+  // Over a tensor of symbolic shape with integer extents, or with every
+  // kind of size computed per run.
+  expectLoads(artifact(symbolicMapEdited(R"("dims": [128, "N"])",
+                                         R"("dims": [128, 64])")),
+              "a static map over a symbolic tensor");
+  expectLoads(artifact(symbolicMapEdited(
+                  R"("dims": [8, 5, 2], "strides": [32, 160])",
+                  R"("dims": [{"ceil_div": ["N", 8]}, {"max": [5, "N"]}, 2], )"
+                  R"("strides": [{"mul": ["N", 16]}, {"add": ["2*N", 32]}])")),
+              "a map of sizes computed per run over a workspace buffer");
+
+  // R59: before version 4, dims and strides are integers.
+  expectInvalid("R59", mapEdited(R"("dims": [128, 64])",
+                                 R"("dims": [128, {"mul": [32, 2]}])"),
+                a0 + ".dims[1]: a tensor map's dims and strides computed per "
+                     "run need artifact version 4, the manifest says version "
+                     "2");
+  expectInvalid("R59",
+                replaced(mapEdited(R"("strides": [32, 160])",
+                                   R"("strides": ["N", 160])"),
+                         R"("version": 2)", R"("version": 3)"),
+                a1 + ".strides[0]: a tensor map's dims and strides computed "
+                     "per run need artifact version 4, the manifest says "
+                     "version 3");
+  expectInvalid("R13",
+                mapEdited(R"("dims": [128, 64])", R"("dims": [128, 6.4])"),
+                a0 + ".dims[1]: expected an integer in [1, 4294967296]");
+  // R54: a size computed per run that is not one.
+  expectInvalid("R54",
+                symbolicMapEdited(R"("dims": [128, "N"])",
+                                  R"("dims": [128, {"floor_div": ["N", 2]}])"),
+                a0 + ".dims[1]: unknown size operation 'floor_div'");
+  expectInvalid("R54",
+                symbolicMapEdited(R"("dims": [128, "N"])",
+                                  R"("dims": [128, "M"])"),
+                a0 + ".dims[1]: \"M\" is not a product of the graph's symbols: "
+                     "unknown symbol 'M'");
+  expectInvalid("R54",
+                symbolicMapEdited(R"("strides": [32, 160])",
+                                  R"("strides": [32, true])"),
+                a1 + ".strides[1]: expected an integer, a symbolic dimension "
+                     "or an object with one of");
+  // R39, R40: integer entries are checked when the manifest is read, as in
+  // older versions.
+  expectInvalid("R39",
+                symbolicMapEdited(R"("dims": [128, "N"])",
+                                  R"("dims": [0, "N"])"),
+                a0 + ".dims[0]: expected an integer in [1, 4294967296], found "
+                     "0");
+  expectInvalid("R40",
+                symbolicMapEdited(R"("strides": [32, 160])",
+                                  R"("strides": ["N", 40])"),
+                a1 + ".strides[1]: stride 40 is not a multiple of 16");
+  expectInvalid("R40",
+                symbolicMapEdited(R"("strides": [256])", R"("strides": [8])"),
+                a0 + ".strides[0]: expected an integer in [16, 2^40), found 8");
+  // R43 stays a load-time check for a static map of a version 4 graph.
+  expectInvalid("R43",
+                symbolicMapEdited(R"("strides": [32, 160])",
+                                  R"("strides": [32, 592])"),
+                a1 + ": the map reaches 752 bytes");
+
+  // At a run's sizes: the input's bytes (N * 256) bound map 0, the
+  // workspace buffer's 744 map 1, the output's 128 map 2.
+  int64_t xShape[] = {64, 128}, yShape[] = {4, 8};
+  void *p = reinterpret_cast<void *>(uintptr_t(0x10000));
+  void *q = reinterpret_cast<void *>(uintptr_t(0x80000));
+  fkrt_tensor in[1] = {{p, FKRT_F16, 2, xShape}};
+  fkrt_tensor out[1] = {{q, FKRT_F32, 2, yShape}};
+  fkrt_status ready = fkrt_driver_available() == FKRT_SUCCESS
+                          ? FKRT_ERROR_NOT_LOADED
+                          : FKRT_ERROR_NO_DRIVER;
+  // Runs the artifact of `json` at N = n: expects `message`'s failure, or
+  // (empty) to reach the driver.
+  auto runAt = [&](const std::string &json, int64_t n,
+                   const std::string &message) {
+    std::string text = artifact(json);
+    fkrt_module m = nullptr;
+    CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
+             FKRT_SUCCESS);
+    xShape[0] = n;
+    fkrt_status got = fkrt_run(m, "g", in, 1, out, 1, nullptr);
+    if (!message.empty())
+      expectStatus(got, FKRT_ERROR_INVALID_ARGUMENT, message.c_str());
+    else
+      CHECK_EQ(got, ready);
+    fkrt_module_destroy(m);
+  };
+  const std::string launch0 =
+      "fkrt_run: graph 'g' launch 0 (kernel 'm0') argument 0 (tensor map): ";
+  const std::string launch1 =
+      "fkrt_run: graph 'g' launch 1 (kernel 'm1') argument ";
+  const std::string formula = " bytes (dims[0] * element size + the sum of "
+                              "(dims[i] - 1) * strides[i - 1]), more than the ";
+  runAt(kSymbolicMap, 64, "");
+  runAt(kSymbolicMap, 1, "");
+  // N = 0: map 0 would be empty, but its launch is skipped, so it is
+  // neither checked nor encoded. A launch with blocks cannot take it.
+  runAt(kSymbolicMap, 0, "");
+  runAt(symbolicMapEdited(R"("m0", "grid": [{"min": ["N", 1]}, 1, 1])",
+                          R"("m0", "grid": [1, 1, 1])"),
+        0, launch0 + "dims[1] is 0 at these sizes: a tensor map cannot be "
+                     "empty, and the launch is not skipped (its grid has "
+                     "blocks)");
+  // R39: dims in [1, 2^32].
+  std::string big = symbolicMapEdited(R"("dims": [128, "N"])",
+                                      R"("dims": [128, "67108864*N"])");
+  runAt(big, 64, launch0 + "at these sizes the map reaches");
+  runAt(big, 65, launch0 + "dims[1] is 4362076160 at these sizes, outside "
+                           "[1, 4294967296]");
+  runAt(symbolicMapEdited(R"("dims": [128, "N"])",
+                          R"("dims": [128, {"add": ["N", -64]}])"),
+        32, launch0 + "dims[1] is -32 at these sizes, outside [1, 4294967296]");
+  runAt(symbolicMapEdited(R"("dims": [128, "N"])",
+                          R"("dims": [128, "4611686018427387904*N"])"),
+        2, launch0 + "dims[1] cannot be computed at these sizes (it "
+                     "overflows)");
+  // R40: strides multiples of 16 in [16, 2^40).
+  std::string stride = symbolicMapEdited(R"("strides": [256])",
+                                         R"("strides": ["2*N"])");
+  runAt(stride, 64, "");
+  runAt(stride, 60, launch0 + "strides[0] is 120 at these sizes, not a "
+                              "multiple of 16");
+  runAt(stride, 4, launch0 + "strides[0] is 8 at these sizes, outside "
+                             "[16, 2^40)");
+  runAt(symbolicMapEdited(R"("strides": [256])",
+                          R"("strides": ["17179869184*N"])"),
+        64, launch0 + "strides[0] is 1099511627776 at these sizes, outside "
+                      "[16, 2^40)");
+  // R43: the bytes reached at the run's sizes, within the input's bytes at
+  // them, a workspace buffer's, an output's.
+  runAt(symbolicMapEdited(R"("dims": [128, "N"])",
+                          R"("dims": [128, {"add": ["N", 1]}])"),
+        64, launch0 + "at these sizes the map reaches 16640" + formula +
+                "16384 bytes of buffer 0");
+  std::string staticDims = symbolicMapEdited(R"("dims": [128, "N"])",
+                                             R"("dims": [128, 64])");
+  runAt(staticDims, 64, "");
+  runAt(staticDims, 63, launch0 + "at these sizes the map reaches 16384" +
+                            formula + "16128 bytes of buffer 0");
+  std::string workspace = symbolicMapEdited(R"("dims": [8, 5, 2])",
+                                            R"("dims": [8, 5, "N"])");
+  runAt(workspace, 4, "");
+  runAt(workspace, 5, launch1 + "1 (tensor map): at these sizes the map "
+                                "reaches 800" +
+                          formula + "744 bytes of buffer 2");
+  runAt(symbolicMapEdited(R"("dims": [8, 5, 2], "strides": [32, 160])",
+                          R"("dims": [8, 4294967296, "N"], )"
+                          R"("strides": [1099511627760, 1099511627760])"),
+        2, launch1 + "1 (tensor map): at these sizes the map reaches more "
+                     "than 2^63 bytes");
+  std::string output = replaced(
+      symbolicMapEdited(R"("shape": [4, 8])", R"("shape": ["N", 8])"),
+      R"("dims": [32], )", R"("dims": [{"min": ["8*N", 32]}], )");
+  yShape[0] = 3;
+  runAt(output, 3, "");
+  runAt(replaced(output, R"({"min": ["8*N", 32]})", "32"), 3,
+        launch1 + "2 (tensor map): at these sizes the map reaches 128" +
+            formula + "96 bytes of buffer 1");
+  yShape[0] = 4;
+
+  // A graph without symbols may compute its map's sizes too (constants):
+  // they are checked per run like any.
+  std::string constant = replaced(
+      mapEdited(R"("dims": [128, 64])", R"("dims": [128, {"mul": [32, 2]}])"),
+      R"("version": 2)", R"("version": 4)");
+  runAt(constant, 64, "");
+  runAt(replaced(constant, R"({"mul": [32, 2]})", R"({"mul": [32, 3]})"), 64,
+        launch0 + "at these sizes the map reaches 24576" + formula +
+            "16384 bytes of buffer 0");
 }
 
 /// The C++ wrapper's view of symbols: kSymbolic's, and none in sample.ptx.
@@ -1819,6 +2023,7 @@ int main() {
   testCppWrapper();
   testAliases();
   testSymbols();
+  testSymbolicTensorMaps();
   testCppWrapperSymbols();
   testBaseValid();
   testFileRules();

@@ -424,6 +424,15 @@ void testBinding() {
   CHECK(describeProblems(matchByName({}, {{"t", FKRT_F32, {}}}), {},
                          {{"t", FKRT_F32, {}}}, "graph 'h'", true) ==
         "tensor 't' is no parameter of graph 'h'");
+  // A symbolic dimension (-1) takes any size, the others and the rank must
+  // agree.
+  parameters = {{"x", FKRT_F16, {-1, 3}}, {"m", FKRT_F32, {-1, -1}}};
+  tensors = {{"x", FKRT_F16, {7, 3}}, {"m", FKRT_F32, {0, 5}}};
+  m = matchByName(parameters, tensors);
+  CHECK(m.missing.empty() && m.mismatched.empty() && m.unused.empty());
+  tensors = {{"x", FKRT_F16, {7, 4}}, {"m", FKRT_F32, {5}}};
+  m = matchByName(parameters, tensors);
+  CHECK((m.mismatched == std::vector<size_t>{0, 1}));
   Tensor t = tensor("q", FKRT_BF16, {2, 1});
   Signature s = signatureOf(t);
   CHECK(s.name == "q" && s.dtype == FKRT_BF16 &&

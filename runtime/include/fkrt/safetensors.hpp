@@ -94,7 +94,8 @@ struct Match {
   std::vector<int64_t> tensorOf;
   /// Parameters no tensor is named after.
   std::vector<size_t> missing;
-  /// Parameters whose tensor has another dtype or shape.
+  /// Parameters whose tensor has another dtype or shape (a parameter's
+  /// symbolic dimension, -1, takes any size).
   std::vector<size_t> mismatched;
   /// Tensors named after no parameter.
   std::vector<size_t> unused;

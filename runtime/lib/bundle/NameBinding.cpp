@@ -13,6 +13,23 @@
 using namespace fkrt;
 using namespace fkrt::safetensors;
 
+namespace {
+
+/// Whether a tensor of shape `tensor` fits a parameter of shape `parameter`,
+/// whose symbolic dimensions (-1, as fkrt_tensor_info reports them) take
+/// any size: fkrt_run checks the sizes against the graph's symbols.
+bool fits(const std::vector<int64_t> &parameter,
+          const std::vector<int64_t> &tensor) {
+  if (parameter.size() != tensor.size())
+    return false;
+  for (size_t d = 0; d < parameter.size(); ++d)
+    if (parameter[d] >= 0 && parameter[d] != tensor[d])
+      return false;
+  return true;
+}
+
+} // namespace
+
 Match fkrt::safetensors::matchByName(const std::vector<Signature> &parameters,
                                      const std::vector<Signature> &tensors) {
   std::map<std::string, size_t> tensorByName;
@@ -31,7 +48,8 @@ Match fkrt::safetensors::matchByName(const std::vector<Signature> &parameters,
     const Signature &tensor = tensors[it->second];
     match.tensorOf.push_back(static_cast<int64_t>(it->second));
     used[it->second] = true;
-    if (tensor.dtype != parameter.dtype || tensor.shape != parameter.shape)
+    if (tensor.dtype != parameter.dtype ||
+        !fits(parameter.shape, tensor.shape))
       match.mismatched.push_back(p);
   }
   for (size_t t = 0; t < tensors.size(); ++t)
