@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""What leaving sizes to run time costs: GPT-2 small's MLP block
+(bench/runtime_sizes/mlp.graph) over B x S tokens, on a GPU.
+
+    python3 bench/runtime_sizes/run.py [--artifacts DIR] [--out DIR]
+
+Runs over the artifacts of bench/runtime_sizes/compile.sh: mlp.ptx, one
+artifact whose kernels read B and S at run time, and mlp_bB_sS.ptx, the
+graph compiled for those sizes. At each size it times:
+- fkc, sizes at run time (the one artifact);
+- fkc, sizes bound when compiled (one artifact per size);
+- PyTorch eager (F.layer_norm, F.linear, F.gelu(approximate="tanh"));
+- torch.compile(dynamic=True): one compiled function for every size, the
+  peer that also serves every size from one compilation.
+Outputs are compared with eager's first (relative L2 error). Each call is
+timed between CUDA events (bench/inference_timing.py), median of the calls.
+fkc runs from Python through fkrt, CUDA graph replay on (the default).
+Writes runtime-sizes.json and runtime-sizes.md to --out (default $OUT or
+bench/results/runtime-sizes/).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
+sys.path.insert(0, os.path.dirname(HERE))
+
+# (B, S): decode steps of 1 and 16 sequences, prompts of odd and round
+# lengths.
+SIZES = [(1, 1), (16, 1), (1, 77), (1, 128), (4, 333), (8, 512), (16, 1024)]
+WIDTH, HIDDEN = 768, 3072
+
+
+def make_weights(torch):
+    gen = torch.Generator(device="cpu").manual_seed(0)
+
+    def randn(*shape, scale):
+        return (torch.randn(*shape, generator=gen) * scale).half().cuda()
+    return {
+        "ln_g": (1 + randn(WIDTH, scale=0.1)), "ln_b": randn(WIDTH, scale=0.1),
+        "fc_w": randn(HIDDEN, WIDTH, scale=0.02), "fc_b": randn(HIDDEN, scale=0.02),
+        "proj_w": randn(WIDTH, HIDDEN, scale=0.02),
+        "proj_b": randn(WIDTH, scale=0.02)}
+
+
+def torch_mlp(torch, x, w):
+    F = torch.nn.functional
+    h = F.layer_norm(x, (WIDTH,), w["ln_g"], w["ln_b"], eps=1e-5)
+    u = F.gelu(F.linear(h, w["fc_w"], w["fc_b"]), approximate="tanh")
+    return x + F.linear(u, w["proj_w"], w["proj_b"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--artifacts", default=os.path.join(
+        REPO, "build", "runtime-sizes-artifacts"))
+    parser.add_argument("--out", default=os.environ.get("OUT") or os.path.join(
+        REPO, "bench", "results", "runtime-sizes"))
+    parser.add_argument("--budget", type=float, default=0.3,
+                        help="seconds of timed calls per measurement")
+    parser.add_argument("--print-sizes", action="store_true",
+                        help="print the sizes as B,S lines (for compile.sh)")
+    args = parser.parse_args()
+    if args.print_sizes:
+        print("\n".join(f"{b},{s}" for b, s in SIZES))
+        return 0
+
+    import torch
+    import fkrt
+    from inference_timing import rel_l2, time_calls
+    device = torch.cuda.get_device_name()
+    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    weights = make_weights(torch)
+    order = ["ln_g", "ln_b", "fc_w", "fc_b", "proj_w", "proj_b"]
+    runtime_module = fkrt.Module(os.path.join(args.artifacts, "mlp.ptx"))
+    compiled = torch.compile(lambda x: torch_mlp(torch, x, weights),
+                             dynamic=True)
+    results = []
+    for batch, tokens in SIZES:
+        gen = torch.Generator(device="cpu").manual_seed(batch * 10007 + tokens)
+        x = torch.randn(batch, tokens, WIDTH, generator=gen).half().cuda()
+        inputs = [x] + [weights[n] for n in order]
+        reference = torch_mlp(torch, x, weights)
+        out = torch.empty_like(x)
+        static_module = fkrt.Module(os.path.join(
+            args.artifacts, f"mlp_b{batch}_s{tokens}.ptx"))
+        peers = {
+            "fkc, sizes at run time":
+                lambda: runtime_module.run("mlp", inputs, [out]),
+            "fkc, sizes bound":
+                lambda: static_module.run("mlp", inputs, [out]),
+            "torch eager": lambda: torch_mlp(torch, x, weights),
+            "torch.compile(dynamic=True)": lambda: compiled(x),
+        }
+        for peer, fn in peers.items():
+            entry = {"B": batch, "S": tokens, "peer": peer}
+            try:
+                fn()
+                torch.cuda.synchronize()
+                result = out if peer.startswith("fkc") else fn()
+                entry["rel_l2"] = rel_l2(torch, result, reference)
+                entry.update(time_calls(torch, fn, args.budget))
+            except Exception as error:  # reported, not fatal
+                entry["error"] = f"{type(error).__name__}: {error}"
+            print(json.dumps(entry), flush=True)
+            results.append(entry)
+        static_module.close()
+    write_report(args.out, results, device, commit)
+    return 1 if any("error" in r for r in results) else 0
+
+
+def write_report(out, results, device, commit):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "runtime-sizes.json"), "w") as f:
+        json.dump({"device": device, "commit": commit, "results": results}, f,
+                  indent=1)
+    peers = list(dict.fromkeys(r["peer"] for r in results))
+    lines = [f"# GPT-2 small MLP block, sizes at run time ({device}, {commit})",
+             "",
+             "bench/runtime_sizes/run.py: median us per call; the ratio is "
+             "the peer's time over fkc's with sizes at run time (above 1: "
+             "fkc faster). rel L2: against torch eager.", "",
+             "| B | S | " + " | ".join(peers) + " | bound / run time | "
+             "eager / run time | compile / run time | max rel L2 |",
+             "|---|---|" + "---|" * (len(peers) + 4)]
+    for batch, tokens in SIZES:
+        row = {r["peer"]: r for r in results
+               if r["B"] == batch and r["S"] == tokens}
+        def us(peer):
+            r = row.get(peer, {})
+            return f"{r['median_s'] * 1e6:.1f}" if "median_s" in r else "error"
+        def ratio(peer):
+            a, b = row.get(peer, {}), row.get(peers[0], {})
+            if "median_s" not in a or "median_s" not in b:
+                return "-"
+            return f"{a['median_s'] / b['median_s']:.2f}x"
+        errors = [r["rel_l2"] for r in row.values() if "rel_l2" in r]
+        worst = f"{max(errors):.1e}" if errors else "-"
+        lines.append(f"| {batch} | {tokens} | " +
+                     " | ".join(us(p) for p in peers) + " | " +
+                     " | ".join(ratio(p) for p in peers[1:]) + f" | {worst} |")
+    failures = [r for r in results if "error" in r]
+    if failures:
+        lines += ["", "Errors:"] + [f"- B={r['B']} S={r['S']} {r['peer']}: "
+                                    f"{r['error']}" for r in failures]
+    with open(os.path.join(out, "runtime-sizes.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
