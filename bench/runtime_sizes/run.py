@@ -73,8 +73,11 @@ def main():
     import fkrt
     from inference_timing import rel_l2, time_calls
     device = torch.cuda.get_device_name()
-    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
+    # The GPU machine's copy of the tree may lack the history: FKC_COMMIT
+    # names the commit measured.
+    commit = os.environ.get("FKC_COMMIT") or subprocess.run(
+        ["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+        capture_output=True, text=True).stdout.strip()
     weights = make_weights(torch)
     order = ["ln_g", "ln_b", "fc_w", "fc_b", "proj_w", "proj_b"]
     runtime_module = fkrt.Module(os.path.join(args.artifacts, "mlp.ptx"))
