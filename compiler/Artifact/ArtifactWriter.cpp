@@ -66,14 +66,9 @@ private:
     std::array<llvm::json::Value, 3> grid = {0, 0, 0};
     std::array<int64_t, 3> block;
     int64_t sharedBytes;
-    /// Per argument: the buffer passed, or read through `tensorMap`, or
-    /// (id -1) the value `scalar`.
-    SmallVector<int64_t> bufferIds;
-    SmallVector<TensorMapOp> tensorMaps;
-    SmallVector<llvm::json::Value> scalars;
-    /// Per argument: the extents of its tensor map (integers, or sizes
-    /// computed per run), or null.
-    SmallVector<llvm::json::Value> tensorMapDims;
+    /// The arguments as the manifest states them: a buffer, a tensor map
+    /// of one, or an integer (a size computed per run).
+    llvm::json::Array args;
   };
 
   llvm::json::Array tensors(bool outputs);
@@ -155,19 +150,13 @@ LogicalResult GraphManifest::build() {
         FailureOr<llvm::json::Value> value = sizeExpression(arg);
         if (failed(value))
           return failure();
-        entry.bufferIds.push_back(-1);
-        entry.tensorMaps.push_back({});
-        entry.scalars.push_back(std::move(*value));
-        entry.tensorMapDims.push_back(nullptr);
+        entry.args.push_back(llvm::json::Object{{"i64", std::move(*value)}});
         continue;
       }
       auto tensorMap = arg.getDefiningOp<TensorMapOp>();
-      entry.tensorMaps.push_back(tensorMap);
-      entry.scalars.push_back(nullptr);
-      entry.tensorMapDims.push_back(nullptr);
+      llvm::json::Array dims;
       if (tensorMap) {
         // Extents given at run time are sizes computed per run.
-        llvm::json::Array dims;
         ValueRange dynamic = tensorMap.getDynamicDims();
         for (int64_t dim : tensorMap.getDims()) {
           if (dim != ShapedType::kDynamic) {
@@ -181,7 +170,6 @@ LogicalResult GraphManifest::build() {
           dims.push_back(std::move(*value));
           dynamic = dynamic.drop_front();
         }
-        entry.tensorMapDims.back() = std::move(dims);
         arg = tensorMap.getBuffer();
       }
       // A symbolic buffer's statically shaped view is the buffer.
@@ -190,7 +178,22 @@ LogicalResult GraphManifest::build() {
       if (it == bufferIds.end())
         return launch.emitOpError()
                << "passes an argument that is not a graph buffer";
-      entry.bufferIds.push_back(it->second);
+      int64_t id = it->second;
+      if (!tensorMap) {
+        entry.args.push_back(llvm::json::Object{{"buffer", id}});
+      } else {
+        Type element =
+            cast<MemRefType>(tensorMap.getBuffer().getType()).getElementType();
+        entry.args.push_back(llvm::json::Object{
+            {"tensor_map",
+             llvm::json::Object{
+                 {"buffer", id},
+                 {"dtype", dtypeName(element)},
+                 {"dims", std::move(dims)},
+                 {"strides", llvm::json::Array(tensorMap.getStrides())},
+                 {"box", llvm::json::Array(tensorMap.getBox())},
+                 {"swizzle", tensorMap.getSwizzle()}}}});
+      }
       const Buffer &buffer = buffers[it->second];
       if (buffer.kind == "workspace") {
         BufferLifetime &life = workspaceLifetimes[buffer.index];
@@ -330,37 +333,15 @@ void GraphManifest::write(llvm::raw_ostream &os) {
   }
   os << "],\n \"launches\": [";
   for (size_t i = 0; i < launches.size(); ++i) {
-    const Launch &launch = launches[i];
-    llvm::json::Array args;
-    for (auto [id, constMap, scalar, mapDims] :
-         llvm::zip(launch.bufferIds, launch.tensorMaps, launch.scalars,
-                   launch.tensorMapDims)) {
-      TensorMapOp map = constMap;
-      if (id < 0) {
-        args.push_back(llvm::json::Object{{"i64", scalar}});
-        continue;
-      }
-      if (!map) {
-        args.push_back(llvm::json::Object{{"buffer", id}});
-        continue;
-      }
-      Type element = cast<MemRefType>(map.getBuffer().getType()).getElementType();
-      args.push_back(llvm::json::Object{
-          {"tensor_map",
-           llvm::json::Object{{"buffer", id},
-                              {"dtype", dtypeName(element)},
-                              {"dims", mapDims},
-                              {"strides", llvm::json::Array(map.getStrides())},
-                              {"box", llvm::json::Array(map.getBox())},
-                              {"swizzle", map.getSwizzle()}}}});
-    }
+    // Each graph's entry is written once: its arguments move into it.
+    Launch &launch = launches[i];
     llvm::json::Object entry{{"kernel", launch.kernel},
                              {"grid", llvm::json::Array{launch.grid[0],
                                                         launch.grid[1],
                                                         launch.grid[2]}},
                              {"block", llvm::json::Array(launch.block)},
                              {"shared_bytes", launch.sharedBytes},
-                             {"args", std::move(args)}};
+                             {"args", std::move(launch.args)}};
     os << (i ? ",\n  " : "\n  ") << compact(std::move(entry));
   }
   os << "]}";

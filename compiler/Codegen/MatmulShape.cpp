@@ -37,7 +37,6 @@ MatmulShape::MatmulShape(MatmulOp matmul) {
                     rhs = tensorType(matmul.getRhs()).getShape(),
                     result = tensorType(matmul.getResult()).getShape();
   SmallVector<Dim> lhsDims = getDims(lhsType);
-  rows = lhsDims[lhsDims.size() - 2];
   m = lhs[lhs.size() - 2];
   k = lhs.back();
   n = rhs.back();
@@ -132,6 +131,26 @@ Value mlir::fk::isInsideProduct(KernelContext &k, const MatmulShape &shape,
                                k.idx.inRange(column, shape.n));
 }
 
+OpFoldResult mlir::fk::getRowTileCount(KernelContext &k,
+                                       const MatmulShape &shape,
+                                       int64_t tileM) {
+  if (!shape.hasRuntimeRows())
+    return k.b.getIndexAttr(llvm::divideCeil(shape.m, tileM));
+  return arith::CeilDivUIOp::create(k.b, k.loc, k.idx.sizeValue(shape.rows),
+                                    k.idx.constant(tileM))
+      .getResult();
+}
+
+void mlir::fk::setRowTileGrid(LaunchShape &launch, const MatmulShape &shape,
+                              int64_t tileM) {
+  launch.grid[0] = llvm::divideCeil(shape.m, tileM);
+  if (!shape.hasRuntimeRows())
+    return;
+  launch.gridWork = shape.rows;
+  launch.workPerBlock = tileM;
+  launch.maxBlocks = kMaxGridX;
+}
+
 std::pair<Value, Value>
 mlir::fk::emitOutputTileOrigin(KernelContext &k, const MatmulShape &shape,
                                int64_t tileM, int64_t tileN,
@@ -140,17 +159,14 @@ mlir::fk::emitOutputTileOrigin(KernelContext &k, const MatmulShape &shape,
   Location loc = k.loc;
   auto index = [&](int64_t v) { return k.idx.constant(v); };
   int64_t columnTiles = llvm::divideCeil(shape.n, tileN);
-  // Rows given at run time: their tile count too.
-  Value rowTiles, groupRows;
-  if (shape.hasRuntimeRows()) {
-    rowTiles = arith::CeilDivUIOp::create(
-        b, loc, k.idx.sizeValue(shape.rows), index(tileM));
-    groupRows = arith::MinUIOp::create(b, loc, rowTiles, index(kRasterRows));
-  } else {
-    int64_t staticRowTiles = llvm::divideCeil(shape.m, tileM);
-    rowTiles = index(staticRowTiles);
-    groupRows = index(std::min<int64_t>(kRasterRows, staticRowTiles));
-  }
+  OpFoldResult rowTileCount = getRowTileCount(k, shape, tileM);
+  Value rowTiles = k.idx.value(rowTileCount);
+  std::optional<int64_t> staticRowTiles = getConstantIntValue(rowTileCount);
+  Value groupRows =
+      staticRowTiles
+          ? index(std::min<int64_t>(kRasterRows, *staticRowTiles))
+          : arith::MinUIOp::create(b, loc, rowTiles, index(kRasterRows))
+                .getResult();
   Value linear =
       linearTile
           ? linearTile

@@ -104,6 +104,16 @@ inline int64_t getLiveTileRows(int64_t tileM, const MatmulShape &shape) {
 Value isInsideProduct(KernelContext &k, const MatmulShape &shape, Value row,
                       Value column);
 
+/// The product's tiles of tileM rows: a count the kernel computes from the
+/// run's sizes where the rows are given at run time.
+OpFoldResult getRowTileCount(KernelContext &k, const MatmulShape &shape,
+                             int64_t tileM);
+
+/// Sets grid x of `launch` to the product's tiles of tileM rows, a count
+/// computed per run where the rows are given at run time.
+void setRowTileGrid(LaunchShape &launch, const MatmulShape &shape,
+                    int64_t tileM);
+
 /// The output tile of the block (grid x and y): blocks run in launch order
 /// (x fastest), and walked plainly the blocks resident at once span every
 /// row tile of a few column tiles, so A is read from device memory again

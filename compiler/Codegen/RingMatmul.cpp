@@ -129,16 +129,11 @@ LogicalResult RingMatmulKernel::epilogue(
 
 LaunchShape RingMatmulKernel::getLaunch(int64_t sharedBytes) const {
   LaunchShape launch;
-  launch.grid = {(shape.m + blocking.tileM - 1) / blocking.tileM,
+  launch.grid = {0,
                  (shape.n + blocking.tileN - 1) / blocking.tileN,
                  shape.batches()};
   launch.block = {blocking.threads, 1, 1};
   launch.sharedBytes = sharedBytes;
-  // Rows given at run time: a block per row tile the run has.
-  if (shape.hasRuntimeRows()) {
-    launch.gridWork = shape.rows;
-    launch.workPerBlock = blocking.tileM;
-    launch.maxBlocks = kMaxGridX;
-  }
+  setRowTileGrid(launch, shape, blocking.tileM);
   return launch;
 }

@@ -407,10 +407,8 @@ private:
   Value getTileCount() {
     if (!shape.hasRuntimeRows())
       return index(shape.tiles(tiling.tileM, tiling.tileN));
-    Value rowTiles = arith::CeilDivUIOp::create(
-        b, loc, k.idx.sizeValue(shape.rows), index(tiling.tileM));
-    return mul(rowTiles,
-               index(llvm::divideCeil(shape.n, tiling.tileN)));
+    Value rowTiles = k.idx.value(getRowTileCount(k, shape, tiling.tileM));
+    return mul(rowTiles, index(llvm::divideCeil(shape.n, tiling.tileN)));
   }
   /// Sets the tile's origin and batch coordinates from its linear index.
   void setTile(Value linear);
@@ -1063,24 +1061,18 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;
-  launch.grid = {(shape.m + tiling.tileM - 1) / tiling.tileM,
-                 (shape.n + tiling.tileN - 1) / tiling.tileN,
+  int64_t columnTiles = llvm::divideCeil(shape.n, tiling.tileN);
+  launch.grid = {0, columnTiles,
                  ShapedType::getNumElements(shape.batch) * tiling.splits};
-  // Persistent: a block per SM (or per tile, when fewer).
-  if (tiling.isWarpSpecialized())
+  setRowTileGrid(launch, shape, tiling.tileM);
+  // Persistent: a block per SM (or per tile, when fewer). Rows given at run
+  // time: the run's row tiles times the column tiles, at most one per SM.
+  if (tiling.isWarpSpecialized()) {
     launch.grid = {std::min(shape.tiles(tiling.tileM, tiling.tileN),
                             target.getSmCount()),
                    1, 1};
-  // Rows given at run time: as many row tiles as the run has (each block a
-  // row tile of every column tile, persistent blocks still one per SM).
-  if (shape.hasRuntimeRows()) {
-    launch.gridWork = shape.rows;
-    launch.workPerBlock = tiling.tileM;
-    launch.maxBlocks = kMaxGridX;
-    if (tiling.isWarpSpecialized()) {
-      launch.blocksPerWork = llvm::divideCeil(shape.n, tiling.tileN);
-      launch.maxBlocks = target.getSmCount();
-    }
+    launch.blocksPerWork = columnTiles;
+    launch.maxBlocks = target.getSmCount();
   }
   launch.block = {threads, 1, 1};
   launch.sharedBytes = tiling.getSharedBytes(shape.elementBytes());
