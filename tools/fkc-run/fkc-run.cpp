@@ -73,10 +73,8 @@ bool matchSignature(const fkrt::Module &module, size_t graph,
       const bundle::Tensor &t = got[i];
       // A symbolic dimension (-1) takes the bundle's size; the runtime
       // checks the sizes against each other when the graph runs.
-      bool sameShape = t.shape.size() == e.shape.size();
-      for (size_t d = 0; sameShape && d < t.shape.size(); ++d)
-        sameShape = e.shape[d] < 0 || t.shape[d] == e.shape[d];
-      if (t.name != e.name || t.dtype != e.dtype || !sameShape) {
+      if (t.name != e.name || t.dtype != e.dtype ||
+          !st::shapeFits(e.shape, t.shape)) {
         error = where + " " + role + " " + std::to_string(i) + " is '" +
                 t.name + "': " + bundle::typeString(t.dtype, t.shape) +
                 ", the artifact's is '" + e.name +

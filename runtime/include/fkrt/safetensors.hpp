@@ -101,6 +101,12 @@ struct Match {
   std::vector<size_t> unused;
 };
 
+/// Whether a tensor of shape `tensor` fits a parameter of shape `parameter`,
+/// whose symbolic dimensions (-1, as fkrt_tensor_info reports them) take
+/// any size: fkrt_run checks the sizes against the graph's symbols.
+bool shapeFits(const std::vector<int64_t> &parameter,
+               const std::vector<int64_t> &tensor);
+
 /// Matches `tensors` to `parameters` by name (names are unique in each).
 Match matchByName(const std::vector<Signature> &parameters,
                   const std::vector<Signature> &tensors);

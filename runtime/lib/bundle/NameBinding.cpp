@@ -13,13 +13,8 @@
 using namespace fkrt;
 using namespace fkrt::safetensors;
 
-namespace {
-
-/// Whether a tensor of shape `tensor` fits a parameter of shape `parameter`,
-/// whose symbolic dimensions (-1, as fkrt_tensor_info reports them) take
-/// any size: fkrt_run checks the sizes against the graph's symbols.
-bool fits(const std::vector<int64_t> &parameter,
-          const std::vector<int64_t> &tensor) {
+bool fkrt::safetensors::shapeFits(const std::vector<int64_t> &parameter,
+                                  const std::vector<int64_t> &tensor) {
   if (parameter.size() != tensor.size())
     return false;
   for (size_t d = 0; d < parameter.size(); ++d)
@@ -27,8 +22,6 @@ bool fits(const std::vector<int64_t> &parameter,
       return false;
   return true;
 }
-
-} // namespace
 
 Match fkrt::safetensors::matchByName(const std::vector<Signature> &parameters,
                                      const std::vector<Signature> &tensors) {
@@ -49,7 +42,7 @@ Match fkrt::safetensors::matchByName(const std::vector<Signature> &parameters,
     match.tensorOf.push_back(static_cast<int64_t>(it->second));
     used[it->second] = true;
     if (tensor.dtype != parameter.dtype ||
-        !fits(parameter.shape, tensor.shape))
+        !shapeFits(parameter.shape, tensor.shape))
       match.mismatched.push_back(p);
   }
   for (size_t t = 0; t < tensors.size(); ++t)
