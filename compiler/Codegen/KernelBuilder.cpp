@@ -165,21 +165,20 @@ static FailureOr<LaunchShape> buildWindowKernel(KernelContext &k,
              << "' but yields a value that is not an fk.update_slice";
     updates.push_back(update);
   }
+  // A symbolic dimension of a window spans its dest's (symbolic S2): the
+  // window's shape and element count are sizes given at run time.
   RankedTensorType windowType = tensorType(updates[0].getUpdate());
-  if (k.sizes)
-    return k.fusion.emitOpError()
-           << "updates a window in place over sizes given at run time, which "
-              "its kernel does not read";
-  ArrayRef<int64_t> window = windowType.getShape();
+  SmallVector<Dim> window = getDims(windowType);
   for (UpdateSliceOp update : updates)
-    if (tensorType(update.getUpdate()).getShape() != window)
+    if (getDims(tensorType(update.getUpdate())) != window)
       return k.fusion.emitOpError()
              << "is marked '" << kWindowInPlaceAttrName
              << "' but its updates' windows differ in shape";
-  int64_t items = windowType.getNumElements();
-  LogicalResult built = k.gridStrideLoop(items, [&](Value i) {
+  Dim items = *elementCount(window);
+  SmallVector<OpFoldResult> windowShape = k.idx.shapeOf(window);
+  LogicalResult built = k.gridStrideLoop(k.idx.sizeValue(items), [&](Value i) {
     ElementEmitter emitter = k.makeEmitter();
-    SmallVector<Value> coords = k.idx.delinearize(i, window);
+    SmallVector<Value> coords = k.idx.delinearize(i, windowShape);
     for (auto [update, buffer] : llvm::zip(updates, k.results)) {
       SmallVector<Value> dynamic;
       for (Value start : update.getStart()) {
@@ -190,7 +189,7 @@ static FailureOr<LaunchShape> buildWindowKernel(KernelContext &k,
       }
       SmallVector<Value> at = k.idx.windowStart(
           update.getStaticStart(), dynamic,
-          tensorType(update.getDest()).getShape(), window);
+          tensorType(update.getDest()).getShape(), windowType.getShape());
       for (auto [first, coord] : llvm::zip(at, coords))
         first = k.idx.add(first, coord);
       FailureOr<Value> element = emitter.emit(update.getUpdate(), coords);

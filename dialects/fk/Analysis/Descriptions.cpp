@@ -9,12 +9,22 @@
 using namespace mlir;
 using namespace mlir::fk;
 
+/// The elements of `type` with each symbol at 1: a symbolic dimension
+/// counts its coefficient, so that the byte counts of a symbolic graph
+/// compare per unit of its symbols.
+static int64_t getElementsPerSymbolUnit(RankedTensorType type) {
+  int64_t elements = 1;
+  for (const Dim &dim : getDims(type))
+    elements *= dim.getCoefficient();
+  return elements;
+}
+
 int64_t mlir::fk::getTensorBytes(Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   Type element = type.getElementType();
   int64_t elementBytes =
       element.isSignlessInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
-  return type.getNumElements() * elementBytes;
+  return getElementsPerSymbolUnit(type) * elementBytes;
 }
 
 std::string mlir::fk::formatBytes(int64_t bytes) {
@@ -44,8 +54,8 @@ std::string mlir::fk::describeOp(Operation *op) {
 /// repeated indices read the same slice.
 static int64_t gatheredSlices(GatherOp gather) {
   auto table = cast<RankedTensorType>(gather.getTable().getType());
-  int64_t indices =
-      cast<RankedTensorType>(gather.getIndices().getType()).getNumElements();
+  int64_t indices = getElementsPerSymbolUnit(
+      cast<RankedTensorType>(gather.getIndices().getType()));
   return std::min(indices, table.getDimSize(gather.getAxis()));
 }
 

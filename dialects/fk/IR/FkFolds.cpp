@@ -228,7 +228,10 @@ OpFoldResult UpdateSliceOp::fold(FoldAdaptor) {
   // replaces nothing.
   if (getUpdate().getType() == getType())
     return getUpdate();
-  if (cast<RankedTensorType>(getUpdate().getType()).getNumElements() == 0)
+  // (A symbolic update is empty only at some sizes: a static 0 is empty at
+  // all.)
+  if (llvm::is_contained(
+          cast<RankedTensorType>(getUpdate().getType()).getShape(), 0))
     return getDest();
   return {};
 }

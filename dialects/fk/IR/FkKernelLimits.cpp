@@ -293,8 +293,5 @@ std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
         !dim.empty())
       return "this gather reads along an axis of size " + dim +
              ", and the index clamp needs that size when compiled";
-  if (isa<UpdateSliceOp>(op))
-    return "an update_slice over dimensions sized at run time is not "
-           "built yet";
   return "";
 }

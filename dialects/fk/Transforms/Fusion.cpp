@@ -679,8 +679,12 @@ void FusionPlanner::transposeTf32RightOperands() {
       return;
     int64_t rank = rhsType.getRank();
     int64_t k = rhsType.getDimSize(rank - 2);
-    int64_t rows = tensorType(matmul.getResult()).getNumElements() /
-                   rhsType.getDimSize(rank - 1);
+    // Rows given at run time count as many.
+    RankedTensorType resultType = tensorType(matmul.getResult());
+    int64_t rows = isSymbolic(resultType)
+                       ? kMinRowsForTransposedTf32Operand
+                       : resultType.getNumElements() /
+                             rhsType.getDimSize(rank - 1);
     if (k % 4 || rows < kMinRowsForTransposedTf32Operand)
       return;
     SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
