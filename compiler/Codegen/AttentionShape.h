@@ -2,14 +2,16 @@
 //
 // What the attention kernels (FlashAttention.cpp, DecodeAttention.cpp) read
 // of an `fk.attention` whose operands are fusion inputs: sizes, batch dims
-// of the result and of each operand (which broadcast), the additive mask's
-// shape, element type, scale and causality.
+// of the result and of each operand (which broadcast; symbolic ones are
+// sizes the kernels read at run time), the additive mask's shape, element
+// type, scale and causality.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FKC_CODEGEN_ATTENTIONSHAPE_H
 #define FKC_CODEGEN_ATTENTIONSHAPE_H
 
+#include "Codegen/KernelBuilder.h"
 #include "Codegen/KernelEmission.h"
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
@@ -18,8 +20,9 @@ namespace mlir::fk {
 
 struct AttentionShape {
   int64_t queries, keys, headDim, valueHeadDim;
-  /// Batch dims of the result and of each operand.
-  SmallVector<int64_t> batch, queryBatch, keyBatch, valueBatch;
+  /// Batch dims of the result and of each operand (whyNotRuntimeSized
+  /// allows symbols in these only).
+  SmallVector<Dim> batch, queryBatch, keyBatch, valueBatch;
   /// The heads of the query, key and value when they are head splits read
   /// in place (see getHeadSplitInput: [..., H, T, D] tiles of a
   /// [..., T, H, D] layout), else 0.
@@ -36,6 +39,11 @@ struct AttentionShape {
     auto shape = [](Value v) {
       return cast<RankedTensorType>(v.getType()).getShape();
     };
+    auto batchDims = [](Value v) {
+      SmallVector<Dim> dims = getDims(cast<RankedTensorType>(v.getType()));
+      dims.truncate(dims.size() - 2);
+      return dims;
+    };
     ArrayRef<int64_t> q = shape(attention.getQuery()),
                       k = shape(attention.getKey()),
                       v = shape(attention.getValue()),
@@ -44,10 +52,10 @@ struct AttentionShape {
     keys = k[k.size() - 2];
     headDim = q.back();
     valueHeadDim = v.back();
-    batch.assign(result.begin(), result.end() - 2);
-    queryBatch.assign(q.begin(), q.end() - 2);
-    keyBatch.assign(k.begin(), k.end() - 2);
-    valueBatch.assign(v.begin(), v.end() - 2);
+    batch = batchDims(attention.getResult());
+    queryBatch = batchDims(attention.getQuery());
+    keyBatch = batchDims(attention.getKey());
+    valueBatch = batchDims(attention.getValue());
     queryHeads = splitHeads(attention.getQuery());
     keyHeads = splitHeads(attention.getKey());
     valueHeads = splitHeads(attention.getValue());
@@ -63,7 +71,20 @@ struct AttentionShape {
   int64_t elementBytes() const {
     return elementType.getIntOrFloatBitWidth() / 8;
   }
-  int64_t batchCount() const { return ShapedType::getNumElements(batch); }
+  /// The number of batches (a monomial when symbolic).
+  Dim getBatchCount() const { return *elementCount(batch); }
+  /// The batch count for the tiling heuristics: its size, or with each
+  /// symbol at 1 (the fewest batches of a nonempty run).
+  int64_t getFewestBatches() const {
+    return getBatchCount().getCoefficient();
+  }
+  /// The batch count as a grid's y, computed per run when symbolic.
+  void setBatchGrid(LaunchShape &launch) const {
+    Dim count = getBatchCount();
+    launch.grid[1] = count.isStatic() ? count.getCoefficient() : 1;
+    if (!count.isStatic())
+      launch.gridBatches = count;
+  }
 
   /// The mask's row-major element strides aligned with [batch..., Nq, Nk]:
   /// 0 along the dims it broadcasts (those it lacks or has as 1).

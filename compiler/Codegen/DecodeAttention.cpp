@@ -13,6 +13,7 @@
 #include "Codegen/TileEpilogue.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cmath>
 #include <limits>
@@ -47,8 +48,9 @@ DecodeAttentionLayout DecodeAttentionLayout::get(AttentionOp attention) {
 bool mlir::fk::prefersDecodeAttention(AttentionOp attention,
                                       TargetAttr target) {
   AttentionShape shape(attention);
-  // The flash kernel's blocks for few queries: one per batch.
-  return shape.masked || shape.batchCount() < target.getSmCount();
+  // The flash kernel's blocks for few queries: one per batch (at the fewest
+  // batches of a run when their count is symbolic).
+  return shape.masked || shape.getFewestBatches() < target.getSmCount();
 }
 
 TilingAttr mlir::fk::chooseDecodeAttentionTiling(AttentionOp attention,
@@ -56,8 +58,10 @@ TilingAttr mlir::fk::chooseDecodeAttentionTiling(AttentionOp attention,
   AttentionShape shape(attention);
   DecodeAttentionLayout layout = DecodeAttentionLayout::get(attention);
   int64_t rows = std::min(shape.queries, kDecodeRowsPerBlock);
+  // A symbolic batch count splits as for its fewest batches: more splits
+  // cost a larger run only their combining.
   int64_t blocks =
-      llvm::divideCeil(shape.queries, rows) * shape.batchCount();
+      llvm::divideCeil(shape.queries, rows) * shape.getFewestBatches();
   int64_t round = layout.getSlots(kDecodeThreads) * layout.keysInFlight;
   // Memory parallelism needs several blocks resident per SM (a block has
   // 4 keys in flight per slot, and about five fit), and the last wave of
@@ -95,7 +99,12 @@ mlir::fk::getDecodeAttentionPartialTypes(AttentionOp attention,
                                          const DecodeAttentionTiling &tiling) {
   AttentionShape shape(attention);
   Type f32 = Float32Type::get(attention.getContext());
-  int64_t batch = shape.batchCount();
+  // A symbolic batch count's partials are sized at its bounds (which
+  // whyNotRuntimeSized requires).
+  auto graph = attention->getParentOfType<FunctionOpInterface>();
+  int64_t batch = *getLargestSize(
+      shape.getBatchCount(),
+      graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName));
   return {MemRefType::get({batch, shape.queries, tiling.splits, 2}, f32),
           MemRefType::get(
               {batch, shape.queries, tiling.splits, shape.valueHeadDim}, f32)};
@@ -303,7 +312,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
                      idx.constant(dim));
     }
   };
-  auto operand = [&](Value value, ArrayRef<int64_t> batchDims, int64_t rows,
+  auto operand = [&](Value value, ArrayRef<Dim> batchDims, int64_t rows,
                      int64_t dim, int64_t heads) {
     return Operand{
         collapseToOneDim(
@@ -610,7 +619,8 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
 
   LaunchShape launch;
   launch.grid = {static_cast<int64_t>(llvm::divideCeil(shape.queries, rows)),
-                 shape.batchCount(), splits};
+                 1, splits};
+  shape.setBatchGrid(launch);
   launch.block = {tiling.threads, 1, 1};
   return launch;
 }
@@ -639,7 +649,8 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
 
   LaunchShape launch;
   launch.grid = {static_cast<int64_t>(llvm::divideCeil(shape.queries, rows)),
-                 shape.batchCount(), 1};
+                 1, 1};
+  shape.setBatchGrid(launch);
   launch.block = {tiling.threads, 1, 1};
   return launch;
 }

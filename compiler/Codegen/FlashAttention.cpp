@@ -59,10 +59,10 @@ namespace {
 constexpr int64_t kBoxColumns = 64;
 } // namespace
 
-SmallVector<Value, 3>
-mlir::fk::buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
-                                   const FlashAttentionTiling &tiling,
-                                   Value query, Value key, Value value) {
+SmallVector<Value, 3> mlir::fk::buildAttentionTensorMaps(
+    OpBuilder &b, FusionOp fusion, const FlashAttentionTiling &tiling,
+    Value query, Value key, Value value,
+    function_ref<Value(const Dim &)> hostSize) {
   AttentionShape shape(fusion.getAttention());
   int64_t bytes = shape.elementBytes();
   auto pointer = LLVM::LLVMPointerType::get(b.getContext());
@@ -71,20 +71,29 @@ mlir::fk::buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
   // crosses into another batch, and rows past the end arrive as zeros. A
   // head split [lead..., H, T, D] of a [lead..., T, H, D] buffer is
   // [lead, H, T, D] with the strides of its layout (rows H * D apart, heads
-  // D apart): tensor maps take any order of strides.
+  // D apart): tensor maps take any order of strides. A symbolic batch count
+  // is the map's outermost extent, computed per run.
   int64_t rowBytes = shape.headDim * bytes;
-  auto map = [&](Value buffer, int64_t rows, ArrayRef<int64_t> batch,
+  auto map = [&](Value buffer, int64_t rows, ArrayRef<Dim> batch,
                  int64_t boxRows, int64_t heads) -> Value {
-    int64_t batches = ShapedType::getNumElements(batch);
+    Dim batches = *elementCount(batch);
+    if (heads)
+      batches = *batches.dividedBy(Dim(heads));
+    SmallVector<Value> dynamic;
+    int64_t outer = batches.getCoefficient();
+    if (!batches.isStatic()) {
+      dynamic.push_back(hostSize(batches));
+      outer = ShapedType::kDynamic;
+    }
     if (!heads)
       return TensorMapOp::create(
-          b, loc, pointer, buffer, ValueRange(),
-          SmallVector<int64_t>{shape.headDim, rows, batches},
+          b, loc, pointer, buffer, dynamic,
+          SmallVector<int64_t>{shape.headDim, rows, outer},
           SmallVector<int64_t>{rowBytes, rows * rowBytes},
           SmallVector<int64_t>{kBoxColumns, boxRows, 1}, kSwizzleBytes);
     return TensorMapOp::create(
-        b, loc, pointer, buffer, ValueRange(),
-        SmallVector<int64_t>{shape.headDim, rows, heads, batches / heads},
+        b, loc, pointer, buffer, dynamic,
+        SmallVector<int64_t>{shape.headDim, rows, heads, outer},
         SmallVector<int64_t>{heads * rowBytes, rowBytes,
                              rows * heads * rowBytes},
         SmallVector<int64_t>{kBoxColumns, boxRows, 1, 1}, kSwizzleBytes);
@@ -137,7 +146,7 @@ private:
   /// The batch coordinates of a tensor map over an operand of batch dims
   /// `operandBatch`: its linear batch, or for a head split of `heads`
   /// heads the head, then the leading dims' linear index.
-  SmallVector<Value, 2> mapBatchCoords(ArrayRef<int64_t> operandBatch,
+  SmallVector<Value, 2> mapBatchCoords(ArrayRef<Dim> operandBatch,
                                        int64_t heads);
 
   int64_t chunks() const { return tiling.headDim / kBoxColumns; }
@@ -156,7 +165,7 @@ private:
     Value global, base;
     int64_t rowStride;
   };
-  AsyncOperand asyncOperand(Value operand, ArrayRef<int64_t> operandBatch,
+  AsyncOperand asyncOperand(Value operand, ArrayRef<Dim> operandBatch,
                             int64_t rows, int64_t heads);
   void loadQueryAsync();
   void loadKeyValueAsync(Value stage, Value block, Value inRange);
@@ -249,7 +258,7 @@ void FlashKernel::setUp() {
   barriers = createCopyBarriers(b, loc, tiling.stages + 1, primary);
 }
 
-SmallVector<Value, 2> FlashKernel::mapBatchCoords(ArrayRef<int64_t> operandBatch,
+SmallVector<Value, 2> FlashKernel::mapBatchCoords(ArrayRef<Dim> operandBatch,
                                                   int64_t heads) {
   Value linear = k.idx.broadcastLinear(batchCoords, operandBatch);
   if (!heads)
@@ -293,7 +302,7 @@ void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
 }
 
 FlashKernel::AsyncOperand
-FlashKernel::asyncOperand(Value operand, ArrayRef<int64_t> operandBatch,
+FlashKernel::asyncOperand(Value operand, ArrayRef<Dim> operandBatch,
                           int64_t rows, int64_t heads) {
   // [batch..., rows, D] (its batch dims possibly regrouped: the same
   // linear batch), or a head split read in place: head h of [lead...,
@@ -912,7 +921,8 @@ FailureOr<LaunchShape> FlashKernel::build() {
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;
-  launch.grid = {queryBlocks, ShapedType::getNumElements(shape.batch), 1};
+  launch.grid = {queryBlocks, 1, 1};
+  shape.setBatchGrid(launch);
   launch.block = {threads, 1, 1};
   launch.sharedBytes = tiling.getSharedBytes(elementBytes);
   return launch;

@@ -77,11 +77,13 @@ struct FlashAttentionTiling {
 };
 
 /// The tensor maps the kernel reads Q, K and V through, made in the host
-/// function at `b` for their buffers.
-SmallVector<Value, 3> buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
-                                               const FlashAttentionTiling &tiling,
-                                               Value query, Value key,
-                                               Value value);
+/// function at `b` for their buffers; `hostSize` builds there the value of
+/// a symbolic batch count.
+SmallVector<Value, 3>
+buildAttentionTensorMaps(OpBuilder &b, FusionOp fusion,
+                         const FlashAttentionTiling &tiling, Value query,
+                         Value key, Value value,
+                         function_ref<Value(const Dim &)> hostSize);
 
 /// Fills `kernel`, whose arguments are the three tensor maps then the
 /// fusion's input and result buffers, for `target`, and returns its launch.

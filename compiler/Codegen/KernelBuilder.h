@@ -39,6 +39,9 @@ struct LaunchShape {
   /// tile.
   int64_t blocksPerWork = 1;
   int64_t maxBlocks = 1;
+  /// When set, grid[1] is this size, computed per run: an attention's
+  /// batches.
+  std::optional<Dim> gridBatches;
 };
 
 /// Fills the empty body of `kernel` (whose arguments are the memrefs of the

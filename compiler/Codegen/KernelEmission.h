@@ -139,6 +139,9 @@ struct IndexBuilder {
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape) {
     return delinearize(linear, staticShape(shape));
   }
+  SmallVector<Value> delinearize(Value linear, ArrayRef<Dim> shape) {
+    return delinearize(linear, shapeOf(shape));
+  }
   SmallVector<Value> delinearize(Value linear,
                                  ArrayRef<OpFoldResult> shape) {
     SmallVector<Value> coords(shape.size());
@@ -215,6 +218,17 @@ public:
   Value broadcastLinear(ArrayRef<Value> coords,
                         ArrayRef<int64_t> operandShape) {
     return linearize(broadcastSource(coords, operandShape), operandShape);
+  }
+  /// The same over dimensions that may be symbolic (a symbolic dimension
+  /// matches only itself: it never broadcasts).
+  Value broadcastLinear(ArrayRef<Value> coords, ArrayRef<Dim> operandShape) {
+    size_t offset = coords.size() - operandShape.size();
+    SmallVector<Value> source;
+    for (auto [i, dim] : llvm::enumerate(operandShape))
+      source.push_back(dim.isStatic() && dim.getCoefficient() == 1
+                           ? constant(0)
+                           : coords[offset + i]);
+    return linearize(source, shapeOf(operandShape));
   }
 };
 
@@ -483,8 +497,11 @@ public:
         if (sizes)
           sizes->addBuffer(buffers[arg], tensorType(arg));
       }
+    // (A split kernel, which writes a workspace, has no result buffers.)
     for (auto [result, argument] :
-         llvm::zip(fusion.getResults(), entry.getArguments().drop_front(next))) {
+         llvm::zip(fusion.getResults(), entry.getArguments()
+                                            .drop_front(next)
+                                            .drop_back(symbols.size()))) {
       results.push_back(argument);
       if (sizes)
         sizes->addBuffer(argument, tensorType(result));

@@ -222,14 +222,17 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     return fusion.emitOpError() << "is an attention fusion without "
                                    "fk.tiling (run fk-tile and fk-promote)";
   // Kernels that read sizes at run time: loops, rows, per-element
-  // reductions and tiled matmuls (fk-bind-dims reports the ops that need
-  // sizes).
+  // reductions, tiled matmuls and attentions (fk-bind-dims reports the ops
+  // that need sizes).
   SmallVector<std::string> symbols = getFusionSymbols(fusion);
   KernelStrategy strategy = tiling.getStrategy();
   if (!symbols.empty() && strategy != KernelStrategy::Elements &&
       strategy != KernelStrategy::Rows &&
       strategy != KernelStrategy::TensorCore &&
-      strategy != KernelStrategy::WarpMma && strategy != KernelStrategy::Simt)
+      strategy != KernelStrategy::WarpMma && strategy != KernelStrategy::Simt &&
+      strategy != KernelStrategy::Flash &&
+      strategy != KernelStrategy::WarpMmaFlash &&
+      strategy != KernelStrategy::Decode)
     return fusion.emitOpError()
            << "has dimensions sized at run time (" << llvm::join(symbols, ", ")
            << "), which its '" << stringifyKernelStrategy(tiling.getStrategy())
@@ -274,7 +277,8 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
       return buffers.lookup(fusion.getInputs()[operands[i]]);
     };
     SmallVector<Value, 3> maps = buildAttentionTensorMaps(
-        b, fusion, *flash, buffer(0), buffer(1), buffer(2));
+        b, fusion, *flash, buffer(0), buffer(1), buffer(2),
+        [&](const Dim &dim) { return hostSize(loc, dim); });
     arguments.insert(arguments.begin(), maps.begin(), maps.end());
   }
   if (tiling.getStrategy() == KernelStrategy::TensorCore) {
@@ -334,9 +338,15 @@ LogicalResult GraphLowering::lowerSplitAndCombine(
     function_ref<FailureOr<LaunchShape>(gpu::GPUFuncOp)> buildSplit,
     function_ref<FailureOr<LaunchShape>(gpu::GPUFuncOp)> buildCombine) {
   Location loc = fusion.getLoc();
+  // The split kernel writes the workspace, not the results: it takes the
+  // inputs' buffers and the symbols' sizes that follow the results'.
+  size_t symbols = getFusionSymbols(fusion).size();
+  ArrayRef<Value> sizes = buffers.take_back(symbols);
   SmallVector<Value> splitArguments(leading);
   llvm::append_range(splitArguments, workspace);
-  llvm::append_range(splitArguments, buffers.drop_back(fusion.getNumResults()));
+  llvm::append_range(splitArguments,
+                     buffers.drop_back(fusion.getNumResults() + symbols));
+  llvm::append_range(splitArguments, sizes);
   SmallVector<Value> combineArguments(workspace);
   llvm::append_range(combineArguments, buffers);
   if (failed(lowerKernel(loc, name, splitArguments, buildSplit)))
@@ -437,8 +447,9 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
                                    constant(shape.blocksPerWork));
     blocks = arith::MinUIOp::create(b, loc, work, constant(shape.maxBlocks));
   }
-  gpu::KernelDim3 grid{blocks, constant(shape.grid[1]),
-                       constant(shape.grid[2])};
+  Value batches = shape.gridBatches ? hostSize(loc, *shape.gridBatches)
+                                    : constant(shape.grid[1]);
+  gpu::KernelDim3 grid{blocks, batches, constant(shape.grid[2])};
   gpu::KernelDim3 block{constant(shape.block[0]), constant(shape.block[1]),
                         constant(shape.block[2])};
   Value shared;

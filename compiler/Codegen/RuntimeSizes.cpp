@@ -26,17 +26,6 @@ bool mlir::fk::isStaticallyEmpty(RankedTensorType type) {
   return llvm::is_contained(type.getShape(), 0);
 }
 
-std::optional<int64_t> mlir::fk::getLargestSize(const Dim &dim,
-                                                DictionaryAttr bounds) {
-  int64_t size = dim.getCoefficient();
-  for (const std::string &symbol : dim.getSymbols()) {
-    auto bound = bounds ? bounds.getAs<IntegerAttr>(symbol) : IntegerAttr();
-    if (!bound || llvm::MulOverflow(size, bound.getInt(), size))
-      return std::nullopt;
-  }
-  return size;
-}
-
 int64_t mlir::fk::getCollapsedRank(RankedTensorType type) {
   int64_t last = 0;
   for (int64_t d = 0; d < type.getRank(); ++d)

@@ -35,10 +35,6 @@ SmallVector<std::string> getFusionSymbols(FusionOp fusion);
 /// time only; its kernel then runs no work item.
 bool isStaticallyEmpty(RankedTensorType type);
 
-/// The largest size of `dim` under `bounds` (a graph's fk.dim_bounds), or
-/// nullopt if a symbol is unbounded or the product overflows int64.
-std::optional<int64_t> getLargestSize(const Dim &dim, DictionaryAttr bounds);
-
 /// The rank of the memref a kernel reads a tensor of symbolic `type`
 /// through: its dimensions after the last symbolic one, plus one.
 int64_t getCollapsedRank(RankedTensorType type);

@@ -116,11 +116,14 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
         continue;
       // The row in the transpose's operand: [batch..., t], the batch
       // regrouped (the same linear batch) when the merge regroups it.
-      ArrayRef<int64_t> heads = tensorType(transpose.getOperand()).getShape();
+      SmallVector<Dim> heads = getDims(tensorType(transpose.getOperand()));
+      ArrayRef<Dim> headBatch = ArrayRef(heads).drop_back(2),
+                    anchorBatch = ArrayRef(dims).drop_back(2);
       SmallVector<Value> row(rowCoords);
-      if (heads.drop_back(2) != shape.drop_back(2)) {
-        Value batch = k.idx.linearize(t.batchCoords, shape.drop_back(2));
-        row = k.idx.delinearize(batch, heads.drop_back(2));
+      if (headBatch != anchorBatch) {
+        Value batch =
+            k.idx.linearize(t.batchCoords, k.idx.shapeOf(anchorBatch));
+        row = k.idx.delinearize(batch, headBatch);
         row.push_back(rowCoords.back());
       }
       std::swap(row[row.size() - 2], row[row.size() - 1]);

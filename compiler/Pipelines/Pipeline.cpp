@@ -95,6 +95,7 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
     FkRecognizeAttentionOptions recognize;
     recognize.explain = options.explainFusion;
     pm.addNestedPass<func::FuncOp>(createFkRecognizeAttention(recognize));
+    pm.addPass(createFkCheckRuntimeSizes());
     return;
   }
   case Stage::Primitive: {

@@ -3,6 +3,8 @@
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkSymbolicShape.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::fk;
 
@@ -129,7 +131,10 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
   // The kernels compare key and query indices in 32 bits.
   if (queries >= (int64_t(1) << 31) || keys >= (int64_t(1) << 31))
     return "2^31 or more queries or keys";
-  if (ShapedType::getNumElements(result.getShape().drop_back(2)) > 65535)
+  // A symbolic batch count is checked against its bounds by
+  // whyNotRuntimeSized.
+  if (!isSymbolic(result) &&
+      ShapedType::getNumElements(result.getShape().drop_back(2)) > 65535)
     return "more than 65535 batches (the grid's y)";
   return "";
 }
@@ -264,6 +269,44 @@ static std::string whyNotRuntimeSizedMatmul(MatmulOp matmul) {
   return "";
 }
 
+/// The attention kernels read their batch at run time: a grid of one
+/// block row per batch, the operands' batch offsets from the run's sizes.
+/// Query rows, keys, head dims and the mask are fixed when compiled, and
+/// the bounds keep the batch count within the grid's y.
+static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
+  const char *supported =
+      ", and attention kernels read only their batch dimensions at run time "
+      "(query rows, keys, head dims and the mask of static sizes)";
+  for (Value operand : {attention.getQuery(), attention.getKey(),
+                        attention.getValue()}) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    for (int64_t d = type.getRank() - 2; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        return "this attention's " +
+               std::string(operand == attention.getQuery() ? "query"
+                           : operand == attention.getKey() ? "key"
+                                                           : "value") +
+               " has shape " + formatShape(getDims(type)) + supported;
+  }
+  if (Value mask = attention.getMask(); mask && isSymbolic(mask.getType()))
+    return "this attention's mask has shape " +
+           formatShape(getDims(cast<RankedTensorType>(mask.getType()))) +
+           supported;
+  auto result = cast<RankedTensorType>(attention.getType());
+  Dim batches =
+      *elementCount(ArrayRef(getDims(result)).drop_back(2));
+  auto graph = attention->getParentOfType<FunctionOpInterface>();
+  auto bounds =
+      graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
+            : DictionaryAttr();
+  std::optional<int64_t> largest = getLargestSize(batches, bounds);
+  if (!largest || *largest > 65535)
+    return "this attention runs " + batches.str() +
+           " batches, which may exceed the grid's 65535 blocks in y unless "
+           "bounds keep them within (where B <= N)";
+  return "";
+}
+
 std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
   SmallVector<std::string> symbols;
   for (Type type : op->getOperandTypes())
@@ -274,8 +317,8 @@ std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
     return "";
   if (auto matmul = dyn_cast<MatmulOp>(op))
     return whyNotRuntimeSizedMatmul(matmul);
-  if (isa<AttentionOp>(op))
-    return "the kernels of an attention need their sizes when compiled";
+  if (auto attention = dyn_cast<AttentionOp>(op))
+    return whyNotRuntimeSizedAttention(attention);
   // A reduced axis sized at run time: the row kernel keeps a row's length
   // in its tiling.
   SmallVector<int64_t> reduced;

@@ -157,6 +157,25 @@ bool mlir::fk::hasKnownShape(Type type) {
   });
 }
 
+std::string mlir::fk::formatBindHint(ArrayRef<std::string> symbols) {
+  return llvm::join(llvm::map_range(symbols,
+                                    [](const std::string &symbol) {
+                                      return symbol + "=SIZE";
+                                    }),
+                    ",");
+}
+
+std::optional<int64_t> mlir::fk::getLargestSize(const Dim &dim,
+                                                DictionaryAttr bounds) {
+  int64_t size = dim.getCoefficient();
+  for (const std::string &symbol : dim.getSymbols()) {
+    auto bound = bounds ? bounds.getAs<IntegerAttr>(symbol) : IntegerAttr();
+    if (!bound || llvm::MulOverflow(size, bound.getInt(), size))
+      return std::nullopt;
+  }
+  return size;
+}
+
 std::optional<Dim> mlir::fk::elementCount(ArrayRef<Dim> dims) {
   Dim count(1);
   for (const Dim &dim : dims) {

@@ -18,6 +18,7 @@
 #ifndef FK_IR_FKSYMBOLICSHAPE_H
 #define FK_IR_FKSYMBOLICSHAPE_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
@@ -91,6 +92,14 @@ bool hasKnownShape(Type type);
 /// The element count of `dims` as a monomial, or nullopt on overflow of
 /// the coefficient.
 std::optional<Dim> elementCount(llvm::ArrayRef<Dim> dims);
+
+/// The largest size of `dim` under `bounds` (a graph's fk.dim_bounds), or
+/// nullopt if a symbol is unbounded or the product overflows int64.
+std::optional<int64_t> getLargestSize(const Dim &dim,
+                                      mlir::DictionaryAttr bounds);
+
+/// `S=SIZE,T=SIZE`: the `--bind` that would give `symbols` sizes.
+std::string formatBindHint(llvm::ArrayRef<std::string> symbols);
 
 /// Formats dimensions as the language writes a shape: `[B, S, 768]`.
 std::string formatShape(llvm::ArrayRef<Dim> dims);

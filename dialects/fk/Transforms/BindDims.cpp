@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkSymbolicShape.h"
 #include "fk/IR/FkTypeInference.h"
@@ -37,15 +36,6 @@ static SmallVector<std::string> collectFunctionSymbols(func::FuncOp function) {
     collectSymbols(type, symbols);
   collectSymbols(function.getOperation(), symbols);
   return symbols;
-}
-
-/// `S=SIZE,T=SIZE`: the --bind that would give `symbols` sizes.
-static std::string sizeHint(ArrayRef<std::string> symbols) {
-  return llvm::join(llvm::map_range(symbols,
-                                    [](const std::string &symbol) {
-                                      return symbol + "=SIZE";
-                                    }),
-                    ",");
 }
 
 /// The sizes of `bindings` as dimensions.
@@ -115,7 +105,7 @@ struct BindDimsPass : public fk::impl::FkBindDimsBase<BindDimsPass> {
         function.emitError()
             << "graph '" << function.getName() << "' has symbolic dimensions "
             << llvm::join(unbound, ", ")
-            << " without sizes; bind them (--bind " << sizeHint(unbound)
+            << " without sizes; bind them (--bind " << formatBindHint(unbound)
             << "): the reference interpreter runs graphs of known sizes";
         valid = false;
         continue;
@@ -155,29 +145,6 @@ struct BindDimsPass : public fk::impl::FkBindDimsBase<BindDimsPass> {
     // bound to 0): the static rules judge the bound graph.
     if (failed(verify(module)))
       return signalPassFailure();
-    if (runtimeSizes && failed(checkRuntimeSized(module)))
-      return signalPassFailure();
-  }
-
-  /// Reports each op whose kernel cannot read the sizes left to run time.
-  static LogicalResult checkRuntimeSized(ModuleOp module) {
-    bool valid = true;
-    module.walk([&](Operation *op) {
-      std::string why = whyNotRuntimeSized(op);
-      if (why.empty())
-        return;
-      SmallVector<std::string> symbols;
-      for (Type type : op->getOperandTypes())
-        collectSymbols(type, symbols);
-      for (Type type : op->getResultTypes())
-        collectSymbols(type, symbols);
-      op->emitError() << "the sizes of " << llvm::join(symbols, ", ")
-                      << " are left to run time, but " << why
-                      << "; give them sizes (--bind " << sizeHint(symbols)
-                      << ")";
-      valid = false;
-    });
-    return success(valid);
   }
 
   /// `sizes` as a binding: NAME=INT each, INT >= 0, each NAME once.

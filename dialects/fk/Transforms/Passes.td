@@ -22,14 +22,14 @@ def FkBindDims : Pass<"fk-bind-dims", "ModuleOp"> {
     rules reject (an `argmax` over an axis bound to 0) is reported.
 
     With `runtime-sizes` (what fkc's pipeline sets), a symbol without a
-    size stays in the types, sized at run time (its bound is kept), and
-    each op whose kernel cannot read such a size is an error at the op
-    naming the symbols to bind (`whyNotRuntimeSized`, fk/IR/FkKernelLimits.h).
+    size stays in the types, sized at run time (its bound is kept);
+    fk-check-runtime-sizes then reports the ops whose kernels cannot read
+    it.
 
     Errors: a size for a symbol no graph has; without `runtime-sizes`, a
     graph with a symbol that has no size (naming the graph and the
     symbols); a size above the graph's bound; a type whose size overflows
-    64 bits; with `runtime-sizes`, an op that needs sizes when compiled.
+    64 bits.
   }];
   let options = [
     ListOption<"sizes", "sizes", "std::string",
@@ -37,6 +37,21 @@ def FkBindDims : Pass<"fk-bind-dims", "ModuleOp"> {
     Option<"runtimeSizes", "runtime-sizes", "bool", /*default=*/"false",
            "leave the symbols without a size to run time">,
   ];
+}
+
+def FkCheckRuntimeSizes : Pass<"fk-check-runtime-sizes", "ModuleOp"> {
+  let summary = "Reports the ops whose kernels cannot read sizes given at "
+                "run time";
+  let description = [{
+    A symbol that fk-bind-dims left without a size is read by the kernels
+    at run time. Each op whose kernel cannot read it is an error at the op
+    naming the symbols to bind (`whyNotRuntimeSized`,
+    fk/IR/FkKernelLimits.h): `the sizes of S, K are left to run time, but
+    this matmul contracts a dimension of size K, ...; give them sizes
+    (--bind S=SIZE,K=SIZE)`. The last pass of the `canonical` stage, after
+    fk-recognize-attention, so that an attention written as matmul,
+    softmax and matmul is judged as the fk.attention its kernel computes.
+  }];
 }
 
 def FkInlineCalls : Pass<"fk-inline-calls", "ModuleOp"> {

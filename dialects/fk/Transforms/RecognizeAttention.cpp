@@ -69,6 +69,10 @@ static Value skipFloatCasts(Value v) {
 
 /// The value of a splat constant, if `v` is one.
 static std::optional<double> getSplatValue(Value v) {
+  // A broadcast of a splat is one: a constant of symbolic shape stays a
+  // broadcast of its scalar.
+  if (auto broadcast = v.getDefiningOp<BroadcastOp>())
+    v = broadcast.getOperand();
   auto constant = v.getDefiningOp<ConstantOp>();
   if (!constant)
     return std::nullopt;
