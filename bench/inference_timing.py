@@ -60,12 +60,14 @@ class FkcGraph:
         every = [None if i.bound else tensors[i.name] for i in infos]
         self.inputs = [t for t in every if t is not None]
         self.outputs = []
-        for info in module.outputs(graph):
+        # (Sized by the inputs where the graph's shapes are symbolic.)
+        shapes = module.output_shapes(graph, [tuple(t.shape) for t in self.inputs])
+        for info, shape in zip(module.outputs(graph), shapes):
             if info.aliases is not None:
                 self.outputs.append(every[info.aliases])
             else:
                 self.outputs.append(torch.empty(
-                    info.shape, dtype=getattr(torch, TORCH_DTYPES[info.dtype]),
+                    shape, dtype=getattr(torch, TORCH_DTYPES[info.dtype]),
                     device=self.inputs[0].device))
 
     def __call__(self):

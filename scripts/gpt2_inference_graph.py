@@ -50,11 +50,20 @@ import state_dict_graphs  # noqa: E402
 
 class Sizes:
     def __init__(self, layers, d, heads, mlp, vocab, positions, prompt,
-                 batch=1, eps=1e-5, dtype="f16"):
+                 batch=1, eps=1e-5, dtype="f16", max_batch=None):
         self.layers, self.d, self.heads, self.batch = layers, d, heads, batch
+        # A batch given as a name is a symbolic dimension, sized at run
+        # time, at most max_batch.
+        self.max_batch = max_batch
         self.head_dim, self.mlp, self.vocab = d // heads, mlp, vocab
         self.positions, self.prompt = positions, prompt
         self.eps, self.dtype = eps, dtype
+
+    def where(self):
+        """The graphs' bound on a symbolic batch ("" if it is a size)."""
+        if isinstance(self.batch, int):
+            return ""
+        return f"{self.batch} <= {self.max_batch}"
 
     def typ(self, shape):
         return self.dtype + "[" + ", ".join(map(str, shape)) + "]"
@@ -86,7 +95,7 @@ class Sizes:
         return params
 
 
-def sizes_from_config(config, prompt, batch=1, dtype="f16"):
+def sizes_from_config(config, prompt, batch=1, dtype="f16", max_batch=None):
     """Sizes of a transformers GPT2Config (its to_dict(), or config.json)."""
     if config.get("activation_function", "gelu_new") != "gelu_new":
         raise ValueError("only GPT-2's activation_function 'gelu_new' (gelu "
@@ -103,7 +112,7 @@ def sizes_from_config(config, prompt, batch=1, dtype="f16"):
     return Sizes(config["n_layer"], d, config["n_head"],
                  config.get("n_inner") or 4 * d, config["vocab_size"],
                  config["n_positions"], prompt, batch,
-                 config.get("layer_norm_epsilon", 1e-5), dtype)
+                 config.get("layer_norm_epsilon", 1e-5), dtype, max_batch)
 
 
 def weights_from_state_dict(sizes, state_dict):
@@ -173,7 +182,8 @@ def layer(s, name, tokens, decode):
         "@ mlp_c_proj_weight + mlp_c_proj_bias",
         "return x1 + m, k_cache = keys, v_cache = values",
     ]
-    return signature(name, params) + ["  " + line for line in body] + ["}", ""]
+    return (signature(name, params, s.where()) + ["  " + line for line in body]
+            + ["}", ""])
 
 
 def model(s, name, decode):
@@ -206,7 +216,8 @@ def model(s, name, decode):
         "axis=-1), to=i64)",
         "return " + ", ".join(["logits", "next"] + results),
     ]
-    return (layer(s, f"{name}_layer", tokens, decode) + signature(name, params)
+    return (layer(s, f"{name}_layer", tokens, decode)
+            + signature(name, params, s.where())
             + ["  " + line for line in body] + ["}", ""])
 
 
@@ -241,9 +252,12 @@ def main():
     parser.add_argument("--vocab", type=int)
     parser.add_argument("--positions", type=int)
     parser.add_argument("--prompt", type=int, default=128)
-    parser.add_argument("--batch", type=int, default=1,
+    parser.add_argument("--batch", default="1",
                         help="sequences per call (every one at the same "
-                        "position)")
+                        "position): a number, or a name (such as B) for a "
+                        "batch sized at run time, at most --max-batch")
+    parser.add_argument("--max-batch", type=int, default=16,
+                        help="the bound of a batch sized at run time")
     parser.add_argument("--dtype", default="f16", choices=["f16", "bf16", "f32"],
                         help="of the weights, activations and caches")
     parser.add_argument("--out", help="the file to write (default: "
@@ -262,8 +276,12 @@ def main():
                         ("vocab", "vocab_size"), ("positions", "n_positions")):
         if getattr(args, option) is not None:
             config[key] = getattr(args, option)
+    batch = int(args.batch) if args.batch.isdigit() else args.batch
+    if not isinstance(batch, int) and not batch.isidentifier():
+        parser.error(f"--batch {args.batch} is neither a number nor a name")
     try:
-        s = sizes_from_config(config, args.prompt, args.batch, args.dtype)
+        s = sizes_from_config(config, args.prompt, batch, args.dtype,
+                              args.max_batch)
     except ValueError as e:
         parser.error(str(e))
     if s.d % s.heads:

@@ -23,10 +23,12 @@ def _importer_names():
 legalize = _importer_names().legalize
 
 
-def signature(name, params):
-    """The first lines of graph `name` taking `params`, one per line."""
+def signature(name, params, where=""):
+    """The first lines of graph `name` taking `params`, one per line, with
+    the bounds `where` (such as "B <= 16") if given."""
+    bounds = f" where {where}" if where else ""
     return ["graph " + name + "(" + (",\n" + " " * (len(name) + 7)).join(params)
-            + ") {"]
+            + ")" + bounds + " {"]
 
 
 def weights_from_state_dict(params, state_dict):

@@ -6,8 +6,10 @@
 #   bash bench/gpt2_inference/compile.sh [FKC]
 #
 # One artifact per (batch, prompt length): each holds the prefill graph of
-# that prompt and the decode-step graph (the language has no symbolic sizes
-# yet). FKC_GPT2_VARIANT_FLAGS, if set, compiles a second artifact of each
+# that prompt and the decode-step graph. And one per prompt length whose
+# batch B (at most 16) is sized at run time (gpt2_bB_pT.ptx), which run.py
+# times at each batch beside that batch's own artifact.
+# FKC_GPT2_VARIANT_FLAGS, if set, compiles a second artifact of each
 # with those fkc flags (NAME_variant.ptx), which run.py times beside the
 # first (e.g. "--matmul-tile=64,64,64" to compare tiles).
 set -euo pipefail
@@ -28,6 +30,13 @@ for config in "${configs[@]}"; do
   else
     rm -f "$out/${name}_variant.ptx"
   fi
+done
+# The batch sized at run time, for the prompt lengths above.
+for prompt in 128; do
+  name=gpt2_bB_p${prompt}
+  python3 scripts/gpt2_inference_graph.py --batch B --max-batch 16 \
+    --prompt "$prompt" --out "$out/$name.graph"
+  "$fkc" "$out/$name.graph" -o "$out/$name.ptx"
 done
 git rev-parse --short HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 echo "gpt2_inference: compiled ${#configs[@]} configurations into $out"

@@ -4,8 +4,10 @@
     python3 bench/gpt2_inference/run.py [--artifacts DIR] [--out DIR] [--quick]
 
 Runs on the GPU machine over the artifacts of bench/gpt2_inference/compile.sh
-(build/gpt2-artifacts/gpt2_bB_pT.ptx: the prefill graph of a T-token prompt
-and the decode-step graph, batch B, of scripts/gpt2_inference_graph.py).
+(build/gpt2-artifacts/gpt2_bN_pT.ptx: the prefill graph of a T-token prompt
+and the decode-step graph, batch N, of scripts/gpt2_inference_graph.py; and
+gpt2_bB_pT.ptx, the same graphs with the batch sized at run time, which
+each batch N's configuration runs too).
 
 The peer is the same model written in PyTorch (`TorchGPT2` below): the same
 weights (random, GPT-2-like scales) under the same names, in transformers'
@@ -47,6 +49,8 @@ from inference_timing import FkcGraph, rel_l2, time_calls  # noqa: E402
 
 LAYERS, D, HEADS, MLP, VOCAB, POSITIONS = 12, 768, 12, 3072, 50257, 1024
 HEAD_DIM = D // HEADS
+# The label of the artifact whose batch is sized at run time.
+ANY_BATCH = "fkc, B at run time"
 # The graphs' weights: GPT2LMHeadModel's parameters, named as the importer
 # names its state_dict keys (scripts/gpt2_inference_graph.py).
 PARAMS = [(legalize(key), shape) for key, shape in
@@ -160,12 +164,16 @@ def make_model_class(torch):
     return TorchGPT2, Entry
 
 
-def fkc_run_bench(fkc_run, artifact, graph):
+def fkc_run_bench(fkc_run, artifact, graph, batch):
     """fkc's time from C++ (fkc-run --bench: random inputs, up to 64 runs in
-    flight), without Python's per-call cost of checking ~220 tensors."""
-    text = subprocess.run([fkc_run, artifact, "--graph", graph, "--bench",
-                           "--iterations", "300", "--warmup", "20"],
-                          check=True, capture_output=True, text=True).stdout
+    flight), without Python's per-call cost of checking ~220 tensors. An
+    artifact whose batch is sized at run time runs at `batch`."""
+    command = [fkc_run, artifact, "--graph", graph, "--bench",
+               "--iterations", "300", "--warmup", "20"]
+    if "_bB_" in os.path.basename(artifact):
+        command += ["--sizes", f"B={batch}"]
+    text = subprocess.run(command, check=True, capture_output=True,
+                          text=True).stdout
     m = re.search(r"median ([0-9.]+) ms, min ([0-9.]+) ms", text)
     return {"median_s": float(m.group(1)) / 1e3, "min_s": float(m.group(2)) / 1e3}
 
@@ -186,6 +194,10 @@ def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
     variant = path.replace(".ptx", "_variant.ptx")
     if os.path.exists(variant):
         variants.append(("fkc variant", variant))
+    # The one artifact of every batch (B sized at run time), at this batch.
+    any_batch = os.path.join(os.path.dirname(path), f"gpt2_bB_p{prompt}.ptx")
+    if os.path.exists(any_batch):
+        variants.append((ANY_BATCH, any_batch))
     budget = 0.5 if args.quick else 2.0
     config = f"batch {batch}, prompt {prompt}"
 
@@ -245,10 +257,10 @@ def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
             record("prefill", label, time_calls(torch, prefill, budget), check=check)
             record("decode", label, time_calls(torch, decode, budget), check=check)
             module.close()
-            if label == "fkc" and args.fkc_run:
+            if label in ("fkc", ANY_BATCH) and args.fkc_run:
                 for graph in ("prefill", "decode"):
-                    record(graph, "fkc (fkc-run --bench)",
-                           fkc_run_bench(args.fkc_run, artifact, graph))
+                    record(graph, f"{label} (fkc-run --bench)",
+                           fkc_run_bench(args.fkc_run, artifact, graph, batch))
 
         record("prefill", "PyTorch eager",
                time_calls(torch, lambda: model.prefill(ids_prompt), budget))
@@ -298,9 +310,12 @@ def write_report(out, results, device, commit):
              "fkc is timed from Python (fkrt, the weights bound once with bind_weights) "
              "and from C++ (`fkc-run --bench`, every input passed); the "
              "speed-ups use the Python figure, as the peers are timed from Python.", "",
-             "| config | graph | fkc | fkc (fkc-run) | fkc variant | PyTorch eager | "
+             "fkc, B at run time: the one artifact compiled with the batch "
+             "symbolic (`--batch B`, at most 16), serving every batch.", "",
+             "| config | graph | fkc | fkc (fkc-run) | fkc, B at run time | "
+             "fkc, B at run time (fkc-run) | fkc variant | PyTorch eager | "
              "torch.compile | vs eager | vs torch.compile |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     configs = []
     for r in results:
         if r.get("config") not in configs:
@@ -315,6 +330,7 @@ def write_report(out, results, device, commit):
                 x = peer_ratio(results, config, graph, peer)
                 return "-" if x is None else "%.2fx" % x
             lines.append(f"| {config} | {graph} | {t('fkc')} | {t('fkc (fkc-run --bench)')} | "
+                         f"{t(ANY_BATCH)} | {t(ANY_BATCH + ' (fkc-run --bench)')} | "
                          f"{t('fkc variant')} | "
                          f"{t('PyTorch eager')} | {t('torch.compile (CUDA graphs)')} | "
                          f"{ratio('PyTorch eager')} | {ratio('torch.compile (CUDA graphs)')} |")
