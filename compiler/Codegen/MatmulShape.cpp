@@ -64,7 +64,9 @@ MatmulShape::MatmulShape(MatmulOp matmul) {
     DictionaryAttr bounds =
         graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
               : DictionaryAttr();
-    m = getLargestSize(rows, bounds).value_or(kUnboundedRows);
+    std::optional<int64_t> largest = getLargestSize(rows, bounds);
+    rowsBounded = largest.has_value();
+    m = largest.value_or(kUnboundedRows);
   } else {
     rows = Dim(m);
   }

@@ -35,6 +35,9 @@ struct MatmulShape {
   /// heuristics weigh, never a bound the kernels check.
   int64_t m, n, k;
   Dim rows;
+  /// Whether `m` bounds the rows: known when compiled, or given at run time
+  /// under bounds (else `m` is kUnboundedRows, a guess).
+  bool rowsBounded = true;
   /// B is read K-major from the input it is the transpose of.
   bool rhsKMajor;
   /// The batch dims folded into M: [batch..., M, K] @ [K, N] is one product

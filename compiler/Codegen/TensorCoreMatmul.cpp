@@ -160,9 +160,10 @@ std::string mlir::fk::whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile) {
   MatmulShape shape(matmul);
   if (shape.batched())
     return "a batched product (the grid's z walks the batches) cannot split K";
-  if (shape.hasRuntimeRows())
-    return "a product whose rows are given at run time cannot split K (the "
-           "splits' partial sums are sized when compiled)";
+  if (!shape.rowsBounded)
+    return "a product whose rows are given at run time without a bound "
+           "cannot split K (the splits' partial sums are sized at the "
+           "bound)";
   int64_t kTiles = (shape.k + tile[2] - 1) / tile[2];
   if (kTiles % splits)
     return std::to_string(splits) + " splits do not divide the matmul's " +
@@ -224,8 +225,10 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
            shape.tiles(128, 256) >= sms)
     tile = {128, 256, tileK};
   int64_t tileBlocks = shape.tiles(tile[0], tile[1]);
-  // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK).
-  if (tileBlocks >= sms || shape.batched() || shape.hasRuntimeRows() ||
+  // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK). Rows
+  // given at run time split as for their bound (a decode step's B <= 16
+  // rows), whose partial sums the workspace holds.
+  if (tileBlocks >= sms || shape.batched() || !shape.rowsBounded ||
       tile[0] != 64 || tile[1] != 64)
     return tile;
   // Too few tiles to occupy the GPU (a decode step reads all of B on a
@@ -1146,8 +1149,8 @@ mlir::fk::buildSplitKCombineKernel(FusionOp fusion,
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;
-  launch.grid = {(shape.m + rows - 1) / rows,
-                 (shape.n + tiling.tileN - 1) / tiling.tileN, 1};
+  launch.grid = {0, (shape.n + tiling.tileN - 1) / tiling.tileN, 1};
+  setRowTileGrid(launch, shape, rows);
   launch.block = {128, 1, 1};
   return launch;
 }

@@ -149,7 +149,8 @@ SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul, TargetAttr target);
 int64_t chooseTensorCoreThreads(ArrayRef<int64_t> tile);
 
 /// The workspace of a split-K kernel: each split's f32 partial product,
-/// [splits, rows (getTensorCoreRows), N].
+/// [splits, rows, N]: rows given at run time at their bound (whyNotSplitK
+/// requires one).
 MemRefType getSplitKPartialType(MatmulOp matmul,
                                 const TensorCoreTiling &tiling);
 

@@ -282,6 +282,10 @@ class _Signature:
         self.where = "run: graph '%s'" % name
         self.input_shapes = [_static_array(i.shape) for i in self.inputs]
         self.output_shapes = [_static_array(o.shape) for o in outputs]
+        # The shape arrays of the bound inputs (static: the manifest's),
+        # for fkrt_output_shape; None where a call gives the shape.
+        self.bound_shapes = [_static_array(i.shape) if i.bound else None
+                             for i in inputs]
 
     def count_error(self, where, count):
         return ArgumentError("%s takes %d inputs (%s), got %d" % (
@@ -430,7 +434,10 @@ class Module:
         given = iter(shapes)
         all_shapes = [info.shape if info.bound else next(given)
                       for info in sig.all_inputs]
-        arrays = [_int64s(shape) for shape in all_shapes]
+        # The bound inputs' arrays are built once (a model has hundreds of
+        # weights); the others per call.
+        arrays = [bound if bound is not None else _int64s(shape)
+                  for bound, shape in zip(sig.bound_shapes, all_shapes)]
         tensors = (_Tensor * max(len(arrays), 1))()
         for i, info in enumerate(sig.all_inputs):
             # Only the shapes are read, but each tensor is checked as
@@ -439,7 +446,15 @@ class Module:
             tensors[i] = _Tensor(_STAND_IN_ADDRESS, info.dtype_code,
                                  len(all_shapes[i]), arrays[i])
         result = []
+        # Outputs whose shape the runtime computes; an inout parameter's
+        # new value has its shape, but the runtime still checks the inputs
+        # once where every output is one.
+        computed = [o for o, info in enumerate(sig.outputs)
+                    if info.aliases is None] or [0][:len(sig.outputs)]
         for o, info in enumerate(sig.outputs):
+            if o not in computed:
+                result.append(tuple(shapes[info.aliases]))
+                continue
             out = _int64s([0] * len(info.shape))
             status = self._lib.fkrt_output_shape(
                 self._m, sig.name.encode(), tensors, len(arrays), o, out)
@@ -630,10 +645,13 @@ class Module:
 
         in_checked = convert(inputs, sig.inputs, "input",
                              [i.shape for i in sig.inputs])
-        if sig.symbols:
+        if sig.symbols and outputs is None:
+            # Outputs to allocate: their sizes at this run.
             out_shapes = self._output_shapes(
                 sig, [tuple(t.shape) for t, *_ in in_checked], "run")
         else:
+            # Given outputs' symbolic dimensions (str) are checked by the
+            # runtime against the run's sizes, with every other shape.
             out_shapes = [o.shape for o in sig.outputs]
         out_checked = (convert(outputs, sig.outputs, "output", out_shapes)
                        if outputs is not None else [])
