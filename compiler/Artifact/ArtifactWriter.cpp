@@ -154,22 +154,29 @@ LogicalResult GraphManifest::build() {
         continue;
       }
       auto tensorMap = arg.getDefiningOp<TensorMapOp>();
-      llvm::json::Array dims;
-      if (tensorMap) {
-        // Extents given at run time are sizes computed per run.
-        ValueRange dynamic = tensorMap.getDynamicDims();
-        for (int64_t dim : tensorMap.getDims()) {
-          if (dim != ShapedType::kDynamic) {
-            dims.push_back(dim);
+      llvm::json::Array dims, strides;
+      // Extents and strides given at run time are sizes computed per run.
+      auto entries = [&](ArrayRef<int64_t> values, ValueRange dynamic,
+                         llvm::json::Array &out) -> LogicalResult {
+        for (int64_t value : values) {
+          if (value != ShapedType::kDynamic) {
+            out.push_back(value);
             continue;
           }
-          FailureOr<llvm::json::Value> value =
-              sizeExpression(dynamic.front());
-          if (failed(value))
+          FailureOr<llvm::json::Value> size = sizeExpression(dynamic.front());
+          if (failed(size))
             return failure();
-          dims.push_back(std::move(*value));
+          out.push_back(std::move(*size));
           dynamic = dynamic.drop_front();
         }
+        return success();
+      };
+      if (tensorMap) {
+        if (failed(entries(tensorMap.getDims(), tensorMap.getDynamicDims(),
+                           dims)) ||
+            failed(entries(tensorMap.getStrides(),
+                           tensorMap.getDynamicStrides(), strides)))
+          return failure();
         arg = tensorMap.getBuffer();
       }
       // A symbolic buffer's statically shaped view is the buffer.
@@ -190,7 +197,7 @@ LogicalResult GraphManifest::build() {
                  {"buffer", id},
                  {"dtype", dtypeName(element)},
                  {"dims", std::move(dims)},
-                 {"strides", llvm::json::Array(tensorMap.getStrides())},
+                 {"strides", std::move(strides)},
                  {"box", llvm::json::Array(tensorMap.getBox())},
                  {"swizzle", tensorMap.getSwizzle()}}}});
       }

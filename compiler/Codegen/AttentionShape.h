@@ -16,10 +16,16 @@
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 namespace mlir::fk {
 
 struct AttentionShape {
+  /// Query rows and keys: their sizes, or where given at run time (the
+  /// flash kernel's only) their largest under the graph's bounds, for the
+  /// heuristics; `queryRows` and `keyRows` are what the kernels read.
   int64_t queries, keys, headDim, valueHeadDim;
+  Dim queryRows, keyRows;
   /// Batch dims of the result and of each operand (whyNotRuntimeSized
   /// allows symbols in these only).
   SmallVector<Dim> batch, queryBatch, keyBatch, valueBatch;
@@ -48,8 +54,16 @@ struct AttentionShape {
                       k = shape(attention.getKey()),
                       v = shape(attention.getValue()),
                       result = shape(attention.getResult());
-    queries = q[q.size() - 2];
-    keys = k[k.size() - 2];
+    queryRows = getDim(cast<RankedTensorType>(attention.getQuery().getType()),
+                       q.size() - 2);
+    keyRows = getDim(cast<RankedTensorType>(attention.getKey().getType()),
+                     k.size() - 2);
+    auto graph = attention->getParentOfType<FunctionOpInterface>();
+    DictionaryAttr bounds =
+        graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
+              : DictionaryAttr();
+    queries = getLargestSize(queryRows, bounds).value_or(1);
+    keys = getLargestSize(keyRows, bounds).value_or(1);
     headDim = q.back();
     valueHeadDim = v.back();
     batch = batchDims(attention.getResult());
@@ -67,6 +81,10 @@ struct AttentionShape {
       masked = true;
       llvm::append_range(maskShape, shape(mask));
     }
+  }
+  /// Whether the query rows or keys are sized at run time.
+  bool hasRuntimeLengths() const {
+    return !queryRows.isStatic() || !keyRows.isStatic();
   }
   int64_t elementBytes() const {
     return elementType.getIntOrFloatBitWidth() / 8;

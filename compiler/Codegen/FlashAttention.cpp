@@ -71,37 +71,45 @@ SmallVector<Value, 3> mlir::fk::buildAttentionTensorMaps(
   // crosses into another batch, and rows past the end arrive as zeros. A
   // head split [lead..., H, T, D] of a [lead..., T, H, D] buffer is
   // [lead, H, T, D] with the strides of its layout (rows H * D apart, heads
-  // D apart): tensor maps take any order of strides. A symbolic batch count
-  // is the map's outermost extent, computed per run.
+  // D apart): tensor maps take any order of strides. Symbolic rows and
+  // batch counts are extents (and strides) computed per run.
   int64_t rowBytes = shape.headDim * bytes;
-  auto map = [&](Value buffer, int64_t rows, ArrayRef<Dim> batch,
+  // An extent or stride of symbolic size is computed per run.
+  auto entry = [&](const Dim &size, SmallVector<Value> &dynamic) {
+    if (size.isStatic())
+      return size.getCoefficient();
+    dynamic.push_back(hostSize(size));
+    return int64_t(ShapedType::kDynamic);
+  };
+  auto map = [&](Value buffer, const Dim &rows, ArrayRef<Dim> batch,
                  int64_t boxRows, int64_t heads) -> Value {
     Dim batches = *elementCount(batch);
     if (heads)
       batches = *batches.dividedBy(Dim(heads));
-    SmallVector<Value> dynamic;
-    int64_t outer = batches.getCoefficient();
-    if (!batches.isStatic()) {
-      dynamic.push_back(hostSize(batches));
-      outer = ShapedType::kDynamic;
-    }
-    if (!heads)
+    SmallVector<Value> dims, strides;
+    int64_t rowExtent = entry(rows, dims);
+    if (!heads) {
+      int64_t outer = entry(batches, dims);
+      int64_t batchStride = entry(*rows.times(Dim(rowBytes)), strides);
       return TensorMapOp::create(
-          b, loc, pointer, buffer, dynamic,
-          SmallVector<int64_t>{shape.headDim, rows, outer},
-          SmallVector<int64_t>{rowBytes, rows * rowBytes},
+          b, loc, pointer, buffer, dims, strides,
+          SmallVector<int64_t>{shape.headDim, rowExtent, outer},
+          SmallVector<int64_t>{rowBytes, batchStride},
           SmallVector<int64_t>{kBoxColumns, boxRows, 1}, kSwizzleBytes);
+    }
+    int64_t outer = entry(batches, dims);
+    int64_t leadStride = entry(*rows.times(Dim(heads * rowBytes)), strides);
     return TensorMapOp::create(
-        b, loc, pointer, buffer, dynamic,
-        SmallVector<int64_t>{shape.headDim, rows, heads, outer},
-        SmallVector<int64_t>{heads * rowBytes, rowBytes,
-                             rows * heads * rowBytes},
+        b, loc, pointer, buffer, dims, strides,
+        SmallVector<int64_t>{shape.headDim, rowExtent, heads, outer},
+        SmallVector<int64_t>{heads * rowBytes, rowBytes, leadStride},
         SmallVector<int64_t>{kBoxColumns, boxRows, 1, 1}, kSwizzleBytes);
   };
-  return {map(query, shape.queries, shape.queryBatch, tiling.queryRows,
+  return {map(query, shape.queryRows, shape.queryBatch, tiling.queryRows,
               shape.queryHeads),
-          map(key, shape.keys, shape.keyBatch, tiling.keyBlock, shape.keyHeads),
-          map(value, shape.keys, shape.valueBatch, tiling.keyBlock,
+          map(key, shape.keyRows, shape.keyBatch, tiling.keyBlock,
+              shape.keyHeads),
+          map(value, shape.keyRows, shape.valueBatch, tiling.keyBlock,
               shape.valueHeads)};
 }
 
@@ -130,6 +138,15 @@ private:
   }
   Value f32(double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  /// The last key query `row` sees under the causal limit, row + Nk - Nq
+  /// (signed: negative where it sees none).
+  Value diagonalKey(Value row) {
+    if (shape.queryRows.isStatic() && shape.keyRows.isStatic())
+      return addSigned(row, shape.keys - shape.queries);
+    if (shape.queryRows == shape.keyRows)
+      return row;
+    return arith::SubIOp::create(b, loc, add(row, numKeys), numQueries);
   }
   Value i64(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
@@ -166,7 +183,7 @@ private:
     int64_t rowStride;
   };
   AsyncOperand asyncOperand(Value operand, ArrayRef<Dim> operandBatch,
-                            int64_t rows, int64_t heads);
+                            const Dim &rows, int64_t heads);
   void loadQueryAsync();
   void loadKeyValueAsync(Value stage, Value block, Value inRange);
   SmallVector<Value> scoresMma(Value stage);
@@ -221,7 +238,11 @@ private:
   MLIRContext *ctx;
   gpu::GPUFuncOp kernel;
 
-  int64_t elementBytes = 0, queryBytes = 0, stageBytes = 0, keyBlocks = 0;
+  int64_t elementBytes = 0, queryBytes = 0, stageBytes = 0;
+  /// The key blocks, or 0 where the keys are given at run time.
+  int64_t keyBlocks = 0;
+  /// The query rows and keys (constants, or sizes given at run time).
+  Value numQueries, numKeys;
   DynamicSharedMemory shared;
   Value primary, barriers, queryMap, keyMap, valueMap;
   Value firstQuery;
@@ -303,7 +324,7 @@ void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
 
 FlashKernel::AsyncOperand
 FlashKernel::asyncOperand(Value operand, ArrayRef<Dim> operandBatch,
-                          int64_t rows, int64_t heads) {
+                          const Dim &rows, int64_t heads) {
   // [batch..., rows, D] (its batch dims possibly regrouped: the same
   // linear batch), or a head split read in place: head h of [lead...,
   // rows, heads, D], rows heads * D apart.
@@ -313,19 +334,21 @@ FlashKernel::asyncOperand(Value operand, ArrayRef<Dim> operandBatch,
   SmallVector<Value, 2> coords = mapBatchCoords(operandBatch, heads);
   if (!heads) {
     result.rowStride = shape.headDim;
-    result.base = mul(coords[0], index(rows * shape.headDim));
+    result.base =
+        mul(coords[0], k.idx.sizeValue(*rows.times(Dim(shape.headDim))));
     return result;
   }
   result.rowStride = heads * shape.headDim;
-  result.base = add(mul(coords[1], index(rows * heads * shape.headDim)),
-                    mul(coords[0], index(shape.headDim)));
+  result.base = add(
+      mul(coords[1], k.idx.sizeValue(*rows.times(Dim(heads * shape.headDim)))),
+      mul(coords[0], index(shape.headDim)));
   return result;
 }
 
 void FlashKernel::loadQueryAsync() {
   copyTileAsync(k.idx, thread, tiling.getThreads(), queryTile, ring, index(0),
                 queryOperand.global, queryOperand.base, firstQuery, index(0),
-                b.getIndexAttr(shape.queries), shape.headDim,
+                k.idx.size(shape.queryRows), shape.headDim,
                 queryOperand.rowStride);
 }
 
@@ -338,7 +361,7 @@ void FlashKernel::loadKeyValueAsync(Value stage, Value block, Value inRange) {
        {std::pair{0, &keyOperand}, std::pair{1, &valueOperand}})
     copyTileAsync(k.idx, thread, tiling.getThreads(), keyTile, ring,
                   ringElement(stage, part), operand->global, operand->base,
-                  firstKey, index(0), b.getIndexAttr(shape.keys),
+                  firstKey, index(0), k.idx.size(shape.keyRows),
                   shape.headDim, operand->rowStride);
 }
 
@@ -517,15 +540,12 @@ SmallVector<Value> FlashKernel::hideKeys(ArrayRef<Value> s, Value block) {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), v).getResult();
   };
   Value first = threadFirstKey(block);
-  Value keysLeft =
-      arith::SubIOp::create(b, loc, i32(index(shape.keys)), i32(first));
+  Value keysLeft = arith::SubIOp::create(b, loc, i32(numKeys), i32(first));
   SmallVector<Value> lastVisible;
   if (shape.causal)
     for (Value row : {row0, row1})
       lastVisible.push_back(arith::SubIOp::create(
-          b, loc,
-          i32(addSigned(add(firstQuery, row), shape.keys - shape.queries)),
-          i32(first)));
+          b, loc, i32(diagonalKey(add(firstQuery, row))), i32(first)));
   Value minusInf = f32(-std::numeric_limits<double>::infinity());
   SmallVector<Value> hidden;
   for (auto [i, value] : llvm::enumerate(s)) {
@@ -662,7 +682,11 @@ FailureOr<LaunchShape> FlashKernel::build() {
   elementBytes = shape.elementBytes();
   queryBytes = tiling.getQueryBytes(elementBytes);
   stageBytes = tiling.getStageBytes(elementBytes);
-  keyBlocks = llvm::divideCeil(shape.keys, tiling.keyBlock);
+  numQueries = k.idx.sizeValue(shape.queryRows);
+  numKeys = k.idx.sizeValue(shape.keyRows);
+  keyBlocks = shape.keyRows.isStatic()
+                  ? llvm::divideCeil(shape.keys, tiling.keyBlock)
+                  : 0;
   int64_t threads = tiling.getThreads();
   int64_t queryBlocks = llvm::divideCeil(shape.queries, tiling.queryRows);
   kernel.setKnownBlockSizeAttr(
@@ -712,9 +736,18 @@ FailureOr<LaunchShape> FlashKernel::build() {
   // Under a causal mask the last query blocks see the most keys: they start
   // first, so that the short ones fill the end of the grid.
   Value queryBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  if (shape.causal)
-    queryBlock =
-        arith::SubIOp::create(b, loc, index(queryBlocks - 1), queryBlock);
+  if (shape.causal) {
+    // (The grid's x is the run's query blocks where they are given at run
+    // time.)
+    Value lastBlock =
+        shape.queryRows.isStatic()
+            ? index(queryBlocks - 1)
+            : arith::SubIOp::create(
+                  b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+                  index(1))
+                  .getResult();
+    queryBlock = arith::SubIOp::create(b, loc, lastBlock, queryBlock);
+  }
   firstQuery = mul(queryBlock, index(tiling.queryRows));
   Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   batchCoords = k.idx.delinearize(batch, shape.batch);
@@ -724,10 +757,12 @@ FailureOr<LaunchShape> FlashKernel::build() {
 
   // The key blocks this block reads: all, or under a causal mask those up
   // to the last key its last query sees (none when every row is hidden).
-  Value blocks = index(keyBlocks);
+  Value blocks = keyBlocks ? index(keyBlocks)
+                          : arith::CeilDivUIOp::create(
+                                b, loc, numKeys, index(tiling.keyBlock))
+                                .getResult();
   if (shape.causal) {
-    Value seen = addSigned(firstQuery, tiling.queryRows + shape.keys -
-                                           shape.queries);
+    Value seen = diagonalKey(addSigned(firstQuery, tiling.queryRows));
     seen = arith::MaxSIOp::create(b, loc, seen, index(0));
     blocks = arith::MinSIOp::create(
         b, loc, blocks,
@@ -744,17 +779,19 @@ FailureOr<LaunchShape> FlashKernel::build() {
     queryTile = {tiling.queryRows, rowChunks, 16 / elementBytes};
     keyTile = {tiling.keyBlock, rowChunks, 16 / elementBytes};
     queryOperand = asyncOperand(attention.getQuery(), shape.queryBatch,
-                                shape.queries, shape.queryHeads);
-    keyOperand = asyncOperand(attention.getKey(), shape.keyBatch, shape.keys,
-                              shape.keyHeads);
+                                shape.queryRows, shape.queryHeads);
+    keyOperand = asyncOperand(attention.getKey(), shape.keyBatch,
+                              shape.keyRows, shape.keyHeads);
     valueOperand = asyncOperand(attention.getValue(), shape.valueBatch,
-                                shape.keys, shape.valueHeads);
+                                shape.keyRows, shape.valueHeads);
     // f32: one TF32 product where the module allows TF32, else three
     // (as precise as f32; fk/IR/FkNumerics.h).
     fragments.emplace(k.idx, ring, lane, shape.elementType, splitF32);
     loadQueryAsync();
+    // (Every slot's copy where the key blocks are known at run time only:
+    // each is predicated on its block.)
     for (int64_t s = 0; s < tiling.stages; ++s) {
-      if (s < keyBlocks)
+      if (!keyBlocks || s < keyBlocks)
         loadKeyValueAsync(index(s), index(s),
                           arith::CmpIOp::create(b, loc,
                                                 arith::CmpIPredicate::slt,
@@ -765,7 +802,8 @@ FailureOr<LaunchShape> FlashKernel::build() {
     for (Value map : {queryMap, keyMap, valueMap})
       nvgpu::TmaPrefetchOp::create(b, loc, map, primary);
     loadQuery();
-    for (int64_t s = 0; s < tiling.stages && s < keyBlocks; ++s) {
+    for (int64_t s = 0; s < tiling.stages && (!keyBlocks || s < keyBlocks);
+         ++s) {
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                             index(s), blocks);
       loadKeyValue(index(s), index(s),
@@ -822,13 +860,12 @@ FailureOr<LaunchShape> FlashKernel::build() {
     Value lastKey = add(mul(block, index(tiling.keyBlock)),
                         index(tiling.keyBlock - 1));
     Value needsMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                            lastKey, index(shape.keys));
+                                            lastKey, numKeys);
     if (shape.causal)
       needsMask = arith::OrIOp::create(
           b, loc, needsMask,
-          arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::sgt, lastKey,
-              addSigned(firstQuery, shape.keys - shape.queries)));
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, lastKey,
+                                diagonalKey(firstQuery)));
     SmallVector<Type> sTypes(s.size(), b.getF32Type());
     auto ifMask = scf::IfOp::create(b, loc, sTypes, needsMask, true);
     {
@@ -923,6 +960,11 @@ FailureOr<LaunchShape> FlashKernel::build() {
   LaunchShape launch;
   launch.grid = {queryBlocks, 1, 1};
   shape.setBatchGrid(launch);
+  if (!shape.queryRows.isStatic()) {
+    launch.gridWork = shape.queryRows;
+    launch.workPerBlock = tiling.queryRows;
+    launch.maxBlocks = kMaxGridX;
+  }
   launch.block = {threads, 1, 1};
   launch.sharedBytes = tiling.getSharedBytes(elementBytes);
   return launch;

@@ -320,9 +320,11 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
   if (shape.hasRuntimeRows())
     lhsDynamicDims.push_back(rows);
   Value lhs = TensorMapOp::create(b, loc, pointer, lhsBuffer, lhsDynamicDims,
-                                  lhsDims, lhsStrides, lhsBox, kSwizzleBytes);
+                                  ValueRange(), lhsDims, lhsStrides, lhsBox,
+                                  kSwizzleBytes);
   Value rhs = TensorMapOp::create(b, loc, pointer, rhsBuffer, ValueRange(),
-                                  rhsDims, rhsStrides, rhsBox, kSwizzleBytes);
+                                  ValueRange(), rhsDims, rhsStrides, rhsBox,
+                                  kSwizzleBytes);
   return {lhs, rhs};
 }
 

@@ -1,6 +1,7 @@
 //===- Tiling.cpp - fk-tile: each fusion's kernel and its tiles -----------===//
 
 #include "Codegen/Tiling.h"
+#include "Codegen/AttentionShape.h"
 #include "Codegen/DecodeAttention.h"
 #include "Codegen/FlashAttention.h"
 #include "Codegen/KernelEmission.h"
@@ -199,7 +200,8 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     // once per block: blocks of 64 rows and 64 keys are smaller, more fit
     // on an SM, and reading the keys is faster (measured on an H100:
     // docs/attention.md, "Decode").
-    int64_t queries = queryType.getShape()[queryType.getRank() - 2];
+    // (Query rows given at run time weigh as their bound.)
+    int64_t queries = AttentionShape(attention).queries;
     if (queries <= kFlashRowsPerWarpgroup)
       rows = kFlashRowsPerWarpgroup, keys = 64;
     if (!attentionTile.empty())

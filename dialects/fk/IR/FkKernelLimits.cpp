@@ -126,6 +126,8 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
     return "query, key, value and result differ in element type";
   int64_t queries = query.getShape()[query.getRank() - 2];
   int64_t keys = key.getShape()[key.getRank() - 2];
+  // (A length given at run time is bounded by whyNotRuntimeSized; at 0 the
+  // flash kernel reads no key block.)
   if (queries == 0 || keys == 0)
     return "it has no queries or no keys";
   // The kernels compare key and query indices in 32 bits.
@@ -217,6 +219,11 @@ std::string mlir::fk::whyNotDecodeAttention(AttentionOp attention) {
   std::string why = whyNotAttentionKernel(attention);
   if (!why.empty())
     return why;
+  if (isSymbolic(query) || isSymbolic(value) ||
+      isSymbolic(typeOf(attention.getKey())))
+    for (RankedTensorType type : {query, typeOf(attention.getKey())})
+      if (type.isDynamicDim(type.getRank() - 2))
+        return "its query rows or keys are sized at run time";
   int64_t queries = query.getShape()[query.getRank() - 2];
   if (queries > kDecodeMaxQueries)
     return std::to_string(queries) + " query rows, more than the " +
@@ -271,34 +278,61 @@ static std::string whyNotRuntimeSizedMatmul(MatmulOp matmul) {
 
 /// The attention kernels read their batch at run time: a grid of one
 /// block row per batch, the operands' batch offsets from the run's sizes.
-/// Query rows, keys, head dims and the mask are fixed when compiled, and
-/// the bounds keep the batch count within the grid's y.
+/// The flash kernel reads its query rows and keys at run time too (a
+/// causal prefill of S tokens), without a mask input. Head dims are fixed
+/// when compiled, and the bounds keep the batch count within the grid's y
+/// and the lengths within the kernels' 32-bit key indices.
 static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
   const char *supported =
-      ", and attention kernels read only their batch dimensions at run time "
-      "(query rows, keys, head dims and the mask of static sizes)";
-  for (Value operand : {attention.getQuery(), attention.getKey(),
-                        attention.getValue()}) {
-    auto type = cast<RankedTensorType>(operand.getType());
-    for (int64_t d = type.getRank() - 2; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
-        return "this attention's " +
-               std::string(operand == attention.getQuery() ? "query"
-                           : operand == attention.getKey() ? "key"
-                                                           : "value") +
-               " has shape " + formatShape(getDims(type)) + supported;
-  }
-  if (Value mask = attention.getMask(); mask && isSymbolic(mask.getType()))
-    return "this attention's mask has shape " +
-           formatShape(getDims(cast<RankedTensorType>(mask.getType()))) +
-           supported;
-  auto result = cast<RankedTensorType>(attention.getType());
-  Dim batches =
-      *elementCount(ArrayRef(getDims(result)).drop_back(2));
+      ", and attention kernels read at run time only their batch "
+      "dimensions, and the flash kernel its query rows and keys (head dims "
+      "of static sizes)";
   auto graph = attention->getParentOfType<FunctionOpInterface>();
   auto bounds =
       graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
             : DictionaryAttr();
+  bool runtimeLengths = false;
+  for (Value operand : {attention.getQuery(), attention.getKey(),
+                        attention.getValue()}) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    const char *name = operand == attention.getQuery() ? "query"
+                       : operand == attention.getKey() ? "key"
+                                                       : "value";
+    if (type.isDynamicDim(type.getRank() - 1))
+      return "this attention's " + std::string(name) + " has shape " +
+             formatShape(getDims(type)) + supported;
+    if (!type.isDynamicDim(type.getRank() - 2))
+      continue;
+    runtimeLengths = true;
+    Dim length = getDim(type, type.getRank() - 2);
+    std::optional<int64_t> largest = getLargestSize(length, bounds);
+    if (!largest || *largest >= (int64_t(1) << 31))
+      return "this attention's " + std::string(name) + " has " +
+             length.str() +
+             " rows, which may reach the kernels' 2^31 key indices unless "
+             "bounds keep them below (where S <= N)";
+  }
+  // Keys sized at run time are the queries' own (self-attention): a run
+  // with keys but no query launches nothing, and one with queries but no
+  // keys cannot be (its keys' tensor map would be empty).
+  auto rows = [](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    return getDim(type, type.getRank() - 2);
+  };
+  Dim keys = rows(attention.getKey());
+  if (!keys.isStatic() && keys != rows(attention.getQuery()))
+    return "this attention has " + rows(attention.getQuery()).str() +
+           " query rows and " + keys.str() + " keys" + supported +
+           ", keys given at run time only as many as the query rows";
+  if (Value mask = attention.getMask();
+      mask && (runtimeLengths || isSymbolic(mask.getType())))
+    return "this attention has a mask input of shape " +
+           formatShape(getDims(cast<RankedTensorType>(mask.getType()))) +
+           supported + ", its mask given by causal=true or an iota "
+           "comparison";
+  auto result = cast<RankedTensorType>(attention.getType());
+  Dim batches =
+      *elementCount(ArrayRef(getDims(result)).drop_back(2));
   std::optional<int64_t> largest = getLargestSize(batches, bounds);
   if (!largest || *largest > 65535)
     return "this attention runs " + batches.str() +

@@ -383,7 +383,9 @@ LogicalResult TensorMapOp::verify() {
   if (getStrides().size() != rank - 1 || getBox().size() != rank)
     return emitOpError() << "expects " << rank - 1 << " strides and " << rank
                          << " box extents";
-  if (llvm::any_of(getStrides(), [](int64_t s) { return s <= 0 || s % 16; }))
+  if (llvm::any_of(getStrides(), [](int64_t s) {
+        return s != ShapedType::kDynamic && (s <= 0 || s % 16);
+      }))
     return emitOpError() << "expects strides that are positive multiples of "
                             "16 bytes";
   if (llvm::any_of(getBox(), [](int64_t b) { return b < 1 || b > 256; }))
@@ -398,6 +400,9 @@ LogicalResult TensorMapOp::verify() {
   if (static_cast<int64_t>(getDynamicDims().size()) !=
       llvm::count(getDims(), ShapedType::kDynamic))
     return emitOpError() << "expects one value per dynamic extent";
+  if (static_cast<int64_t>(getDynamicStrides().size()) !=
+      llvm::count(getStrides(), ShapedType::kDynamic))
+    return emitOpError() << "expects one value per dynamic stride";
   if (llvm::any_of(getDims(), [](int64_t d) {
         return d != ShapedType::kDynamic && (d < 1 || d > (int64_t(1) << 32));
       }))
@@ -408,7 +413,8 @@ LogicalResult TensorMapOp::verify() {
                             "most the swizzle";
   // Extents or a buffer sized at run time: the runtime checks the reach of
   // each run.
-  if (!getDynamicDims().empty() || !type.hasStaticShape())
+  if (!getDynamicDims().empty() || !getDynamicStrides().empty() ||
+      !type.hasStaticShape())
     return success();
   int64_t reach = getDims()[0] * elementBytes;
   for (auto [dim, stride] : llvm::zip(getDims().drop_front(), getStrides()))

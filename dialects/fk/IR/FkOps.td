@@ -686,7 +686,7 @@ def Fk_YieldOp : Fk_Op<"yield", [Pure, ReturnLike, Terminator,
 // Host side of the GPU stage
 //===----------------------------------------------------------------------===//
 
-def Fk_TensorMapOp : Fk_Op<"tensor_map", [Pure]> {
+def Fk_TensorMapOp : Fk_Op<"tensor_map", [Pure, AttrSizedOperandSegments]> {
   let summary = "a TMA descriptor of a device buffer, made by the runtime";
   let description = [{
     Names, in the host function of the `gpu` stage, the Hopper tensor map
@@ -699,25 +699,29 @@ def Fk_TensorMapOp : Fk_Op<"tensor_map", [Pure]> {
     brings, innermost first, and `swizzle` the shared-memory swizzle in
     bytes (0, 32, 64 or 128). Elements outside `dims` read as zero.
 
-    An extent may be an index value of the host function (a size given at
-    run time, computed from the inputs' dimensions): the runtime then
-    encodes the map with that run's extent, and checks per run that it
-    stays inside the buffer.
+    An extent or a stride may be an index value of the host function (a
+    size given at run time, computed from the inputs' dimensions): the
+    runtime then encodes the map with that run's extents and strides, and
+    checks per run that they are valid and stay inside the buffer.
 
     ```mlir
     %map = fk.tensor_map %a dims [4096, 4096] strides [8192] box [64, 128]
         swizzle 128 : memref<4096x4096xf16> -> !llvm.ptr
     %rows_map = fk.tensor_map %x dims [768, %rows] strides [1536]
         box [64, 128] swizzle 128 : memref<?x?x768xf16> -> !llvm.ptr
+    %seq_map = fk.tensor_map %y dims [64, %s, %b] strides [128, %bytes]
+        box [64, 64, 1] swizzle 128 : memref<?x?x64xf16> -> !llvm.ptr
     ```
   }];
   let arguments = (ins AnyMemRef:$buffer, Variadic<Index>:$dynamic_dims,
+                       Variadic<Index>:$dynamic_strides,
                        DenseI64ArrayAttr:$dims, DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$box, I64Attr:$swizzle);
   let results = (outs LLVM_AnyPointer:$descriptor);
   let assemblyFormat = [{
     $buffer `dims` custom<DynamicIndexList>($dynamic_dims, $dims)
-    `strides` $strides `box` $box `swizzle` $swizzle
+    `strides` custom<DynamicIndexList>($dynamic_strides, $strides)
+    `box` $box `swizzle` $swizzle
     attr-dict `:` type($buffer) `->` type($descriptor)
   }];
   let hasVerifier = 1;
