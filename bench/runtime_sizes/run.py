@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """What leaving sizes to run time costs: GPT-2 small's MLP block
-(bench/runtime_sizes/mlp.graph) over B x S tokens, on a GPU.
+(bench/runtime_sizes/mlp.graph) and causal self-attention
+(bench/runtime_sizes/causal_attention.graph) over B x S tokens, on a GPU.
 
     python3 bench/runtime_sizes/run.py [--artifacts DIR] [--out DIR]
 
-Runs over the artifacts of bench/runtime_sizes/compile.sh: mlp.ptx, one
-artifact whose kernels read B and S at run time, and mlp_bB_sS.ptx, the
+Runs over the artifacts of bench/runtime_sizes/compile.sh: CASE.ptx, one
+artifact whose kernels read B and S at run time, and CASE_bB_sS.ptx, the
 graph compiled for those sizes. At each size it times:
 - fkc, sizes at run time (the one artifact);
 - fkc, sizes bound when compiled (one artifact per size);
-- PyTorch eager (F.layer_norm, F.linear, F.gelu(approximate="tanh"));
+- PyTorch eager (mlp: F.layer_norm, F.linear, F.gelu(approximate="tanh");
+  attention: F.scaled_dot_product_attention(is_causal=True));
 - torch.compile(dynamic=True): one compiled function for every size, the
   peer that also serves every size from one compilation.
 Outputs are compared with eager's first (relative L2 error). Each call is
@@ -54,6 +56,32 @@ def torch_mlp(torch, x, w):
     return x + F.linear(u, w["proj_w"], w["proj_b"])
 
 
+def torch_attention(torch, q, k, v):
+    def heads(t):
+        return t.view(t.shape[0], t.shape[1], 12, 64).transpose(1, 2)
+    a = torch.nn.functional.scaled_dot_product_attention(
+        heads(q), heads(k), heads(v), is_causal=True)
+    return a.transpose(1, 2).reshape(q.shape)
+
+
+# Each case: its graph (bench/runtime_sizes/CASE.graph), its inputs at
+# (B, S) in the graph's order, and PyTorch's computation of them.
+def make_cases(torch, weights):
+    def mlp_inputs(x):
+        return [x] + [weights[n] for n in
+                      ["ln_g", "ln_b", "fc_w", "fc_b", "proj_w", "proj_b"]]
+
+    def attention_inputs(x):
+        gen = torch.Generator(device="cpu").manual_seed(x.numel())
+        return [x] + [torch.randn(x.shape, generator=gen).half().cuda()
+                      for _ in range(2)]
+    return {
+        "mlp": (mlp_inputs, lambda inputs: torch_mlp(torch, inputs[0], weights)),
+        "causal_attention": (attention_inputs,
+                      lambda inputs: torch_attention(torch, *inputs)),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifacts", default=os.path.join(
@@ -71,7 +99,6 @@ def main():
 
     import torch
     import fkrt
-    from inference_timing import rel_l2, time_calls
     device = torch.cuda.get_device_name()
     # The GPU machine's copy of the tree may lack the history: FKC_COMMIT
     # names the commit measured.
@@ -79,29 +106,36 @@ def main():
         ["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
         capture_output=True, text=True).stdout.strip()
     weights = make_weights(torch)
-    order = ["ln_g", "ln_b", "fc_w", "fc_b", "proj_w", "proj_b"]
-    runtime_module = fkrt.Module(os.path.join(args.artifacts, "mlp.ptx"))
-    compiled = torch.compile(lambda x: torch_mlp(torch, x, weights),
-                             dynamic=True)
+    results = []
+    for case, (make_inputs, torch_fn) in make_cases(torch, weights).items():
+        results += run_case(torch, fkrt, args, case, make_inputs, torch_fn)
+    write_report(args.out, results, device, commit)
+    return 1 if any("error" in r for r in results) else 0
+
+
+def run_case(torch, fkrt, args, case, make_inputs, torch_fn):
+    from inference_timing import rel_l2, time_calls
+    runtime_module = fkrt.Module(os.path.join(args.artifacts, f"{case}.ptx"))
+    compiled = torch.compile(torch_fn, dynamic=True)
     results = []
     for batch, tokens in SIZES:
         gen = torch.Generator(device="cpu").manual_seed(batch * 10007 + tokens)
         x = torch.randn(batch, tokens, WIDTH, generator=gen).half().cuda()
-        inputs = [x] + [weights[n] for n in order]
-        reference = torch_mlp(torch, x, weights)
+        inputs = make_inputs(x)
+        reference = torch_fn(inputs)
         out = torch.empty_like(x)
         static_module = fkrt.Module(os.path.join(
-            args.artifacts, f"mlp_b{batch}_s{tokens}.ptx"))
+            args.artifacts, f"{case}_b{batch}_s{tokens}.ptx"))
         peers = {
             "fkc, sizes at run time":
-                lambda: runtime_module.run("mlp", inputs, [out]),
+                lambda: runtime_module.run(case, inputs, [out]),
             "fkc, sizes bound":
-                lambda: static_module.run("mlp", inputs, [out]),
-            "torch eager": lambda: torch_mlp(torch, x, weights),
-            "torch.compile(dynamic=True)": lambda: compiled(x),
+                lambda: static_module.run(case, inputs, [out]),
+            "torch eager": lambda: torch_fn(inputs),
+            "torch.compile(dynamic=True)": lambda: compiled(inputs),
         }
         for peer, fn in peers.items():
-            entry = {"B": batch, "S": tokens, "peer": peer}
+            entry = {"case": case, "B": batch, "S": tokens, "peer": peer}
             try:
                 fn()
                 torch.cuda.synchronize()
@@ -113,8 +147,7 @@ def main():
             print(json.dumps(entry), flush=True)
             results.append(entry)
         static_module.close()
-    write_report(args.out, results, device, commit)
-    return 1 if any("error" in r for r in results) else 0
+    return results
 
 
 def write_report(out, results, device, commit):
@@ -123,17 +156,21 @@ def write_report(out, results, device, commit):
         json.dump({"device": device, "commit": commit, "results": results}, f,
                   indent=1)
     peers = list(dict.fromkeys(r["peer"] for r in results))
-    lines = [f"# GPT-2 small MLP block, sizes at run time ({device}, {commit})",
+    lines = [f"# GPT-2 small blocks, sizes at run time ({device}, {commit})",
              "",
              "bench/runtime_sizes/run.py: median us per call; the ratio is "
              "the peer's time over fkc's with sizes at run time (above 1: "
-             "fkc faster). rel L2: against torch eager.", "",
-             "| B | S | " + " | ".join(peers) + " | bound / run time | "
+             "fkc faster). rel L2: against torch eager. mlp: layernorm, "
+             "768 -> 3072 GELU, 3072 -> 768, residual; causal_attention: "
+             "self-attention, 12 heads of 64, split and merged in place.", "",
+             "| case | B | S | " + " | ".join(peers) + " | bound / run time | "
              "eager / run time | compile / run time | max rel L2 |",
-             "|---|---|" + "---|" * (len(peers) + 4)]
-    for batch, tokens in SIZES:
+             "|---|---|---|" + "---|" * (len(peers) + 4)]
+    cases = list(dict.fromkeys(r.get("case", "mlp") for r in results))
+    for case, (batch, tokens) in ((c, bs) for c in cases for bs in SIZES):
         row = {r["peer"]: r for r in results
-               if r["B"] == batch and r["S"] == tokens}
+               if r.get("case", "mlp") == case and r["B"] == batch
+               and r["S"] == tokens}
         def us(peer):
             r = row.get(peer, {})
             return f"{r['median_s'] * 1e6:.1f}" if "median_s" in r else "error"
@@ -144,12 +181,12 @@ def write_report(out, results, device, commit):
             return f"{a['median_s'] / b['median_s']:.2f}x"
         errors = [r["rel_l2"] for r in row.values() if "rel_l2" in r]
         worst = f"{max(errors):.1e}" if errors else "-"
-        lines.append(f"| {batch} | {tokens} | " +
+        lines.append(f"| {case} | {batch} | {tokens} | " +
                      " | ".join(us(p) for p in peers) + " | " +
                      " | ".join(ratio(p) for p in peers[1:]) + f" | {worst} |")
     failures = [r for r in results if "error" in r]
     if failures:
-        lines += ["", "Errors:"] + [f"- B={r['B']} S={r['S']} {r['peer']}: "
+        lines += ["", "Errors:"] + [f"- {r.get('case')} B={r['B']} S={r['S']} {r['peer']}: "
                                     f"{r['error']}" for r in failures]
     with open(os.path.join(out, "runtime-sizes.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
