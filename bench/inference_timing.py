@@ -60,9 +60,13 @@ class FkcGraph:
         every = [None if i.bound else tensors[i.name] for i in infos]
         self.inputs = [t for t in every if t is not None]
         self.outputs = []
-        # (Sized by the inputs where the graph's shapes are symbolic.)
-        shapes = module.output_shapes(graph, [tuple(t.shape) for t in self.inputs])
-        for info, shape in zip(module.outputs(graph), shapes):
+        infos = module.outputs(graph)
+        shapes = [info.shape for info in infos]
+        if any(isinstance(d, str) for shape in shapes for d in shape):
+            # Symbolic: sized by this call's inputs.
+            shapes = module.output_shapes(
+                graph, [tuple(t.shape) for t in self.inputs])
+        for info, shape in zip(infos, shapes):
             if info.aliases is not None:
                 self.outputs.append(every[info.aliases])
             else:

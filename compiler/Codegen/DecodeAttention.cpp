@@ -102,9 +102,12 @@ mlir::fk::getDecodeAttentionPartialTypes(AttentionOp attention,
   // A symbolic batch count's partials are sized at its bounds (which
   // whyNotRuntimeSized requires).
   auto graph = attention->getParentOfType<FunctionOpInterface>();
-  int64_t batch = *getLargestSize(
+  std::optional<int64_t> largest = getLargestSize(
       shape.getBatchCount(),
-      graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName));
+      graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
+            : DictionaryAttr());
+  assert(largest && "fk-check-runtime-sizes requires a bounded batch count");
+  int64_t batch = *largest;
   return {MemRefType::get({batch, shape.queries, tiling.splits, 2}, f32),
           MemRefType::get(
               {batch, shape.queries, tiling.splits, shape.valueHeadDim}, f32)};

@@ -1,5 +1,6 @@
 //===- Promotion.cpp - fk-promote: shared operand tiles in shared memory --===//
 
+#include "Codegen/AttentionShape.h"
 #include "Codegen/FlashAttention.h"
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
@@ -27,10 +28,8 @@ static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
   auto queryType =
       cast<RankedTensorType>(fusion.getAttention().getQuery().getType());
   int64_t elementBytes = queryType.getElementTypeBitWidth() / 8;
-  int64_t keys = cast<RankedTensorType>(fusion.getAttention().getKey().getType())
-                     .getShape()
-                     .drop_back()
-                     .back();
+  // (Keys given at run time count as their bound.)
+  int64_t keys = AttentionShape(fusion.getAttention()).keys;
   StageRange range;
   range.stageBytes = flash.getStageBytes(elementBytes);
   // Double buffering, and room for the output tile over Q and the ring.

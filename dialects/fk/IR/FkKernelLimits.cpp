@@ -301,6 +301,18 @@ static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
     if (type.isDynamicDim(type.getRank() - 1))
       return "this attention's " + std::string(name) + " has shape " +
              formatShape(getDims(type)) + supported;
+    // A head split read in place keeps its head count in the kernels'
+    // address arithmetic.
+    TransposeOp split;
+    if (getHeadSplitInput(operand, &split)) {
+      auto heads = cast<RankedTensorType>(split.getType());
+      if (heads.isDynamicDim(heads.getRank() - 3))
+        return "this attention's " + std::string(name) +
+               " is a head split of " +
+               getDim(heads, heads.getRank() - 3).str() +
+               " heads, and the kernels read a head split's head count "
+               "when compiled";
+    }
     if (!type.isDynamicDim(type.getRank() - 2))
       continue;
     runtimeLengths = true;

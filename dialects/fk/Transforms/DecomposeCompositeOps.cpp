@@ -15,6 +15,8 @@
 #include "fk/IR/FkTypeInference.h"
 #include "fk/Transforms/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
 
@@ -249,15 +251,31 @@ struct DecomposeCompositeOpsPass
   void runOnOperation() override {
     SmallVector<Operation *> composites;
     WalkResult walk = getOperation().walk([&](Operation *op) {
-      if (auto attention = dyn_cast<AttentionOp>(op);
-          attention && !everyAttention) {
+      if (auto attention = dyn_cast<AttentionOp>(op)) {
         FailureOr<TargetAttr> target = getTarget(op, "fk-decompose");
         if (failed(target))
           return WalkResult::interrupt();
-        std::string why = whyNoAttentionKernel(attention, *target);
+        std::string why = everyAttention
+                              ? std::string("every attention is decomposed")
+                              : whyNoAttentionKernel(attention, *target);
         if (why.empty())
           return WalkResult::advance();
-        if (explain)
+        // Its naive kernels (a matmul of two symbolic operands, a softmax
+        // over a symbolic axis) cannot read sizes given at run time.
+        SmallVector<std::string> symbols;
+        for (Type type : op->getOperandTypes())
+          collectSymbols(type, symbols);
+        if (!symbols.empty()) {
+          op->emitError() << "the sizes of " << llvm::join(symbols, ", ")
+                          << " are left to run time, but no attention kernel "
+                             "computes this attention ("
+                          << why
+                          << "), and its naive kernels need their sizes when "
+                             "compiled; give them sizes (--bind "
+                          << formatBindHint(symbols) << ")";
+          return WalkResult::interrupt();
+        }
+        if (explain && !everyAttention)
           op->emitRemark() << "attention decomposed into its naive kernels, "
                               "not the flash kernel: "
                            << why;

@@ -237,8 +237,16 @@ bool AttentionMatcher::matchCausal(SelectOp select, double scaleAfter,
   auto compare = condition.getDefiningOp<CompareOp>();
   if (!compare)
     return false;
-  ArrayRef<int64_t> scoreShape = tensorType(select.getResult()).getShape();
-  int64_t nq = scoreShape[scoreShape.size() - 2], nk = scoreShape.back();
+  // The diagonal's offset Nk - Nq: a size, 0 where both lengths are one
+  // symbolic dimension, and none where it would be a difference of
+  // symbols.
+  SmallVector<Dim> scoreDims = getDims(tensorType(select.getResult()));
+  const Dim &nq = scoreDims[scoreDims.size() - 2], &nk = scoreDims.back();
+  std::optional<int64_t> diagonal;
+  if (nq.isStatic() && nk.isStatic())
+    diagonal = nk.getCoefficient() - nq.getCoefficient();
+  else if (nq == nk)
+    diagonal = 0;
   // Which operand is the row (query) index plus an offset, which the column.
   auto iotaDim = [](Value v) -> std::optional<int64_t> {
     if (auto iota = v.getDefiningOp<IotaOp>())
@@ -254,7 +262,7 @@ bool AttentionMatcher::matchCausal(SelectOp select, double scaleAfter,
       offset = static_cast<int64_t>(*c);
       v = add.getLhs();
     }
-    return iotaDim(v) == 2 && offset == nk - nq;
+    return iotaDim(v) == 2 && diagonal && offset == *diagonal;
   };
   auto isColumn = [&](Value v) { return iotaDim(v) == 1; };
   Value lhs = compare.getLhs(), rhs = compare.getRhs();
@@ -288,11 +296,13 @@ bool AttentionMatcher::matchCausal(SelectOp select, double scaleAfter,
   // A finite fill is as good as -inf only where every row keeps a key. With
   // more queries than keys the first Nq - Nk rows keep none: the graph
   // averages their values, where fk.attention gives them NaN.
-  if (!std::isinf(*fillValue) && nq > nk) {
+  // (A match has a diagonal: -diagonal rows see no key where it is
+  // negative.)
+  if (!std::isinf(*fillValue) && *diagonal < 0) {
     why = llvm::formatv("the causal select's fill is finite and {0} of the "
                         "{1} queries see no key (a softmax of equal fills "
                         "there, NaN in fk.attention)",
-                        nq - nk, nq)
+                        -*diagonal, nq.str())
               .str();
     return false;
   }
@@ -561,6 +571,22 @@ struct RecognizeAttentionPass
     if (attention.mask &&
         !isa<FloatType>(tensorType(attention.mask).getElementType())) {
       remark(root, "the mask is not a float tensor");
+      return false;
+    }
+    // The rewrite builds constants of the mask's shape (a scaled additive
+    // mask, a boolean mask made additive) and, for a finite fill, the
+    // values' mean per batch: constants hold their elements, so those
+    // shapes must be static.
+    bool symbolicMask =
+        (attention.booleanMask &&
+         (isSymbolic(attention.booleanMask.getType()) ||
+          (attention.finiteFill &&
+           isSymbolic(attention.value.getType())))) ||
+        (attention.mask && attention.maskScale != 1.0 &&
+         isSymbolic(attention.mask.getType()));
+    if (symbolicMask) {
+      remark(root, "the mask's rewrite needs constants of a shape sized at "
+                   "run time");
       return false;
     }
     // Everything fk.attention's verifier checks is checked before anything
