@@ -16,8 +16,6 @@
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 
-#include "mlir/Interfaces/FunctionInterfaces.h"
-
 namespace mlir::fk {
 
 struct AttentionShape {
@@ -58,10 +56,7 @@ struct AttentionShape {
                        q.size() - 2);
     keyRows = getDim(cast<RankedTensorType>(attention.getKey().getType()),
                      k.size() - 2);
-    auto graph = attention->getParentOfType<FunctionOpInterface>();
-    DictionaryAttr bounds =
-        graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
-              : DictionaryAttr();
+    DictionaryAttr bounds = getDimBounds(attention);
     queries = getLargestSize(queryRows, bounds).value_or(1);
     keys = getLargestSize(keyRows, bounds).value_or(1);
     headDim = q.back();
@@ -81,10 +76,6 @@ struct AttentionShape {
       masked = true;
       llvm::append_range(maskShape, shape(mask));
     }
-  }
-  /// Whether the query rows or keys are sized at run time.
-  bool hasRuntimeLengths() const {
-    return !queryRows.isStatic() || !keyRows.isStatic();
   }
   int64_t elementBytes() const {
     return elementType.getIntOrFloatBitWidth() / 8;

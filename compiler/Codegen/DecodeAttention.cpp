@@ -13,7 +13,6 @@
 #include "Codegen/TileEpilogue.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cmath>
 #include <limits>
@@ -101,11 +100,8 @@ mlir::fk::getDecodeAttentionPartialTypes(AttentionOp attention,
   Type f32 = Float32Type::get(attention.getContext());
   // A symbolic batch count's partials are sized at its bounds (which
   // whyNotRuntimeSized requires).
-  auto graph = attention->getParentOfType<FunctionOpInterface>();
-  std::optional<int64_t> largest = getLargestSize(
-      shape.getBatchCount(),
-      graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
-            : DictionaryAttr());
+  std::optional<int64_t> largest =
+      getLargestSize(shape.getBatchCount(), getDimBounds(attention));
   assert(largest && "fk-check-runtime-sizes requires a bounded batch count");
   int64_t batch = *largest;
   return {MemRefType::get({batch, shape.queries, tiling.splits, 2}, f32),

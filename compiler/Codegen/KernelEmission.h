@@ -203,32 +203,37 @@ private:
 public:
 
   /// The coordinates in an operand of `operandShape` that numpy-broadcasts
-  /// to the shape of `coords`.
+  /// to the shape of `coords` (a symbolic dimension matches only itself: it
+  /// never broadcasts).
   SmallVector<Value> broadcastSource(ArrayRef<Value> coords,
-                                     ArrayRef<int64_t> operandShape) {
+                                     ArrayRef<Dim> operandShape) {
     size_t offset = coords.size() - operandShape.size();
     SmallVector<Value> result;
-    for (auto [i, size] : llvm::enumerate(operandShape))
-      result.push_back(size == 1 ? constant(0) : coords[offset + i]);
+    for (auto [i, dim] : llvm::enumerate(operandShape))
+      result.push_back(dim.isStatic() && dim.getCoefficient() == 1
+                           ? constant(0)
+                           : coords[offset + i]);
     return result;
+  }
+  SmallVector<Value> broadcastSource(ArrayRef<Value> coords,
+                                     ArrayRef<int64_t> operandShape) {
+    return broadcastSource(coords, asDims(operandShape));
   }
 
   /// The linear index, in an operand of `operandShape` that numpy-broadcasts
   /// to the shape of `coords`, of the element `coords` reads.
+  Value broadcastLinear(ArrayRef<Value> coords, ArrayRef<Dim> operandShape) {
+    return linearize(broadcastSource(coords, operandShape),
+                     shapeOf(operandShape));
+  }
   Value broadcastLinear(ArrayRef<Value> coords,
                         ArrayRef<int64_t> operandShape) {
-    return linearize(broadcastSource(coords, operandShape), operandShape);
+    return broadcastLinear(coords, asDims(operandShape));
   }
-  /// The same over dimensions that may be symbolic (a symbolic dimension
-  /// matches only itself: it never broadcasts).
-  Value broadcastLinear(ArrayRef<Value> coords, ArrayRef<Dim> operandShape) {
-    size_t offset = coords.size() - operandShape.size();
-    SmallVector<Value> source;
-    for (auto [i, dim] : llvm::enumerate(operandShape))
-      source.push_back(dim.isStatic() && dim.getCoefficient() == 1
-                           ? constant(0)
-                           : coords[offset + i]);
-    return linearize(source, shapeOf(operandShape));
+
+private:
+  static SmallVector<Dim> asDims(ArrayRef<int64_t> shape) {
+    return SmallVector<Dim>(shape.begin(), shape.end());
   }
 };
 

@@ -222,8 +222,8 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     return fusion.emitOpError() << "is an attention fusion without "
                                    "fk.tiling (run fk-tile and fk-promote)";
   // Kernels that read sizes at run time: loops, rows, per-element
-  // reductions, tiled matmuls and attentions (fk-bind-dims reports the ops
-  // that need sizes).
+  // reductions, tiled matmuls and attentions (fk-check-runtime-sizes
+  // reports the ops that need sizes).
   SmallVector<std::string> symbols = getFusionSymbols(fusion);
   KernelStrategy strategy = tiling.getStrategy();
   if (!symbols.empty() && strategy != KernelStrategy::Elements &&

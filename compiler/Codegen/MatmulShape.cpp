@@ -60,11 +60,8 @@ MatmulShape::MatmulShape(MatmulOp matmul) {
     SmallVector<Dim> rowDims(foldedBatch);
     rowDims.push_back(lhsDims[lhsDims.size() - 2]);
     rows = elementCount(rowDims).value_or(Dim(kUnboundedRows));
-    auto graph = matmul->getParentOfType<FunctionOpInterface>();
-    DictionaryAttr bounds =
-        graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
-              : DictionaryAttr();
-    std::optional<int64_t> largest = getLargestSize(rows, bounds);
+    std::optional<int64_t> largest =
+        getLargestSize(rows, getDimBounds(matmul));
     rowsBounded = largest.has_value();
     m = largest.value_or(kUnboundedRows);
   } else {

@@ -3,7 +3,7 @@
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkSymbolicShape.h"
 
-#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::fk;
@@ -219,11 +219,9 @@ std::string mlir::fk::whyNotDecodeAttention(AttentionOp attention) {
   std::string why = whyNotAttentionKernel(attention);
   if (!why.empty())
     return why;
-  if (isSymbolic(query) || isSymbolic(value) ||
-      isSymbolic(typeOf(attention.getKey())))
-    for (RankedTensorType type : {query, typeOf(attention.getKey())})
-      if (type.isDynamicDim(type.getRank() - 2))
-        return "its query rows or keys are sized at run time";
+  for (RankedTensorType type : {query, typeOf(attention.getKey())})
+    if (type.isDynamicDim(type.getRank() - 2))
+      return "its query rows or keys are sized at run time";
   int64_t queries = query.getShape()[query.getRank() - 2];
   if (queries > kDecodeMaxQueries)
     return std::to_string(queries) + " query rows, more than the " +
@@ -287,10 +285,7 @@ static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
       ", and attention kernels read at run time only their batch "
       "dimensions, and the flash kernel its query rows and keys (head dims "
       "of static sizes)";
-  auto graph = attention->getParentOfType<FunctionOpInterface>();
-  auto bounds =
-      graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
-            : DictionaryAttr();
+  DictionaryAttr bounds = getDimBounds(attention);
   bool runtimeLengths = false;
   for (Value operand : {attention.getQuery(), attention.getKey(),
                         attention.getValue()}) {
@@ -353,13 +348,28 @@ static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
   return "";
 }
 
-std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
+/// The symbols of `op`'s operand and result types, in order of first
+/// appearance.
+static SmallVector<std::string> getOpSymbols(Operation *op) {
   SmallVector<std::string> symbols;
   for (Type type : op->getOperandTypes())
     collectSymbols(type, symbols);
   for (Type type : op->getResultTypes())
     collectSymbols(type, symbols);
-  if (symbols.empty())
+  return symbols;
+}
+
+InFlightDiagnostic mlir::fk::emitNeedsSizesError(Operation *op,
+                                                  StringRef why) {
+  SmallVector<std::string> symbols = getOpSymbols(op);
+  return op->emitError() << "the sizes of " << llvm::join(symbols, ", ")
+                         << " are left to run time, but " << why
+                         << "; give them sizes (--bind "
+                         << formatBindHint(symbols) << ")";
+}
+
+std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
+  if (getOpSymbols(op).empty())
     return "";
   if (auto matmul = dyn_cast<MatmulOp>(op))
     return whyNotRuntimeSizedMatmul(matmul);

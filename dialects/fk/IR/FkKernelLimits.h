@@ -132,6 +132,10 @@ std::string whyNoAttentionKernel(AttentionOp attention, TargetAttr target);
 /// compiled.
 std::string whyNotRuntimeSized(Operation *op);
 
+/// Reports at `op` that the sizes of its symbols, left to run time, are
+/// needed when compiled because of `why`, naming the --bind to give.
+InFlightDiagnostic emitNeedsSizesError(Operation *op, StringRef why);
+
 } // namespace mlir::fk
 
 #endif // FK_IR_FKKERNELLIMITS_H

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -163,6 +164,12 @@ std::string mlir::fk::formatBindHint(ArrayRef<std::string> symbols) {
                                       return symbol + "=SIZE";
                                     }),
                     ",");
+}
+
+DictionaryAttr mlir::fk::getDimBounds(Operation *op) {
+  auto graph = op->getParentOfType<FunctionOpInterface>();
+  return graph ? graph->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName)
+               : DictionaryAttr();
 }
 
 std::optional<int64_t> mlir::fk::getLargestSize(const Dim &dim,

@@ -93,6 +93,9 @@ bool hasKnownShape(Type type);
 /// the coefficient.
 std::optional<Dim> elementCount(llvm::ArrayRef<Dim> dims);
 
+/// The bounds (`fk.dim_bounds`) of the graph that holds `op`, or null.
+mlir::DictionaryAttr getDimBounds(mlir::Operation *op);
+
 /// The largest size of `dim` under `bounds` (a graph's fk.dim_bounds), or
 /// nullopt if a symbol is unbounded or the product overflows int64.
 std::optional<int64_t> getLargestSize(const Dim &dim,

@@ -9,10 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fk/IR/FkKernelLimits.h"
-#include "fk/IR/FkSymbolicShape.h"
 #include "fk/Transforms/Passes.h"
-
-#include "llvm/ADT/StringExtras.h"
 
 namespace mlir::fk {
 #define GEN_PASS_DEF_FKCHECKRUNTIMESIZES
@@ -31,15 +28,7 @@ struct CheckRuntimeSizesPass
       std::string why = whyNotRuntimeSized(op);
       if (why.empty())
         return;
-      SmallVector<std::string> symbols;
-      for (Type type : op->getOperandTypes())
-        collectSymbols(type, symbols);
-      for (Type type : op->getResultTypes())
-        collectSymbols(type, symbols);
-      op->emitError() << "the sizes of " << llvm::join(symbols, ", ")
-                      << " are left to run time, but " << why
-                      << "; give them sizes (--bind "
-                      << formatBindHint(symbols) << ")";
+      emitNeedsSizesError(op, why);
       valid = false;
     });
     if (!valid)

@@ -15,7 +15,6 @@
 #include "fk/IR/FkTypeInference.h"
 #include "fk/Transforms/Passes.h"
 
-#include "llvm/ADT/StringExtras.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
@@ -262,17 +261,12 @@ struct DecomposeCompositeOpsPass
           return WalkResult::advance();
         // Its naive kernels (a matmul of two symbolic operands, a softmax
         // over a symbolic axis) cannot read sizes given at run time.
-        SmallVector<std::string> symbols;
-        for (Type type : op->getOperandTypes())
-          collectSymbols(type, symbols);
-        if (!symbols.empty()) {
-          op->emitError() << "the sizes of " << llvm::join(symbols, ", ")
-                          << " are left to run time, but no attention kernel "
-                             "computes this attention ("
-                          << why
-                          << "), and its naive kernels need their sizes when "
-                             "compiled; give them sizes (--bind "
-                          << formatBindHint(symbols) << ")";
+        if (llvm::any_of(op->getOperandTypes(), isSymbolic)) {
+          emitNeedsSizesError(op, "no attention kernel computes this "
+                                  "attention (" +
+                                      why +
+                                      "), and its naive kernels need their "
+                                      "sizes when compiled");
           return WalkResult::interrupt();
         }
         if (explain && !everyAttention)
