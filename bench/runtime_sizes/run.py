@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """What leaving sizes to run time costs: GPT-2 small's MLP block
 (bench/runtime_sizes/mlp.graph) and causal self-attention
-(bench/runtime_sizes/causal_attention.graph) over B x S tokens, on a GPU.
+(bench/runtime_sizes/causal_attention.graph) over B x S tokens, and a
+decode step's attention over B sequences' caches of S keys
+(bench/runtime_sizes/decode_attention.graph), on a GPU.
 
     python3 bench/runtime_sizes/run.py [--artifacts DIR] [--out DIR]
 
@@ -11,7 +13,8 @@ graph compiled for those sizes. At each size it times:
 - fkc, sizes at run time (the one artifact);
 - fkc, sizes bound when compiled (one artifact per size);
 - PyTorch eager (mlp: F.layer_norm, F.linear, F.gelu(approximate="tanh");
-  attention: F.scaled_dot_product_attention(is_causal=True));
+  attention: F.scaled_dot_product_attention, is_causal=True for the
+  prefill);
 - torch.compile(dynamic=True): one compiled function for every size, the
   peer that also serves every size from one compilation.
 Outputs are compared with eager's first (relative L2 error). Each call is
@@ -34,7 +37,12 @@ sys.path.insert(0, os.path.dirname(HERE))
 # (B, S): decode steps of 1 and 16 sequences, prompts of odd and round
 # lengths.
 SIZES = [(1, 1), (16, 1), (1, 77), (1, 128), (4, 333), (8, 512), (16, 1024)]
+# (B, S) of the decode attention: batch 8 at cache lengths 512, 4096 and
+# 16384 (bench/cases/attention_decode_*), one sequence, an odd length.
+DECODE_SIZES = [(8, 512), (8, 4096), (8, 16384), (1, 1), (1, 4096),
+                (16, 1000)]
 WIDTH, HIDDEN = 768, 3072
+DECODE_HEADS, DECODE_HEAD_DIM = 32, 128
 
 
 def make_weights(torch):
@@ -64,21 +72,44 @@ def torch_attention(torch, q, k, v):
     return a.transpose(1, 2).reshape(q.shape)
 
 
-# Each case: its graph (bench/runtime_sizes/CASE.graph), its inputs at
-# (B, S) in the graph's order, and PyTorch's computation of them.
-def make_cases(torch, weights):
-    def mlp_inputs(x):
-        return [x] + [weights[n] for n in
-                      ["ln_g", "ln_b", "fc_w", "fc_b", "proj_w", "proj_b"]]
+def random_half(torch, *shape, seed):
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    return torch.randn(*shape, generator=gen).half().cuda()
 
-    def attention_inputs(x):
-        gen = torch.Generator(device="cpu").manual_seed(x.numel())
-        return [x] + [torch.randn(x.shape, generator=gen).half().cuda()
-                      for _ in range(2)]
+
+# Each case: its graph (bench/runtime_sizes/CASE.graph), its sizes, its
+# inputs at (B, S) in the graph's order, and PyTorch's computation of them.
+CASE_SIZES = {"mlp": SIZES, "causal_attention": SIZES,
+              "decode_attention": DECODE_SIZES}
+
+
+def make_cases(torch, weights):
+    def tokens(batch, length):
+        return random_half(torch, batch, length, WIDTH,
+                           seed=batch * 10007 + length)
+
+    def mlp_inputs(batch, length):
+        return [tokens(batch, length)] + [
+            weights[n] for n in
+            ["ln_g", "ln_b", "fc_w", "fc_b", "proj_w", "proj_b"]]
+
+    def attention_inputs(batch, length):
+        x = tokens(batch, length)
+        return [x] + [random_half(torch, *x.shape, seed=x.numel() + i)
+                      for i in range(2)]
+
+    def decode_inputs(batch, length):
+        q = random_half(torch, batch, DECODE_HEADS, 1, DECODE_HEAD_DIM,
+                        seed=batch)
+        return [q] + [random_half(torch, batch, DECODE_HEADS, length,
+                                  DECODE_HEAD_DIM, seed=length * 3 + i)
+                      for i in range(2)]
+    sdpa = torch.nn.functional.scaled_dot_product_attention
     return {
         "mlp": (mlp_inputs, lambda inputs: torch_mlp(torch, inputs[0], weights)),
         "causal_attention": (attention_inputs,
-                      lambda inputs: torch_attention(torch, *inputs)),
+                             lambda inputs: torch_attention(torch, *inputs)),
+        "decode_attention": (decode_inputs, lambda inputs: sdpa(*inputs)),
     }
 
 
@@ -90,11 +121,13 @@ def main():
         REPO, "bench", "results", "runtime-sizes"))
     parser.add_argument("--budget", type=float, default=0.3,
                         help="seconds of timed calls per measurement")
-    parser.add_argument("--print-sizes", action="store_true",
-                        help="print the sizes as B,S lines (for compile.sh)")
+    parser.add_argument("--print-sizes", metavar="CASE",
+                        help="print CASE's sizes as B,S lines (for compile.sh)")
+    parser.add_argument("--cases", default=",".join(CASE_SIZES),
+                        help="comma-separated cases to run (default: all)")
     args = parser.parse_args()
     if args.print_sizes:
-        print("\n".join(f"{b},{s}" for b, s in SIZES))
+        print("\n".join(f"{b},{s}" for b, s in CASE_SIZES[args.print_sizes]))
         return 0
 
     import torch
@@ -108,7 +141,9 @@ def main():
     weights = make_weights(torch)
     results = []
     for case, (make_inputs, torch_fn) in make_cases(torch, weights).items():
-        results += run_case(torch, fkrt, args, case, make_inputs, torch_fn)
+        if case in args.cases.split(","):
+            results += run_case(torch, fkrt, args, case, make_inputs,
+                                torch_fn)
     write_report(args.out, results, device, commit)
     return 1 if any("error" in r for r in results) else 0
 
@@ -118,12 +153,10 @@ def run_case(torch, fkrt, args, case, make_inputs, torch_fn):
     runtime_module = fkrt.Module(os.path.join(args.artifacts, f"{case}.ptx"))
     compiled = torch.compile(torch_fn, dynamic=True)
     results = []
-    for batch, tokens in SIZES:
-        gen = torch.Generator(device="cpu").manual_seed(batch * 10007 + tokens)
-        x = torch.randn(batch, tokens, WIDTH, generator=gen).half().cuda()
-        inputs = make_inputs(x)
+    for batch, tokens in CASE_SIZES[case]:
+        inputs = make_inputs(batch, tokens)
         reference = torch_fn(inputs)
-        out = torch.empty_like(x)
+        out = torch.empty_like(reference)
         static_module = fkrt.Module(os.path.join(
             args.artifacts, f"{case}_b{batch}_s{tokens}.ptx"))
         peers = {
@@ -156,18 +189,22 @@ def write_report(out, results, device, commit):
         json.dump({"device": device, "commit": commit, "results": results}, f,
                   indent=1)
     peers = list(dict.fromkeys(r["peer"] for r in results))
-    lines = [f"# GPT-2 small blocks, sizes at run time ({device}, {commit})",
+    lines = [f"# Sizes at run time ({device}, {commit})",
              "",
              "bench/runtime_sizes/run.py: median us per call; the ratio is "
              "the peer's time over fkc's with sizes at run time (above 1: "
-             "fkc faster). rel L2: against torch eager. mlp: layernorm, "
-             "768 -> 3072 GELU, 3072 -> 768, residual; causal_attention: "
-             "self-attention, 12 heads of 64, split and merged in place.", "",
+             "fkc faster). rel L2: against torch eager. mlp (GPT-2 small): "
+             "layernorm, 768 -> 3072 GELU, 3072 -> 768, residual; "
+             "causal_attention (GPT-2 small): self-attention, 12 heads of "
+             "64, split and merged in place; decode_attention: one query "
+             "per sequence and head, 32 heads of 128, over S cached keys "
+             "(S is the cache length).", "",
              "| case | B | S | " + " | ".join(peers) + " | bound / run time | "
              "eager / run time | compile / run time | max rel L2 |",
              "|---|---|---|" + "---|" * (len(peers) + 4)]
     cases = list(dict.fromkeys(r.get("case", "mlp") for r in results))
-    for case, (batch, tokens) in ((c, bs) for c in cases for bs in SIZES):
+    for case, (batch, tokens) in ((c, bs) for c in cases
+                                  for bs in CASE_SIZES[c]):
         row = {r["peer"]: r for r in results
                if r.get("case", "mlp") == case and r["B"] == batch
                and r["S"] == tokens}

@@ -20,8 +20,9 @@ namespace mlir::fk {
 
 struct AttentionShape {
   /// Query rows and keys: their sizes, or where given at run time (the
-  /// flash kernel's only) their largest under the graph's bounds, for the
-  /// heuristics; `queryRows` and `keyRows` are what the kernels read.
+  /// flash kernel's, and the decode kernel's keys) their largest under the
+  /// graph's bounds, for the heuristics; `queryRows` and `keyRows` are what
+  /// the kernels read.
   int64_t queries, keys, headDim, valueHeadDim;
   Dim queryRows, keyRows;
   /// Batch dims of the result and of each operand (whyNotRuntimeSized
@@ -50,8 +51,7 @@ struct AttentionShape {
     };
     ArrayRef<int64_t> q = shape(attention.getQuery()),
                       k = shape(attention.getKey()),
-                      v = shape(attention.getValue()),
-                      result = shape(attention.getResult());
+                      v = shape(attention.getValue());
     queryRows = getDim(cast<RankedTensorType>(attention.getQuery().getType()),
                        q.size() - 2);
     keyRows = getDim(cast<RankedTensorType>(attention.getKey().getType()),

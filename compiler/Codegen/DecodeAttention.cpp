@@ -11,6 +11,7 @@
 #include "Codegen/KernelEmission.h"
 #include "Codegen/SharedMemory.h"
 #include "Codegen/TileEpilogue.h"
+#include "fk/IR/FkTarget.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -52,27 +53,76 @@ bool mlir::fk::prefersDecodeAttention(AttentionOp attention,
   return shape.masked || shape.getFewestBatches() < target.getSmCount();
 }
 
+namespace {
+/// How many key splits the decode kernel runs. Memory parallelism needs
+/// several blocks resident per SM (a block has 4 keys in flight per slot,
+/// and about five fit), and the last wave of blocks leaves SMs idle: split
+/// the keys until there are kBlocksPerSm blocks per SM (about three waves),
+/// keeping two rounds of keys per slot. Measured on an H100:
+/// docs/attention.md, "Decode".
+///
+/// Where keys or batches are given at run time, the tiling's count is that
+/// of the bounds' keys and the fewest batches (the most any run needs), and
+/// each run launches the count of its own sizes, at most the tiling's: a
+/// run of few keys or many batches is not split for the bounds.
+struct DecodeSplitHeuristic {
+  static constexpr int64_t kBlocksPerSm = 16;
+  /// Blocks wanted on the GPU; blocks per batch; keys per split at least.
+  int64_t blocksWanted, queryBlocks, leastKeys;
+
+  DecodeSplitHeuristic(AttentionOp attention, TargetAttr target, int64_t rows,
+                       int64_t threads) {
+    DecodeAttentionLayout layout = DecodeAttentionLayout::get(attention);
+    blocksWanted = kBlocksPerSm * target.getSmCount();
+    queryBlocks = llvm::divideCeil(AttentionShape(attention).queries, rows);
+    leastKeys = 2 * layout.getSlots(threads) * layout.keysInFlight;
+  }
+  int64_t choose(int64_t keys, int64_t batches) const {
+    return std::clamp<int64_t>(
+        std::min<int64_t>(
+            llvm::divideCeil(blocksWanted, queryBlocks * batches),
+            keys / leastKeys),
+        1, 65535);
+  }
+  /// `choose` of a run's `keys` and `batches` (index values, on the host
+  /// or the GPU), at most `most`: max(1, min(most, ceil(wanted / blocks),
+  /// floor(keys / least))), the floor written as ceil((keys + 1) / least)
+  /// - 1 for the manifest's size expressions.
+  Value emit(OpBuilder &b, Location loc, Value keys, Value batches,
+             int64_t most) const {
+    // Folded as built: sizes known when compiled leave constants.
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    auto ceilDiv = [&](Value x, Value y) {
+      return b.createOrFold<arith::CeilDivUIOp>(loc, x, y);
+    };
+    auto add = [&](Value x, int64_t y) {
+      return b.createOrFold<arith::AddIOp>(loc, x, constant(y));
+    };
+    auto min = [&](Value x, Value y) {
+      return b.createOrFold<arith::MinUIOp>(loc, x, y);
+    };
+    auto max = [&](Value x, int64_t y) {
+      return b.createOrFold<arith::MaxUIOp>(loc, x, constant(y));
+    };
+    if (queryBlocks != 1)
+      batches = b.createOrFold<arith::MulIOp>(loc, batches,
+                                              constant(queryBlocks));
+    Value byBlocks = ceilDiv(constant(blocksWanted), max(batches, 1));
+    Value byKeys = add(ceilDiv(add(keys, 1), constant(leastKeys)), -1);
+    return max(min(byBlocks, min(byKeys, constant(most))), 1);
+  }
+};
+} // namespace
+
 TilingAttr mlir::fk::chooseDecodeAttentionTiling(AttentionOp attention,
                                                  TargetAttr target) {
   AttentionShape shape(attention);
-  DecodeAttentionLayout layout = DecodeAttentionLayout::get(attention);
   int64_t rows = std::min(shape.queries, kDecodeRowsPerBlock);
-  // A symbolic batch count splits as for its fewest batches: more splits
-  // cost a larger run only their combining.
-  int64_t blocks =
-      llvm::divideCeil(shape.queries, rows) * shape.getFewestBatches();
-  int64_t round = layout.getSlots(kDecodeThreads) * layout.keysInFlight;
-  // Memory parallelism needs several blocks resident per SM (a block has
-  // 4 keys in flight per slot, and about five fit), and the last wave of
-  // blocks leaves SMs idle: split the keys until there are kBlocksPerSm
-  // blocks per SM (about three waves), keeping two rounds of keys per slot.
-  // Measured on an H100: docs/attention.md, "Decode".
-  constexpr int64_t kBlocksPerSm = 16;
-  int64_t splits = std::clamp<int64_t>(
-      std::min<int64_t>(
-          llvm::divideCeil(kBlocksPerSm * target.getSmCount(), blocks),
-          shape.keys / (2 * round)),
-      1, 65535);
+  int64_t splits =
+      DecodeSplitHeuristic(attention, target, rows, kDecodeThreads)
+          .choose(shape.keys, shape.getFewestBatches());
   return TilingAttr::get(attention.getContext(), KernelStrategy::Decode,
                          {rows, splits}, kDecodeThreads);
 }
@@ -163,8 +213,9 @@ private:
   /// `body(r, column)` for each element of the block's [rows, Dv] output,
   /// thread t taking elements t, t + threads, ...
   void forEachOutputElement(function_ref<void(Value, Value)> body);
-  /// Stores O / L of element (row, column) of the output tile, or NaN for
-  /// a row that saw no key (L = 0), as the unfused softmax gives.
+  /// Stores O / L of element (row, column) of the output tile: NaN for a
+  /// row whose keys are all hidden (L = 0), as the unfused softmax gives,
+  /// and 0 in a run without keys, as the unfused product over no keys.
   void storeOutput(Value tile, Value row, Value column, Value o, Value l);
   /// Runs the fusion's epilogue on the f32 tile [rows, Dv] in shared memory.
   LogicalResult epilogue(Value tile);
@@ -186,6 +237,23 @@ private:
 
   Value thread, firstRow, batch;
   SmallVector<Value> batchCoords;
+  /// The keys (the split kernel's; given at run time or not).
+  Value numKeys;
+
+  /// Whether each run launches the key splits of its own sizes, at most
+  /// tiling.splits (see DecodeSplitHeuristic).
+  bool splitsPerRun() const {
+    return tiling.splits > 1 && (!shape.keyRows.isStatic() ||
+                                 !shape.getBatchCount().isStatic());
+  }
+  /// The heuristic that counts a run's splits.
+  FailureOr<DecodeSplitHeuristic> getSplitHeuristic() {
+    FailureOr<TargetAttr> target = getTarget(attention, "fk-lower-to-gpu");
+    if (failed(target))
+      return failure();
+    return DecodeSplitHeuristic(attention, *target, tiling.rows,
+                                tiling.threads);
+  }
 };
 } // namespace
 
@@ -257,8 +325,15 @@ void DecodeKernel::forEachOutputElement(
 void DecodeKernel::storeOutput(Value tile, Value row, Value column, Value o,
                                Value l) {
   // o / l: with l = 0 (every key hidden) 0 / 0 = NaN, as softmax gives.
-  memref::StoreOp::create(b, loc, arith::DivFOp::create(b, loc, o, l), tile,
-                          ValueRange{row, column});
+  Value result = arith::DivFOp::create(b, loc, o, l);
+  // A run without keys: 0, the unfused graph's product over no keys.
+  if (!shape.keyRows.isStatic())
+    result = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              k.idx.sizeValue(shape.keyRows), index(0)),
+        f32(0), result);
+  memref::StoreOp::create(b, loc, result, tile, ValueRange{row, column});
 }
 
 LogicalResult DecodeKernel::epilogue(Value tile) {
@@ -281,7 +356,23 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   int64_t lanes = layout.lanesPerKey, width = layout.width;
   int64_t slots = layout.getSlots(tiling.threads);
   int64_t inFlight = layout.keysInFlight;
-  int64_t rounds = llvm::divideCeil(shape.keys, inFlight * splits * slots);
+  // The keys and the run's splits (the grid's z), given at run time or
+  // not; a round of the loop reads inFlight * splits * slots keys.
+  numKeys = k.idx.sizeValue(shape.keyRows);
+  Value runSplits = index(splits);
+  std::optional<DecodeSplitHeuristic> heuristic;
+  if (splitsPerRun()) {
+    FailureOr<DecodeSplitHeuristic> found = getSplitHeuristic();
+    if (failed(found))
+      return failure();
+    heuristic = *found;
+    runSplits = gpu::GridDimOp::create(b, loc, gpu::Dimension::z);
+  }
+  Value rounds =
+      shape.keyRows.isStatic() && !heuristic
+          ? index(llvm::divideCeil(shape.keys, inFlight * splits * slots))
+          : arith::CeilDivUIOp::create(
+                b, loc, numKeys, mul(runSplits, index(inFlight * slots)));
   int64_t d = shape.headDim, dv = shape.valueHeadDim;
   double log2e = 1.0 / std::log(2.0);
 
@@ -293,25 +384,25 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   // [batch..., rows, dim], or for a head split read in place (fusion H1)
   // [lead..., rows, heads, dim] whose linear batch is lead * heads + head.
   struct Operand {
-    Value flat, batch;
-    int64_t rows, dim, heads;
+    Value flat, batch, rows;
+    int64_t dim, heads;
     /// The element offset of `row`'s first element in this block's batch.
     Value rowStart(DecodeKernel &kernel, Value row) const {
       IndexBuilder &idx = kernel.k.idx;
       if (!heads)
-        return idx.mul(idx.add(idx.mul(batch, idx.constant(rows)), row),
+        return idx.mul(idx.add(idx.mul(batch, rows), row),
                        idx.constant(dim));
       OpBuilder &b = kernel.b;
       Value lead = arith::DivUIOp::create(b, kernel.loc, batch,
                                           idx.constant(heads));
       Value head = arith::RemUIOp::create(b, kernel.loc, batch,
                                           idx.constant(heads));
-      Value position = idx.add(idx.mul(lead, idx.constant(rows)), row);
+      Value position = idx.add(idx.mul(lead, rows), row);
       return idx.mul(idx.add(idx.mul(position, idx.constant(heads)), head),
                      idx.constant(dim));
     }
   };
-  auto operand = [&](Value value, ArrayRef<Dim> batchDims, int64_t rows,
+  auto operand = [&](Value value, ArrayRef<Dim> batchDims, Value rows,
                      int64_t dim, int64_t heads) {
     return Operand{
         collapseToOneDim(
@@ -319,10 +410,10 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
         k.idx.broadcastLinear(batchCoords, batchDims), rows, dim, heads};
   };
   Operand queries = operand(attention.getQuery(), shape.queryBatch,
-                            shape.queries, d, shape.queryHeads);
-  Operand keys = operand(attention.getKey(), shape.keyBatch, shape.keys, d,
-                         shape.keyHeads);
-  Operand values = operand(attention.getValue(), shape.valueBatch, shape.keys,
+                            index(shape.queries), d, shape.queryHeads);
+  Operand keys =
+      operand(attention.getKey(), shape.keyBatch, numKeys, d, shape.keyHeads);
+  Operand values = operand(attention.getValue(), shape.valueBatch, numKeys,
                            dv, shape.valueHeads);
   Type element = shape.elementType;
 
@@ -380,11 +471,15 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
     mask = shape.addressMask(k.idx, maskBuffer, batchCoords);
   }
   // The last key any row of the block sees under the causal limit: row i
-  // sees keys j <= i + Nk - Nq.
-  Value lastVisibleKey;
-  if (shape.causal)
-    lastVisibleKey = arith::AddIOp::create(
-        b, loc, rowIndex.back(), index(shape.keys - shape.queries));
+  // sees keys j <= i + Nk - Nq (compared as signed: Nk - Nq may be
+  // negative at run time).
+  Value causalOffset, lastVisibleKey;
+  if (shape.causal) {
+    causalOffset =
+        arith::SubIOp::create(b, loc, numKeys, index(shape.queries));
+    lastVisibleKey =
+        arith::AddIOp::create(b, loc, rowIndex.back(), causalOffset);
+  }
 
   // Carried per row: max, sum, then the output accumulator.
   int64_t outputs = layout.valueChunks * width;
@@ -395,7 +490,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
     init.append(outputs, f32(0));
   }
   int64_t perRow = 2 + outputs;
-  auto loop = scf::ForOp::create(b, loc, index(0), index(rounds), index(1), init);
+  auto loop = scf::ForOp::create(b, loc, index(0), rounds, index(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -414,12 +509,14 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
       Value keyIndex = add(
           mul(add(mul(add(mul(roundIndex, index(inFlight)),
                           index(static_cast<int64_t>(u))),
-                      index(splits)),
+                      runSplits),
                   split),
               index(slots)),
           slot);
-      f.seen = lessThan(keyIndex, index(shape.keys));
-      f.key = arith::MinUIOp::create(b, loc, keyIndex, index(shape.keys - 1));
+      // (A loop round runs only where there is a key: Nk - 1 >= 0.)
+      f.seen = lessThan(keyIndex, numKeys);
+      f.key = arith::MinUIOp::create(
+          b, loc, keyIndex, arith::SubIOp::create(b, loc, numKeys, index(1)));
       if (!shape.masked)
         continue;
       Value anyRow;
@@ -502,8 +599,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
               b, loc, visible,
               arith::CmpIOp::create(
                   b, loc, arith::CmpIPredicate::sle, f.key,
-                  arith::AddIOp::create(b, loc, rowIndex[r],
-                                        index(shape.keys - shape.queries))));
+                  arith::AddIOp::create(b, loc, rowIndex[r], causalOffset)));
         f.scores.push_back(
             arith::SelectOp::create(b, loc, visible, dot, minusInf()));
       }
@@ -620,6 +716,13 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   launch.grid = {static_cast<int64_t>(llvm::divideCeil(shape.queries, rows)),
                  1, splits};
   shape.setBatchGrid(launch);
+  if (heuristic)
+    launch.gridZ = [heuristic = *heuristic, keys = shape.keyRows,
+                    batches = shape.getBatchCount(),
+                    splits](OpBuilder &b, Location loc,
+                            function_ref<Value(const Dim &)> size) {
+      return heuristic.emit(b, loc, size(keys), size(batches), splits);
+    };
   launch.block = {tiling.threads, 1, 1};
   return launch;
 }
@@ -628,6 +731,16 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
   setUpBlock();
   int64_t rows = tiling.rows, dv = shape.valueHeadDim;
   Value tile = addSharedBuffer({rows, dv});
+  // The splits the run launched: those past them wrote no partials.
+  Value runSplits;
+  if (splitsPerRun()) {
+    FailureOr<DecodeSplitHeuristic> heuristic = getSplitHeuristic();
+    if (failed(heuristic))
+      return failure();
+    runSplits = heuristic->emit(b, loc, k.idx.sizeValue(shape.keyRows),
+                                k.idx.sizeValue(shape.getBatchCount()),
+                                tiling.splits);
+  }
   forEachOutputElement([&](Value r, Value column) {
     // Rows past the queries combine the last row again; never stored.
     Value row = arith::MinUIOp::create(b, loc, add(firstRow, r),
@@ -637,8 +750,18 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
         return memref::LoadOp::create(b, loc, buffer,
                                       ValueRange{batch, row, index(p), last});
       };
-      return Part{load(stats, index(0)), load(stats, index(1)),
-                  load(partial, column)};
+      Part part{load(stats, index(0)), load(stats, index(1)),
+                load(partial, column)};
+      if (!runSplits)
+        return part;
+      // A split the run did not launch: no keys (its buffers hold
+      // anything).
+      Value launched = lessThan(index(p), runSplits);
+      auto orElse = [&](Value v, Value otherwise) -> Value {
+        return arith::SelectOp::create(b, loc, launched, v, otherwise);
+      };
+      return Part{orElse(part.max, minusInf()), orElse(part.sum, f32(0)),
+                  orElse(part.output, f32(0))};
     });
     storeOutput(tile, r, column, total.output, total.sum);
   });

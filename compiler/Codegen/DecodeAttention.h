@@ -23,6 +23,10 @@
 //   limit hides from every row of the block is never read, so a decode step
 //   over a cache whose mask hides the unfilled positions reads only the
 //   filled ones;
+// - keys given at run time (a decode step over the run's cache, `[B, H, L,
+//   D]`) are read as far as the run's L: the loop runs ceil(L / keys per
+//   round) rounds, and the splits and their partials are those of L's
+//   bound; a run without keys stores zeros;
 // - the slots combine through shared memory: M = max m, L = sum l 2^(m-M),
 //   O = sum o 2^(m-M) (in log2 units). With one split the block stores
 //   O / L through the fusion's epilogue (TileEpilogue). With several, it

@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 namespace mlir::fk {
@@ -42,6 +43,11 @@ struct LaunchShape {
   /// When set, grid[1] is this size, computed per run: an attention's
   /// batches.
   std::optional<Dim> gridBatches;
+  /// When set, grid[2] is computed per run by this function of the run's
+  /// sizes (`size(dim)`, index values): a decode attention's key splits.
+  std::function<Value(OpBuilder &, Location,
+                      function_ref<Value(const Dim &)> size)>
+      gridZ;
 };
 
 /// Fills the empty body of `kernel` (whose arguments are the memrefs of the

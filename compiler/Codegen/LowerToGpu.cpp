@@ -449,7 +449,12 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
   }
   Value batches = shape.gridBatches ? hostSize(loc, *shape.gridBatches)
                                     : constant(shape.grid[1]);
-  gpu::KernelDim3 grid{blocks, batches, constant(shape.grid[2])};
+  Value z = shape.gridZ ? shape.gridZ(b, loc,
+                                      [&](const Dim &dim) {
+                                        return hostSize(loc, dim);
+                                      })
+                        : constant(shape.grid[2]);
+  gpu::KernelDim3 grid{blocks, batches, z};
   gpu::KernelDim3 block{constant(shape.block[0]), constant(shape.block[1]),
                         constant(shape.block[2])};
   Value shared;

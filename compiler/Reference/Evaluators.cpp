@@ -676,8 +676,8 @@ static void onlineSoftmaxRow(int64_t keys, int64_t blocks, int64_t keyBlock,
 }
 
 /// softmax(scale * q @ k^T + mask) @ v for each batch and query. A masked
-/// score is -inf, so a query that sees no key gets NaN, as the unfused graph
-/// does (exp(-inf - -inf)). An attention tiled for the flash kernel is
+/// score is -inf, so a query whose keys are all hidden gets NaN, as the
+/// unfused graph does (exp(-inf - -inf)); with no keys at all, 0. An attention tiled for the flash kernel is
 /// computed in the kernel's online-softmax form instead (onlineSoftmaxRow),
 /// so that `--verify-stages` compares that form with the unfused graph.
 static Results evaluateAttention(AttentionOp op, ArrayRef<RefTensor> operands) {
@@ -723,6 +723,13 @@ static Results evaluateAttention(AttentionOp op, ArrayRef<RefTensor> operands) {
                 : roundToElementType(p, operandType);
   };
 
+  // Without keys the softmax is empty and its product with v sums nothing:
+  // zeros, as the unfused graph gives (a decode step over keys given at run
+  // time may have none).
+  if (nk == 0) {
+    std::fill(result.values.begin(), result.values.end(), 0.0);
+    return single(std::move(result));
+  }
   std::vector<double> weights(nk);
   for (int64_t b = 0, e = product(batch); b < e; ++b) {
     const double *qb =

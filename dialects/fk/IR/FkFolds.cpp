@@ -237,14 +237,14 @@ OpFoldResult UpdateSliceOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult AttentionOp::fold(FoldAdaptor) {
-  // A query that sees no key gives NaN (docs/language.md, attention): with
-  // no keys at all every element is NaN, whatever the operands hold. Folded
-  // here, every later stage and kernel agrees with the graph on it.
+  // Over no keys the product with the value sums nothing: every element is
+  // 0, whatever the operands hold (docs/language.md, attention), as the
+  // spelled-out graph's empty contraction gives. Folded here, every later
+  // stage agrees with the graph on it.
   auto key = cast<RankedTensorType>(getKey().getType());
   if (key.getDimSize(key.getRank() - 2) != 0)
     return {};
   auto type = cast<RankedTensorType>(getType());
-  return DenseElementsAttr::get(
-      type, FloatAttr::get(type.getElementType(),
-                           std::numeric_limits<double>::quiet_NaN()));
+  return DenseElementsAttr::get(type,
+                                FloatAttr::get(type.getElementType(), 0.0));
 }

@@ -198,6 +198,12 @@ std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
            ", not a multiple of 16 up to 256 (mma.sync's K step)";
   if (key.getShape().back() != headDim || value.getShape().back() != headDim)
     return "the value head dim differs from the query's";
+  // Keys given at run time are a self-attention's (as many as the query
+  // rows): a run with queries but no keys would need an empty tensor map.
+  Dim keyRows = getDim(key, key.getRank() - 2);
+  if (!keyRows.isStatic() && keyRows != getDim(query, query.getRank() - 2))
+    return "its " + keyRows.str() +
+           " keys are given at run time, and not as many as its query rows";
   if (!whyNotWarpgroupFlash(attention, target).empty() &&
       getFlashSharedBytes(kFlashRowsPerWarpgroup, 64, headDim,
                           element.getIntOrFloatBitWidth() / 8) >
@@ -219,9 +225,9 @@ std::string mlir::fk::whyNotDecodeAttention(AttentionOp attention) {
   std::string why = whyNotAttentionKernel(attention);
   if (!why.empty())
     return why;
-  for (RankedTensorType type : {query, typeOf(attention.getKey())})
-    if (type.isDynamicDim(type.getRank() - 2))
-      return "its query rows or keys are sized at run time";
+  // Its keys may be given at run time; the query rows set its blocks.
+  if (query.isDynamicDim(query.getRank() - 2))
+    return "its query rows are sized at run time";
   int64_t queries = query.getShape()[query.getRank() - 2];
   if (queries > kDecodeMaxQueries)
     return std::to_string(queries) + " query rows, more than the " +
@@ -277,14 +283,15 @@ static std::string whyNotRuntimeSizedMatmul(MatmulOp matmul) {
 /// The attention kernels read their batch at run time: a grid of one
 /// block row per batch, the operands' batch offsets from the run's sizes.
 /// The flash kernel reads its query rows and keys at run time too (a
-/// causal prefill of S tokens), without a mask input. Head dims are fixed
+/// causal prefill of S tokens), the decode kernel its keys (a decode step
+/// over the run's cache), without a mask input. Head dims are fixed
 /// when compiled, and the bounds keep the batch count within the grid's y
 /// and the lengths within the kernels' 32-bit key indices.
 static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
   const char *supported =
       ", and attention kernels read at run time only their batch "
-      "dimensions, and the flash kernel its query rows and keys (head dims "
-      "of static sizes)";
+      "dimensions, the flash kernel its query rows and keys, and the decode "
+      "kernel its keys (head dims of static sizes)";
   DictionaryAttr bounds = getDimBounds(attention);
   bool runtimeLengths = false;
   for (Value operand : {attention.getQuery(), attention.getKey(),
@@ -319,18 +326,22 @@ static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
              " rows, which may reach the kernels' 2^31 key indices unless "
              "bounds keep them below (where S <= N)";
   }
-  // Keys sized at run time are the queries' own (self-attention): a run
-  // with keys but no query launches nothing, and one with queries but no
-  // keys cannot be (its keys' tensor map would be empty).
+  // Keys sized at run time are the queries' own (self-attention, the flash
+  // kernel), or those of a decode kernel's few static query rows; a run
+  // with queries but no keys gives zeros, as the unfused graph's empty
+  // product does.
   auto rows = [](Value v) {
     auto type = cast<RankedTensorType>(v.getType());
     return getDim(type, type.getRank() - 2);
   };
   Dim keys = rows(attention.getKey());
-  if (!keys.isStatic() && keys != rows(attention.getQuery()))
+  if (!keys.isStatic() && keys != rows(attention.getQuery()) &&
+      !usesDecodeAttention(attention))
     return "this attention has " + rows(attention.getQuery()).str() +
            " query rows and " + keys.str() + " keys" + supported +
-           ", keys given at run time only as many as the query rows";
+           ", keys given at run time as many as the query rows or over at "
+           "most " +
+           std::to_string(kDecodeMaxQueries) + " query rows of static size";
   if (Value mask = attention.getMask();
       mask && (runtimeLengths || isSymbolic(mask.getType())))
     return "this attention has a mask input of shape " +

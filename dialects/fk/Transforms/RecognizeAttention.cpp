@@ -666,11 +666,6 @@ struct RecognizeAttentionPass
     for (RankedTensorType type : {queryType, keyType, valueType})
       if (!isa<FloatType>(type.getElementType()))
         return "the query, key and value are not float tensors";
-    // Over no keys the spelled-out graph gives 0 (a product over an empty
-    // axis), where fk.attention gives a query that sees no key NaN.
-    if (keyType.getRank() >= 2 && keyType.getDimSize(keyType.getRank() - 2) == 0)
-      return "there are no keys: the graph's products give 0 where "
-             "fk.attention gives NaN";
     std::optional<RankedTensorType> maskType;
     if (attention.mask)
       maskType = tensorType(attention.mask);
