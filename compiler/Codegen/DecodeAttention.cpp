@@ -39,9 +39,10 @@ DecodeAttentionLayout DecodeAttentionLayout::get(AttentionOp attention) {
   int64_t laneSpan = layout.width * layout.lanesPerKey;
   layout.keyChunks = llvm::divideCeil(shape.headDim, laneSpan);
   layout.valueChunks = llvm::divideCeil(shape.valueHeadDim, laneSpan);
-  // Four keys in flight per slot; two where a lane's share of a row takes
-  // more than one access (f32 rows of 256), to bound its registers.
-  layout.keysInFlight = layout.keyChunks + layout.valueChunks > 2 ? 2 : 4;
+  // Two keys in flight per slot: with four, a block of f16 rows of 128
+  // took 94 registers (5 blocks per SM) and ran slower at every size
+  // measured (H100: docs/attention.md, "Decode").
+  layout.keysInFlight = 2;
   return layout;
 }
 
@@ -54,40 +55,41 @@ bool mlir::fk::prefersDecodeAttention(AttentionOp attention,
 }
 
 namespace {
-/// How many key splits the decode kernel runs. Memory parallelism needs
-/// several blocks resident per SM (a block has 4 keys in flight per slot,
-/// and about five fit), and the last wave of blocks leaves SMs idle: split
-/// the keys until there are kBlocksPerSm blocks per SM (about three waves),
-/// keeping two rounds of keys per slot. Measured on an H100:
-/// docs/attention.md, "Decode".
+/// How many key splits the decode kernel runs: as many as one wave of
+/// resident blocks holds (kResidentBlocksPerSm per SM), keeping two rounds
+/// of keys per slot. Blocks of a split have equal work, so a wave that is
+/// not full leaves SMs idle for a block's whole time: on an H100, 1024
+/// blocks (4 splits of 256) ran in 0.184 ms where 1280 (5 splits) took
+/// 0.214 ms (docs/attention.md, "Decode").
 ///
 /// Where keys or batches are given at run time, the tiling's count is that
 /// of the bounds' keys and the fewest batches (the most any run needs), and
 /// each run launches the count of its own sizes, at most the tiling's: a
 /// run of few keys or many batches is not split for the bounds.
 struct DecodeSplitHeuristic {
-  static constexpr int64_t kBlocksPerSm = 16;
-  /// Blocks wanted on the GPU; blocks per batch; keys per split at least.
-  int64_t blocksWanted, queryBlocks, leastKeys;
+  /// Blocks of 128 threads resident per SM where they take at most 64
+  /// registers (f16 and bf16 rows up to 128 wide take about 61).
+  static constexpr int64_t kResidentBlocksPerSm = 8;
+  /// Blocks resident on the GPU; blocks per batch; keys per split at least.
+  int64_t residentBlocks, queryBlocks, leastKeys;
 
   DecodeSplitHeuristic(AttentionOp attention, TargetAttr target, int64_t rows,
                        int64_t threads) {
     DecodeAttentionLayout layout = DecodeAttentionLayout::get(attention);
-    blocksWanted = kBlocksPerSm * target.getSmCount();
+    residentBlocks = kResidentBlocksPerSm * target.getSmCount();
     queryBlocks = llvm::divideCeil(AttentionShape(attention).queries, rows);
     leastKeys = 2 * layout.getSlots(threads) * layout.keysInFlight;
   }
   int64_t choose(int64_t keys, int64_t batches) const {
     return std::clamp<int64_t>(
-        std::min<int64_t>(
-            llvm::divideCeil(blocksWanted, queryBlocks * batches),
-            keys / leastKeys),
+        std::min<int64_t>(residentBlocks / (queryBlocks * batches),
+                          keys / leastKeys),
         1, 65535);
   }
   /// `choose` of a run's `keys` and `batches` (index values, on the host
-  /// or the GPU), at most `most`: max(1, min(most, ceil(wanted / blocks),
-  /// floor(keys / least))), the floor written as ceil((keys + 1) / least)
-  /// - 1 for the manifest's size expressions.
+  /// or the GPU), at most `most`: max(1, min(most, floor(resident /
+  /// blocks), floor(keys / least))), each floor(x / y) written as
+  /// ceil((x + 1) / y) - 1 for the manifest's size expressions.
   Value emit(OpBuilder &b, Location loc, Value keys, Value batches,
              int64_t most) const {
     // Folded as built: sizes known when compiled leave constants.
@@ -109,8 +111,11 @@ struct DecodeSplitHeuristic {
     if (queryBlocks != 1)
       batches = b.createOrFold<arith::MulIOp>(loc, batches,
                                               constant(queryBlocks));
-    Value byBlocks = ceilDiv(constant(blocksWanted), max(batches, 1));
-    Value byKeys = add(ceilDiv(add(keys, 1), constant(leastKeys)), -1);
+    auto floorDiv = [&](Value x, Value y) {
+      return add(ceilDiv(add(x, 1), y), -1);
+    };
+    Value byBlocks = floorDiv(constant(residentBlocks), max(batches, 1));
+    Value byKeys = floorDiv(keys, constant(leastKeys));
     return max(min(byBlocks, min(byKeys, constant(most))), 1);
   }
 };
@@ -731,8 +736,8 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
   setUpBlock();
   int64_t rows = tiling.rows, dv = shape.valueHeadDim;
   Value tile = addSharedBuffer({rows, dv});
-  // The splits the run launched: those past them wrote no partials.
-  Value runSplits;
+  // The splits the run launched (those past them wrote no partials).
+  Value runSplits = index(tiling.splits);
   if (splitsPerRun()) {
     FailureOr<DecodeSplitHeuristic> heuristic = getSplitHeuristic();
     if (failed(heuristic))
@@ -745,25 +750,41 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
     // Rows past the queries combine the last row again; never stored.
     Value row = arith::MinUIOp::create(b, loc, add(firstRow, r),
                                        index(shape.queries - 1));
-    Part total = combineParts(tiling.splits, [&](int64_t p) {
+    // The splits' parts one after another (a loop: up to 65535 of them),
+    // as an online softmax takes its keys: M' = max(M, m), L' = L 2^(M -
+    // M') + l 2^(m - M'), O' alike; a part or total that saw no key (-inf)
+    // weighs 0, M' = -inf subtracting 0 rather than giving NaN.
+    auto loop = scf::ForOp::create(b, loc, index(0), runSplits, index(1),
+                                   ValueRange{minusInf(), f32(0), f32(0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value p = loop.getInductionVar();
       auto load = [&](Value buffer, Value last) -> Value {
         return memref::LoadOp::create(b, loc, buffer,
-                                      ValueRange{batch, row, index(p), last});
+                                      ValueRange{batch, row, p, last});
       };
-      Part part{load(stats, index(0)), load(stats, index(1)),
-                load(partial, column)};
-      if (!runSplits)
-        return part;
-      // A split the run did not launch: no keys (its buffers hold
-      // anything).
-      Value launched = lessThan(index(p), runSplits);
-      auto orElse = [&](Value v, Value otherwise) -> Value {
-        return arith::SelectOp::create(b, loc, launched, v, otherwise);
-      };
-      return Part{orElse(part.max, minusInf()), orElse(part.sum, f32(0)),
-                  orElse(part.output, f32(0))};
-    });
-    storeOutput(tile, r, column, total.output, total.sum);
+      Value m = load(stats, index(0)), l = load(stats, index(1)),
+            o = load(partial, column);
+      ValueRange total = loop.getRegionIterArgs();
+      Value most = maxF(total[0], m);
+      Value usable = arith::SelectOp::create(
+          b, loc,
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, most,
+                                minusInf()),
+          f32(0), most);
+      Value kept = emitFastExp2(b, loc,
+                                arith::SubFOp::create(b, loc, total[0], usable));
+      Value weight =
+          emitFastExp2(b, loc, arith::SubFOp::create(b, loc, m, usable));
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{most,
+                     fma(l, weight, arith::MulFOp::create(b, loc, total[1], kept)),
+                     fma(o, weight,
+                         arith::MulFOp::create(b, loc, total[2], kept))});
+    }
+    storeOutput(tile, r, column, loop.getResult(2), loop.getResult(1));
   });
   if (failed(epilogue(tile)))
     return failure();
