@@ -15,7 +15,8 @@
 //   bytes where the head dim allows);
 // - slot s of split p reads keys ((i U + u) splits + p) slots + s for
 //   rounds i and u < U (`keysInFlight`): a warp reads adjacent key rows, and
-//   every split has keys all along the key axis;
+//   every split has keys all along the key axis; `splits` is the grid's z,
+//   the run's own where sizes are given at run time;
 // - per key, the slot's lanes add their partial dot products with each
 //   query row by xor shuffles; the additive mask and the causal limit apply;
 //   the slot's running max m, sum l and output o (f32 registers) take the
@@ -82,9 +83,11 @@ struct DecodeAttentionTiling {
 bool prefersDecodeAttention(AttentionOp attention, TargetAttr target);
 
 /// fk-tile's choice for `attention` (usesDecodeAttention) on `target`: all
-/// its query rows up to kDecodeRowsPerBlock per block, and enough key splits
-/// for sixteen blocks per SM, each split keeping at least two rounds of keys
-/// per slot.
+/// its query rows up to kDecodeRowsPerBlock per block, and as many key
+/// splits as one wave of resident blocks holds, each split keeping at least
+/// two rounds of keys per slot (for sizes given at run time, those of the
+/// bounds' keys and the fewest batches; each run launches its own, at most
+/// these).
 TilingAttr chooseDecodeAttentionTiling(AttentionOp attention,
                                        TargetAttr target);
 
