@@ -242,7 +242,7 @@ private:
 
   Value thread, firstRow, batch;
   SmallVector<Value> batchCoords;
-  /// The keys (the split kernel's; given at run time or not).
+  /// The keys, given at run time or not.
   Value numKeys;
 
   /// Whether each run launches the key splits of its own sizes, at most
@@ -270,6 +270,7 @@ void DecodeKernel::setUpBlock() {
                  index(tiling.rows));
   batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   batchCoords = k.idx.delinearize(batch, shape.batch);
+  numKeys = k.idx.sizeValue(shape.keyRows);
 }
 
 SmallVector<Value> DecodeKernel::loadRun(Value flat, Value start,
@@ -335,8 +336,8 @@ void DecodeKernel::storeOutput(Value tile, Value row, Value column, Value o,
   if (!shape.keyRows.isStatic())
     result = arith::SelectOp::create(
         b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                              k.idx.sizeValue(shape.keyRows), index(0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, numKeys,
+                              index(0)),
         f32(0), result);
   memref::StoreOp::create(b, loc, result, tile, ValueRange{row, column});
 }
@@ -361,9 +362,8 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   int64_t lanes = layout.lanesPerKey, width = layout.width;
   int64_t slots = layout.getSlots(tiling.threads);
   int64_t inFlight = layout.keysInFlight;
-  // The keys and the run's splits (the grid's z), given at run time or
-  // not; a round of the loop reads inFlight * splits * slots keys.
-  numKeys = k.idx.sizeValue(shape.keyRows);
+  // The run's splits (the grid's z), given at run time or not; a round of
+  // the loop reads inFlight * splits * slots keys.
   Value runSplits = index(splits);
   std::optional<DecodeSplitHeuristic> heuristic;
   if (splitsPerRun()) {
@@ -495,6 +495,8 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
     init.append(outputs, f32(0));
   }
   int64_t perRow = 2 + outputs;
+  // (A loop round runs only where there is a key: Nk - 1 >= 0.)
+  Value lastKey = arith::SubIOp::create(b, loc, numKeys, index(1));
   auto loop = scf::ForOp::create(b, loc, index(0), rounds, index(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -518,10 +520,8 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
                   split),
               index(slots)),
           slot);
-      // (A loop round runs only where there is a key: Nk - 1 >= 0.)
       f.seen = lessThan(keyIndex, numKeys);
-      f.key = arith::MinUIOp::create(
-          b, loc, keyIndex, arith::SubIOp::create(b, loc, numKeys, index(1)));
+      f.key = arith::MinUIOp::create(b, loc, keyIndex, lastKey);
       if (!shape.masked)
         continue;
       Value anyRow;
@@ -742,7 +742,7 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
     FailureOr<DecodeSplitHeuristic> heuristic = getSplitHeuristic();
     if (failed(heuristic))
       return failure();
-    runSplits = heuristic->emit(b, loc, k.idx.sizeValue(shape.keyRows),
+    runSplits = heuristic->emit(b, loc, numKeys,
                                 k.idx.sizeValue(shape.getBatchCount()),
                                 tiling.splits);
   }
