@@ -5,6 +5,7 @@
 #include "Codegen/KernelBuilder.h"
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
+#include "Codegen/RowVariants.h"
 #include "Codegen/RuntimeSizes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tiling.h"
@@ -100,7 +101,12 @@ public:
 
 private:
   func::FuncOp createHostFunction();
+  /// The kernels of `fusion`, the `index`th of the graph, and their
+  /// launches: those of each of its row variants (RowVariants.h), then its
+  /// own, each guarded by the rows of the runs it serves.
   LogicalResult lowerFusion(FusionOp fusion, int64_t index);
+  /// The kernels of `fusion` as its fk.tiling says, named after `name`.
+  LogicalResult lowerFusionKernels(FusionOp fusion, const std::string &name);
   /// The decode-attention kernel of `fusion`, and its combining kernel when
   /// the keys are split among blocks; `arguments` are the fusion's input
   /// and result buffers.
@@ -161,6 +167,15 @@ private:
   DictionaryAttr bounds;
   /// The host value of each symbol.
   llvm::StringMap<Value> symbolValues;
+  /// While the kernels of a fusion with row variants are lowered, the runs
+  /// they serve: those of more than `above` and at most `atMost` rows.
+  /// Their launches have no blocks for other runs.
+  struct RunRows {
+    Dim rows;
+    int64_t above;
+    std::optional<int64_t> atMost;
+  };
+  std::optional<RunRows> runRows;
 };
 } // namespace
 
@@ -217,6 +232,39 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
       }))
     return success();
 
+  std::string name = (graph.getName() + "_k" + Twine(index)).str();
+  FailureOr<SmallVector<RowVariant>> variants = getRowVariants(fusion);
+  if (failed(variants))
+    return failure();
+  if (variants->empty())
+    return lowerFusionKernels(fusion, name);
+  // Each variant's kernels write the fusion's result buffers.
+  Dim rows = getVariantRows(fusion);
+  int64_t above = 0;
+  for (const RowVariant &variant : *variants) {
+    FusionOp clone = cloneRowVariant(fusion, variant);
+    for (auto [copy, result] :
+         llvm::zip(clone.getResults(), fusion.getResults()))
+      buffers[copy] = buffers.lookup(result);
+    runRows = RunRows{rows, above, variant.rows};
+    LogicalResult lowered =
+        lowerFusionKernels(clone, name + "_r" + std::to_string(variant.rows));
+    for (Value copy : clone.getResults())
+      buffers.erase(copy);
+    clone.erase();
+    if (failed(lowered))
+      return failure();
+    above = variant.rows;
+  }
+  runRows = RunRows{rows, above, std::nullopt};
+  LogicalResult lowered = lowerFusionKernels(fusion, name);
+  runRows.reset();
+  return lowered;
+}
+
+LogicalResult GraphLowering::lowerFusionKernels(FusionOp fusion,
+                                                const std::string &name) {
+  Location loc = fusion.getLoc();
   TilingAttr tiling = getTiling(fusion);
   if (!tiling)
     return fusion.emitOpError() << "is an attention fusion without "
@@ -292,7 +340,6 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     arguments.insert(arguments.begin(), maps.begin(), maps.end());
   }
 
-  std::string name = (graph.getName() + "_k" + Twine(index)).str();
   if (tiling.getStrategy() == KernelStrategy::Decode)
     return lowerDecodeAttention(fusion, tiling, arguments, name);
   if (tensorCore && tensorCore->splits > 1)
@@ -446,6 +493,28 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
       work = arith::MulIOp::create(b, loc, work,
                                    constant(shape.blocksPerWork));
     blocks = arith::MinUIOp::create(b, loc, work, constant(shape.maxBlocks));
+  }
+  if (runRows) {
+    // Blocks times 1 for the runs served, 0 for others, in the sizes the
+    // manifest computes (min, max, add, mul): clamp(rows - above, 0, 1)
+    // times clamp(atMost + 1 - rows, 0, 1).
+    Value rows = hostSize(loc, runRows->rows);
+    auto isPositive = [&](Value value) -> Value {
+      return arith::MinSIOp::create(
+          b, loc, constant(1),
+          arith::MaxSIOp::create(b, loc, constant(0), value));
+    };
+    if (runRows->above > 0)
+      blocks = arith::MulIOp::create(
+          b, loc, blocks,
+          isPositive(arith::AddIOp::create(b, loc, rows,
+                                           constant(-runRows->above))));
+    if (runRows->atMost)
+      blocks = arith::MulIOp::create(
+          b, loc, blocks,
+          isPositive(arith::AddIOp::create(
+              b, loc, constant(*runRows->atMost + 1),
+              arith::MulIOp::create(b, loc, rows, constant(-1)))));
   }
   Value batches = shape.gridBatches ? hostSize(loc, *shape.gridBatches)
                                     : constant(shape.grid[1]);

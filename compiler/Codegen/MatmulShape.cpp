@@ -64,6 +64,13 @@ MatmulShape::MatmulShape(MatmulOp matmul) {
         getLargestSize(rows, getDimBounds(matmul));
     rowsBounded = largest.has_value();
     m = largest.value_or(kUnboundedRows);
+    // The kernel of a row variant serves runs of at most its limit's rows
+    // (RowVariants.h).
+    if (auto fusion = matmul->getParentOfType<FusionOp>())
+      if (auto limit = fusion->getAttrOfType<IntegerAttr>(kRowLimitAttrName)) {
+        m = rowsBounded ? std::min(m, limit.getInt()) : limit.getInt();
+        rowsBounded = true;
+      }
   } else {
     rows = Dim(m);
   }

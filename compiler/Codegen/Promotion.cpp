@@ -4,6 +4,7 @@
 #include "Codegen/FlashAttention.h"
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
+#include "Codegen/RowVariants.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tuning.h"
 #include "Codegen/Tiling.h"
@@ -220,6 +221,21 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
         return WalkResult::interrupt();
       if (*promotion)
         fusion->setAttr(kPromotionAttrName, *promotion);
+      // Each row variant's kernel promotes as its tiling asks, at its rows.
+      FailureOr<SmallVector<RowVariant>> variants = getRowVariants(fusion);
+      if (failed(variants))
+        return WalkResult::interrupt();
+      for (RowVariant &variant : *variants) {
+        FusionOp clone = cloneRowVariant(fusion, variant);
+        FailureOr<PromotionAttr> chosen = failure();
+        if (succeeded(checkTiling(clone, variant.tiling, *target)))
+          chosen = choosePromotion(clone, variant.tiling, *target, stages);
+        clone.erase();
+        if (failed(chosen))
+          return WalkResult::interrupt();
+        variant.promotion = *chosen;
+      }
+      setRowVariants(fusion, *variants);
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

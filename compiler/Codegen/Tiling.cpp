@@ -7,6 +7,7 @@
 #include "Codegen/KernelEmission.h"
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
+#include "Codegen/RowVariants.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "Codegen/Tuning.h"
 #include "Codegen/SimtMatmul.h"
@@ -436,6 +437,38 @@ TilingAttr mlir::fk::getTiling(FusionOp fusion) {
   return getElementOrRowTiling(fusion);
 }
 
+/// The tilings of `fusion`, tiled as `tiling` for its largest rows, for
+/// runs of fewer rows (RowVariants.h): the heuristic's at each limit of
+/// getRowVariantLimits, kept where it differs from the next larger limit's
+/// and is on the same kernel (whose numerics every run then shares). A tile
+/// fixed by flags serves every run.
+static SmallVector<RowVariant>
+chooseRowVariants(FusionOp fusion, TilingAttr tiling, TargetAttr target,
+                  const TilingRequests &requests) {
+  SmallVector<RowVariant> variants;
+  if (!requests.matmulTile.empty() || requests.matmulThreads)
+    return variants;
+  TilingAttr larger = tiling;
+  SmallVector<int64_t> limits = getRowVariantLimits(fusion);
+  for (int64_t limit : llvm::reverse(limits)) {
+    FusionOp clone = cloneRowVariant(fusion, {limit, tiling, {}});
+    TilingAttr chosen = chooseTiling(clone, target, requests);
+    bool usable = chosen && chosen.getStrategy() == tiling.getStrategy();
+    if (usable && chosen.getStrategy() == KernelStrategy::TensorCore)
+      usable = checkTensorCoreTile(chosen.getTile(),
+                                   MatmulShape(clone.getMatmul()).elementBytes(),
+                                   chosen.getThreads())
+                   .empty() &&
+               whyNotSplitK(clone.getMatmul(), chosen.getTile()).empty();
+    clone.erase();
+    if (!usable || chosen == larger)
+      continue;
+    variants.insert(variants.begin(), RowVariant{limit, chosen, {}});
+    larger = chosen;
+  }
+  return variants;
+}
+
 namespace {
 struct TilePass : fk::impl::FkTileBase<TilePass> {
   using FkTileBase::FkTileBase;
@@ -508,6 +541,19 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
         }
       }
       fusion->setAttr(kTilingAttrName, tiling);
+      SmallVector<RowVariant> variants =
+          chooseRowVariants(fusion, tiling, *target, requests);
+      setRowVariants(fusion, variants);
+      if (explain && !variants.empty()) {
+        InFlightDiagnostic remark = fusion.emitRemark();
+        remark << "matmul rows given at run time ("
+               << getVariantRows(fusion).str() << "): each run launches the "
+               << "kernel tiled for the fewest rows it fits:";
+        for (const RowVariant &variant : variants)
+          remark << " at most " << variant.rows << " rows "
+                 << variant.tiling << ";";
+        remark << " more " << tiling;
+      }
       if (explain && tuned)
         fusion.emitRemark() << "matmul tile from the tuning file '"
                             << requests.tuning->getPath() << "'";

@@ -37,6 +37,11 @@ bool isReduction(Operation *op);
 /// The attributes fk-tile and fk-promote set on a fusion.
 inline constexpr llvm::StringLiteral kTilingAttrName = "fk.tiling";
 inline constexpr llvm::StringLiteral kPromotionAttrName = "fk.promotion";
+/// The tilings fk-tile chose for runs of few rows of a fusion whose rows are
+/// given at run time (compiler/Codegen/RowVariants.h), and, on the kernel
+/// that serves such runs only, the most rows it serves.
+inline constexpr llvm::StringLiteral kRowVariantsAttrName = "fk.row_variants";
+inline constexpr llvm::StringLiteral kRowLimitAttrName = "fk.row_limit";
 } // namespace mlir::fk
 
 #endif // FK_IR_FKOPS_H
