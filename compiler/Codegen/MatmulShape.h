@@ -31,8 +31,9 @@ Value getTensorCoreRhsInput(MatmulOp matmul);
 struct MatmulShape {
   /// The product's rows are `m` when known when compiled. Rows given at
   /// run time (a symbolic left operand, RuntimeSizes.h) are `rows`, and `m`
-  /// is then their largest size under the graph's bounds: what the tiling
-  /// heuristics weigh, never a bound the kernels check.
+  /// is then their largest size under the graph's bounds, or the row limit
+  /// of a row variant's kernel (RowVariants.h): what the tiling heuristics
+  /// weigh and workspaces are sized for, never a bound the kernels check.
   int64_t m, n, k;
   Dim rows;
   /// Whether `m` bounds the rows: known when compiled, or given at run time
