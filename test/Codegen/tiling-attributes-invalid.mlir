@@ -301,3 +301,49 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
     return %0 : tensor<2x100x96xf16>
   }
 }
+
+// -----
+
+// Row variants (RowVariants.h) must have ascending row limits.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @variant_rows_descending(%x: tensor<?x256xf16, ["M"]>, %w: tensor<256x128xf16>) -> tensor<?x128xf16, ["M"]> attributes {fk.dim_bounds = {M = 8192 : i64}} {
+    // expected-error @+1 {{'fk.fusion' op has a malformed fk.row_variants: expected an array of {rows = N : i64, tiling = #fk.tiling<...>[, promotion = #fk.promotion<...>]}, rows ascending and positive, on a matmul fusion whose rows are given at run time}}
+    %0 = fk.fusion matmul(%x, %w) {fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 4, swizzle = 128>, fk.row_variants = [{rows = 4096 : i64, tiling = #fk.tiling<tensor_core, tile = [64, 64, 64], threads = 128>}, {rows = 64 : i64, tiling = #fk.tiling<tensor_core, tile = [64, 64, 64], threads = 128>}], fk.tiling = #fk.tiling<tensor_core, tile = [64, 128, 64], threads = 128>} : (tensor<?x256xf16, ["M"]>, tensor<256x128xf16>) -> tensor<?x128xf16, ["M"]> {
+    ^bb0(%a: tensor<?x256xf16, ["M"]>, %b: tensor<256x128xf16>):
+      %1 = fk.matmul %a, %b : tensor<?x256xf16, ["M"]>, tensor<256x128xf16> -> tensor<?x128xf16, ["M"]>
+      fk.yield %1 : tensor<?x128xf16, ["M"]>
+    }
+    return %0 : tensor<?x128xf16, ["M"]>
+  }
+}
+
+// -----
+
+// Only a product whose rows are given at run time has row variants.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @variant_static_rows(%x: tensor<64x256xf16>, %w: tensor<256x128xf16>) -> tensor<64x128xf16> {
+    // expected-error @+1 {{'fk.fusion' op has a malformed fk.row_variants}}
+    %0 = fk.fusion matmul(%x, %w) {fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 4, swizzle = 128>, fk.row_variants = [{rows = 64 : i64, tiling = #fk.tiling<tensor_core, tile = [64, 64, 64], threads = 128>}], fk.tiling = #fk.tiling<tensor_core, tile = [64, 128, 64], threads = 128>} : (tensor<64x256xf16>, tensor<256x128xf16>) -> tensor<64x128xf16> {
+    ^bb0(%a: tensor<64x256xf16>, %b: tensor<256x128xf16>):
+      %1 = fk.matmul %a, %b : tensor<64x256xf16>, tensor<256x128xf16> -> tensor<64x128xf16>
+      fk.yield %1 : tensor<64x128xf16>
+    }
+    return %0 : tensor<64x128xf16>
+  }
+}
+
+// -----
+
+// A variant's tiling is checked as the fusion's own: a tensor-core tiling
+// needs its promotion (fk-promote adds it).
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @variant_without_promotion(%x: tensor<?x256xf16, ["M"]>, %w: tensor<256x128xf16>) -> tensor<?x128xf16, ["M"]> attributes {fk.dim_bounds = {M = 8192 : i64}} {
+    // expected-error @+1 {{fk.promotion}}
+    %0 = fk.fusion matmul(%x, %w) {fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 4, swizzle = 128>, fk.row_variants = [{rows = 64 : i64, tiling = #fk.tiling<tensor_core, tile = [64, 64, 64], threads = 128>}], fk.tiling = #fk.tiling<tensor_core, tile = [64, 128, 64], threads = 128>} : (tensor<?x256xf16, ["M"]>, tensor<256x128xf16>) -> tensor<?x128xf16, ["M"]> {
+    ^bb0(%a: tensor<?x256xf16, ["M"]>, %b: tensor<256x128xf16>):
+      %1 = fk.matmul %a, %b : tensor<?x256xf16, ["M"]>, tensor<256x128xf16> -> tensor<?x128xf16, ["M"]>
+      fk.yield %1 : tensor<?x128xf16, ["M"]>
+    }
+    return %0 : tensor<?x128xf16, ["M"]>
+  }
+}
