@@ -232,6 +232,14 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
       }))
     return success();
 
+  // Only the copies lowered below serve part of the runs: a graph's own
+  // fusion with a row limit would leave the rows past it uncomputed.
+  if (fusion->hasAttr(kRowLimitAttrName))
+    return fusion.emitOpError()
+           << "carries " << kRowLimitAttrName
+           << ", which only fk-lower-to-gpu sets (on the copies it builds a "
+              "row variant's kernels from); give the fusion "
+           << kRowVariantsAttrName << " instead";
   std::string name = (graph.getName() + "_k" + Twine(index)).str();
   FailureOr<SmallVector<RowVariant>> variants = getRowVariants(fusion);
   if (failed(variants))

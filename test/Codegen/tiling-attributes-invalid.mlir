@@ -347,3 +347,20 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
     return %0 : tensor<?x128xf16, ["M"]>
   }
 }
+
+// -----
+
+// fk.row_limit is fk-lower-to-gpu's own, on the copies a row variant's
+// kernels are built from: on a graph's fusion it would leave rows past the
+// limit uncomputed.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @row_limit_by_hand(%x: tensor<?x256xf16, ["M"]>, %w: tensor<256x128xf16>) -> tensor<?x128xf16, ["M"]> attributes {fk.dim_bounds = {M = 8192 : i64}} {
+    // expected-error @+1 {{'fk.fusion' op carries fk.row_limit, which only fk-lower-to-gpu sets (on the copies it builds a row variant's kernels from); give the fusion fk.row_variants instead}}
+    %0 = fk.fusion matmul(%x, %w) {fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 5, swizzle = 128>, fk.row_limit = 64 : i64, fk.tiling = #fk.tiling<tensor_core, tile = [64, 64, 64], threads = 128>} : (tensor<?x256xf16, ["M"]>, tensor<256x128xf16>) -> tensor<?x128xf16, ["M"]> {
+    ^bb0(%a: tensor<?x256xf16, ["M"]>, %b: tensor<256x128xf16>):
+      %1 = fk.matmul %a, %b : tensor<?x256xf16, ["M"]>, tensor<256x128xf16> -> tensor<?x128xf16, ["M"]>
+      fk.yield %1 : tensor<?x128xf16, ["M"]>
+    }
+    return %0 : tensor<?x128xf16, ["M"]>
+  }
+}
