@@ -437,6 +437,17 @@ TilingAttr mlir::fk::getTiling(FusionOp fusion) {
   return getElementOrRowTiling(fusion);
 }
 
+/// Why the wgmma kernel cannot compute `fusion`'s matmul tiled as
+/// `tiling` (whose tile may come from flags, a tuning file or the
+/// heuristic): its tile on its block, then its K split; or "".
+static std::string whyNotTensorCoreTiling(FusionOp fusion, TilingAttr tiling) {
+  MatmulOp matmul = fusion.getMatmul();
+  std::string bad =
+      checkTensorCoreTile(tiling.getTile(), MatmulShape(matmul).elementBytes(),
+                          tiling.getThreads());
+  return bad.empty() ? whyNotSplitK(matmul, tiling.getTile()) : bad;
+}
+
 /// The tilings of `fusion`, tiled as `tiling` for its largest rows, for
 /// runs of fewer rows (RowVariants.h): the heuristic's at each limit of
 /// getRowVariantLimits, kept where it differs from the next larger limit's
@@ -455,11 +466,7 @@ chooseRowVariants(FusionOp fusion, TilingAttr tiling, TargetAttr target,
     TilingAttr chosen = chooseTiling(clone, target, requests);
     bool usable = chosen && chosen.getStrategy() == tiling.getStrategy();
     if (usable && chosen.getStrategy() == KernelStrategy::TensorCore)
-      usable = checkTensorCoreTile(chosen.getTile(),
-                                   MatmulShape(clone.getMatmul()).elementBytes(),
-                                   chosen.getThreads())
-                   .empty() &&
-               whyNotSplitK(clone.getMatmul(), chosen.getTile()).empty();
+      usable = whyNotTensorCoreTiling(clone, chosen).empty();
     clone.erase();
     if (!usable || chosen == larger)
       continue;
@@ -525,11 +532,7 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
               : nullptr;
       if (tiling.getStrategy() == KernelStrategy::TensorCore) {
         // The heuristic's tile on the block asked for.
-        std::string bad = checkTensorCoreTile(
-            tiling.getTile(), MatmulShape(fusion.getMatmul()).elementBytes(),
-            tiling.getThreads());
-        if (bad.empty())
-          bad = whyNotSplitK(fusion.getMatmul(), tiling.getTile());
+        std::string bad = whyNotTensorCoreTiling(fusion, tiling);
         if (!bad.empty()) {
           InFlightDiagnostic error = fusion.emitError() << "fk-tile: ";
           if (tuned)
