@@ -59,11 +59,16 @@ class Sizes:
         self.positions, self.prompt = positions, prompt
         self.eps, self.dtype = eps, dtype
 
-    def where(self):
-        """The graphs' bound on a symbolic batch ("" if it is a size)."""
-        if isinstance(self.batch, int):
-            return ""
-        return f"{self.batch} <= {self.max_batch}"
+    def where(self, decode):
+        """A graph's bounds on its symbols ("" if it has none): a symbolic
+        batch's, and a symbolic prompt's (prefill): at least one token, at
+        most the positions."""
+        bounds = []
+        if not isinstance(self.batch, int):
+            bounds.append(f"{self.batch} <= {self.max_batch}")
+        if not decode and not isinstance(self.prompt, int):
+            bounds.append(f"1 <= {self.prompt} <= {self.positions}")
+        return ", ".join(bounds)
 
     def typ(self, shape):
         return self.dtype + "[" + ", ".join(map(str, shape)) + "]"
@@ -182,8 +187,8 @@ def layer(s, name, tokens, decode):
         "@ mlp_c_proj_weight + mlp_c_proj_bias",
         "return x1 + m, k_cache = keys, v_cache = values",
     ]
-    return (signature(name, params, s.where()) + ["  " + line for line in body]
-            + ["}", ""])
+    return (signature(name, params, s.where(decode))
+            + ["  " + line for line in body] + ["}", ""])
 
 
 def model(s, name, decode):
@@ -212,12 +217,12 @@ def model(s, name, decode):
         "logits = hf @ transpose(transformer_wte_weight, perm=[1, 0])",
         # Greedy decoding's next token, so that a generation loop feeds it
         # back without copying the logits to the host.
-        f"next = cast(argmax(slice(logits, axis=1, start={tokens - 1}), "
-        "axis=-1), to=i64)",
+        "next = cast(argmax(slice(logits, axis=1, start=-1), axis=-1), "
+        "to=i64)",
         "return " + ", ".join(["logits", "next"] + results),
     ]
     return (layer(s, f"{name}_layer", tokens, decode)
-            + signature(name, params, s.where())
+            + signature(name, params, s.where(decode))
             + ["  " + line for line in body] + ["}", ""])
 
 
@@ -226,7 +231,9 @@ def graph_file(s):
         f"# GPT-2 ({s.layers} layers, d_model {s.d}, {s.heads} heads, MLP "
         f"{s.mlp}, vocabulary {s.vocab},",
         f"# {s.positions} positions, {s.dtype}) for inference: `prefill` runs "
-        f"a prompt of {s.prompt} tokens,",
+        + (f"a prompt of {s.prompt} tokens,"
+           if isinstance(s.prompt, int)
+           else f"a prompt of {s.prompt} tokens (sized at run time),"),
         "# `decode` one token at position `pos`; both write the keys and "
         "values",
         "# they compute into the per-layer caches k0, v0, ... in place "
@@ -251,7 +258,10 @@ def main():
     parser.add_argument("--mlp", type=int)
     parser.add_argument("--vocab", type=int)
     parser.add_argument("--positions", type=int)
-    parser.add_argument("--prompt", type=int, default=128)
+    parser.add_argument("--prompt", default="128",
+                        help="tokens of the prompt: a number, or a name "
+                        "(such as S) for a prompt sized at run time, from 1 "
+                        "to the positions")
     parser.add_argument("--batch", default="1",
                         help="sequences per call (every one at the same "
                         "position): a number, or a name (such as B) for a "
@@ -279,14 +289,19 @@ def main():
     batch = int(args.batch) if args.batch.isdigit() else args.batch
     if not isinstance(batch, int) and not batch.isidentifier():
         parser.error(f"--batch {args.batch} is neither a number nor a name")
+    prompt = int(args.prompt) if args.prompt.isdigit() else args.prompt
+    if not isinstance(prompt, int) and not prompt.isidentifier():
+        parser.error(f"--prompt {args.prompt} is neither a number nor a name")
+    if prompt == batch:
+        parser.error("--prompt and --batch name the same symbol")
     try:
-        s = sizes_from_config(config, args.prompt, batch, args.dtype,
+        s = sizes_from_config(config, prompt, batch, args.dtype,
                               args.max_batch)
     except ValueError as e:
         parser.error(str(e))
     if s.d % s.heads:
         parser.error(f"d_model {s.d} is not a multiple of {s.heads} heads")
-    if not 1 <= s.prompt <= s.positions:
+    if isinstance(s.prompt, int) and not 1 <= s.prompt <= s.positions:
         parser.error(f"the prompt of {s.prompt} tokens does not fit "
                      f"{s.positions} positions")
     out = args.out or os.path.join(REPO, "examples", "gpt2_inference.graph")

@@ -267,11 +267,16 @@ FailureOr<llvm::json::Value> GraphManifest::sizeExpression(Value size) {
 llvm::json::Array GraphManifest::symbols() {
   llvm::json::Array result;
   auto bounds = host->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName);
+  auto lowerBounds =
+      host->getAttrOfType<DictionaryAttr>(kDimLowerBoundsAttrName);
   for (Attribute name : host->getAttrOfType<ArrayAttr>(kSymbolsAttrName)) {
     StringRef symbol = cast<StringAttr>(name).getValue();
     llvm::json::Object entry{{"name", symbol.str()}};
     if (auto bound = bounds ? bounds.getAs<IntegerAttr>(symbol) : nullptr)
       entry["max"] = bound.getInt();
+    if (auto lower =
+            lowerBounds ? lowerBounds.getAs<IntegerAttr>(symbol) : nullptr)
+      entry["min"] = lower.getInt();
     result.push_back(std::move(entry));
   }
   return result;

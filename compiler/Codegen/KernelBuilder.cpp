@@ -165,8 +165,9 @@ static FailureOr<LaunchShape> buildWindowKernel(KernelContext &k,
              << "' but yields a value that is not an fk.update_slice";
     updates.push_back(update);
   }
-  // A symbolic dimension of a window spans its dest's (symbolic S2): the
-  // window's shape and element count are sizes given at run time.
+  // A symbolic dimension of a window spans its dest's, or is a size given
+  // at run time within a static one (update_slice C5): the window's shape
+  // and element count are sizes given at run time.
   RankedTensorType windowType = tensorType(updates[0].getUpdate());
   SmallVector<Dim> window = getDims(windowType);
   for (UpdateSliceOp update : updates)
@@ -187,9 +188,9 @@ static FailureOr<LaunchShape> buildWindowKernel(KernelContext &k,
           return failure();
         dynamic.push_back(*value);
       }
-      SmallVector<Value> at = k.idx.windowStart(
-          update.getStaticStart(), dynamic,
-          tensorType(update.getDest()).getShape(), windowType.getShape());
+      SmallVector<Value> at =
+          k.idx.windowStart(update.getStaticStart(), dynamic,
+                            getDims(tensorType(update.getDest())), window);
       for (auto [first, coord] : llvm::zip(at, coords))
         first = k.idx.add(first, coord);
       FailureOr<Value> element = emitter.emit(update.getUpdate(), coords);

@@ -240,13 +240,17 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
         idx.delinearize(linear, idx.shapeOf(tensorType(reshape.getOperand()))));
   }
   if (auto slice = dyn_cast<SliceOp>(op)) {
-    // Result coordinate i reads start + step * i.
+    // Result coordinate i reads start + step * i; a negative start counts
+    // from the end of its dimension (a size given at run time, or not).
     SmallVector<Value> source;
-    for (auto [coord, start, step] :
-         llvm::zip(coords, slice.getStart(), slice.getStep())) {
+    SmallVector<Dim> dims = getDims(tensorType(slice.getOperand()));
+    for (auto [coord, start, step, dim] :
+         llvm::zip(coords, slice.getStart(), slice.getStep(), dims)) {
       Value scaled = step == 1 ? coord : idx.mul(coord, idx.constant(step));
-      source.push_back(start == 0 ? scaled
-                                  : idx.add(idx.constant(start), scaled));
+      Value first = start >= 0 ? idx.constant(start)
+                               : idx.sub(idx.sizeValue(dim),
+                                         idx.constant(-start));
+      source.push_back(start == 0 ? scaled : idx.add(first, scaled));
     }
     return ElementStep::forward(slice.getOperand(), source);
   }
@@ -352,14 +356,14 @@ ElementStep ElementEmitter::emitPad(PadOp pad, ArrayRef<Value> coords) {
 }
 
 ElementStep ElementEmitter::withWindowStart(
-    ArrayRef<int64_t> staticStart, ValueRange starts, ArrayRef<int64_t> full,
-    ArrayRef<int64_t> window,
+    ArrayRef<int64_t> staticStart, ValueRange starts, ArrayRef<Dim> full,
+    ArrayRef<Dim> window,
     std::function<FailureOr<ElementStep>(ArrayRef<Value>)> then) {
   SmallVector<ElementRef> needs;
   for (Value start : starts)
     needs.push_back(ElementRef{start, {}});
   SmallVector<int64_t> fixed(staticStart);
-  SmallVector<int64_t> fullShape(full), windowShape(window);
+  SmallVector<Dim> fullShape(full), windowShape(window);
   return ElementStep::after(
       std::move(needs),
       [this, fixed, fullShape, windowShape,
@@ -374,8 +378,8 @@ ElementStep ElementEmitter::emitDynamicSlice(DynamicSliceOp slice,
   SmallVector<Value> at(coords);
   Value operand = slice.getOperand();
   return withWindowStart(
-      slice.getStaticStart(), slice.getStart(),
-      tensorType(operand).getShape(), tensorType(slice.getResult()).getShape(),
+      slice.getStaticStart(), slice.getStart(), getDims(tensorType(operand)),
+      getDims(tensorType(slice.getResult())),
       [this, at, operand](ArrayRef<Value> start) -> FailureOr<ElementStep> {
         SmallVector<Value> source;
         for (auto [coord, first] : llvm::zip(at, start))
@@ -384,18 +388,30 @@ ElementStep ElementEmitter::emitDynamicSlice(DynamicSliceOp slice,
       });
 }
 
-ElementStep ElementEmitter::emitUpdateSlice(UpdateSliceOp update,
-                                            ArrayRef<Value> coords) {
+FailureOr<ElementStep>
+ElementEmitter::emitUpdateSlice(UpdateSliceOp update, ArrayRef<Value> coords) {
   Value dest = update.getDest(), patch = update.getUpdate();
-  ArrayRef<int64_t> window = tensorType(patch).getShape();
   if (isStaticallyEmpty(tensorType(patch)))
     return ElementStep::forward(dest, coords);
   SmallVector<Value> at(coords);
-  SmallVector<int64_t> windowShape(window);
-  ArrayRef<int64_t> full = tensorType(dest).getShape();
-  SmallVector<int64_t> fullShape(full);
+  SmallVector<Dim> windowShape = getDims(tensorType(patch));
+  SmallVector<Dim> fullShape = getDims(tensorType(dest));
+  // Every element of dest reads the update at coordinates clamped into it,
+  // so an update that may be empty at run time cannot be read; its kernel
+  // walks only the window instead (fk.window_in_place).
+  DictionaryAttr lowerBounds = getDimLowerBounds(update);
+  for (auto [d, dim] : llvm::enumerate(windowShape))
+    if (dim != fullShape[d] && !dim.isStatic() &&
+        getSmallestSize(dim, lowerBounds) == 0)
+      return update.emitOpError()
+          << "with an update whose dimension " << d << " (" << dim
+          << ") may be 0 is computed only in place (as the new value of an "
+             "inout parameter whose old value nothing else reads, its "
+             "kernel walks the window alone); elsewhere give its symbols "
+             "lower bounds (`where 1 <= "
+          << formatBoundedSymbol(dim) << "`)";
   return withWindowStart(
-      update.getStaticStart(), update.getStart(), full, window,
+      update.getStaticStart(), update.getStart(), fullShape, windowShape,
       [this, at, dest, patch, windowShape,
        fullShape](ArrayRef<Value> start) -> FailureOr<ElementStep> {
         SmallVector<Value> source;
@@ -407,9 +423,12 @@ ElementStep ElementEmitter::emitUpdateSlice(UpdateSliceOp update,
             continue;
           }
           Value shifted = idx.sub(coord, start[d]);
-          Value here = idx.inRange(shifted, windowShape[d]);
+          OpFoldResult extent = idx.size(windowShape[d]);
+          Value here = idx.inRange(shifted, extent);
           inside = inside ? arith::AndIOp::create(b, loc, inside, here) : here;
-          source.push_back(idx.clamp(shifted, 0, windowShape[d] - 1));
+          Value last = idx.sub(idx.value(extent), idx.constant(1));
+          shifted = arith::MaxSIOp::create(b, loc, shifted, idx.constant(0));
+          source.push_back(arith::MinSIOp::create(b, loc, shifted, last));
         }
         if (!inside)
           return ElementStep::forward(patch, source);

@@ -99,17 +99,33 @@ struct IndexBuilder {
   /// shape `full` (fk.dynamic_slice, fk.update_slice): the entries of
   /// `staticStart` as they are, and for each ShapedType::kDynamic entry the
   /// next of `dynamic` (integer scalars) clamped into [0, full - window], as
-  /// XLA clamps it.
+  /// XLA clamps it. A symbolic window dimension is the whole of `full`'s
+  /// (start 0) or of a size given at run time within a static one.
   SmallVector<Value> windowStart(ArrayRef<int64_t> staticStart,
-                                 ArrayRef<Value> dynamic,
-                                 ArrayRef<int64_t> full,
-                                 ArrayRef<int64_t> window) {
+                                 ArrayRef<Value> dynamic, ArrayRef<Dim> full,
+                                 ArrayRef<Dim> window) {
     SmallVector<Value> start;
     const Value *next = dynamic.begin();
-    for (auto [d, entry] : llvm::enumerate(staticStart))
-      start.push_back(entry == ShapedType::kDynamic
-                          ? clampedIndex(*next++, full[d] - window[d])
-                          : constant(entry));
+    for (auto [d, entry] : llvm::enumerate(staticStart)) {
+      if (entry != ShapedType::kDynamic) {
+        start.push_back(constant(entry));
+        continue;
+      }
+      Value x = *next++;
+      if (full[d] == window[d]) {
+        start.push_back(constant(0));
+      } else if (window[d].isStatic()) {
+        start.push_back(clampedIndex(
+            x, full[d].getCoefficient() - window[d].getCoefficient()));
+      } else {
+        // full - window is not negative: the bounds keep the window
+        // within (dynamic_slice C5, update_slice C5).
+        Value limit = sub(constant(full[d].getCoefficient()),
+                          sizeValue(window[d]));
+        start.push_back(arith::MinSIOp::create(
+            b, loc, clampedIndex(x, full[d].getCoefficient()), limit));
+      }
+    }
     return start;
   }
 
@@ -439,13 +455,14 @@ private:
   ElementStep emitConcat(ConcatOp concat, ArrayRef<Value> coords);
   ElementStep emitPad(PadOp pad, ArrayRef<Value> coords);
   ElementStep emitDynamicSlice(DynamicSliceOp slice, ArrayRef<Value> coords);
-  ElementStep emitUpdateSlice(UpdateSliceOp update, ArrayRef<Value> coords);
+  FailureOr<ElementStep> emitUpdateSlice(UpdateSliceOp update,
+                                         ArrayRef<Value> coords);
   /// The elements of `starts` (rank-0), then `then` of the window's start
   /// per dimension as indices: static entries of `staticStart` as they are,
   /// dynamic ones clamped into [0, full - window].
   ElementStep withWindowStart(
-      ArrayRef<int64_t> staticStart, ValueRange starts,
-      ArrayRef<int64_t> full, ArrayRef<int64_t> window,
+      ArrayRef<int64_t> staticStart, ValueRange starts, ArrayRef<Dim> full,
+      ArrayRef<Dim> window,
       std::function<FailureOr<ElementStep>(ArrayRef<Value>)> then);
 
   OpBuilder &b;

@@ -208,6 +208,9 @@ func::FuncOp GraphLowering::createHostFunction() {
   }
   if (bounds)
     fn->setAttr(kDimBoundsAttrName, bounds);
+  if (auto lowerBounds =
+          graph->getAttrOfType<DictionaryAttr>(kDimLowerBoundsAttrName))
+    fn->setAttr(kDimLowerBoundsAttrName, lowerBounds);
   Block *entry = fn.addEntryBlock();
   for (auto [tensor, buffer] :
        llvm::zip(graph.getArguments(), entry->getArguments()))

@@ -12,6 +12,7 @@
 #define FKC_FRONTEND_GRAPHBUILDER_H
 
 #include "Frontend/Lexer.h"
+#include "fk/IR/FkSymbolicShape.h"
 #include "fk/IR/FkTypeInference.h"
 
 #include "mlir/IR/Builders.h"
@@ -171,6 +172,13 @@ public:
                                    int64_t axis, int64_t rank);
 
   OpBuilder &getBuilder() { return builder; }
+  /// The bounds (`where S <= 4096`, fk.dim_bounds) and lower bounds
+  /// (`where 1 <= S`, fk.dim_lower_bounds) on the symbols of the graph
+  /// being built, or null.
+  DictionaryAttr getDimBounds() { return getGraphAttr(kDimBoundsAttrName); }
+  DictionaryAttr getDimLowerBounds() {
+    return getGraphAttr(kDimLowerBoundsAttrName);
+  }
   MLIRContext *getContext() { return builder.getContext(); }
 
   /// Creates `OpTy` at the call's location.
@@ -181,6 +189,13 @@ public:
   }
 
 private:
+  DictionaryAttr getGraphAttr(StringRef name) {
+    Block *block = builder.getInsertionBlock();
+    Operation *graph = block ? block->getParentOp() : nullptr;
+    return graph ? graph->getAttrOfType<DictionaryAttr>(name)
+                 : DictionaryAttr();
+  }
+
   const Lexer &lexer;
   OpBuilder &builder;
   SmallVector<llvm::StringRef> graphNames;

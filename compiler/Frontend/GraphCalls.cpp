@@ -119,18 +119,26 @@ bindCalleeSymbols(GraphBuilder &builder, const CallSite &call,
       diag.attachNote(callee.getLoc()) << "graph '" << name << "' is defined here";
       return failure();
     }
-  if (auto bounds = callee->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName))
+  for (bool lower : {false, true}) {
+    auto bounds = callee->getAttrOfType<DictionaryAttr>(
+        lower ? kDimLowerBoundsAttrName : kDimBoundsAttrName);
+    if (!bounds)
+      continue;
     for (NamedAttribute bound : bounds) {
       auto limit = dyn_cast<IntegerAttr>(bound.getValue());
       const Dim &dim = dims.find(bound.getName().getValue())->second;
-      if (limit && dim.isStatic() && dim.getCoefficient() > limit.getInt()) {
-        builder.emitError(call.loc)
-            << "the arguments of '" << name << "' make its symbol '"
-            << bound.getName().getValue() << "' " << dim.getCoefficient()
-            << ", above its bound " << limit.getInt();
-        return failure();
-      }
+      if (!limit || !dim.isStatic() ||
+          (lower ? dim.getCoefficient() >= limit.getInt()
+                 : dim.getCoefficient() <= limit.getInt()))
+        continue;
+      builder.emitError(call.loc)
+          << "the arguments of '" << name << "' make its symbol '"
+          << bound.getName().getValue() << "' " << dim.getCoefficient()
+          << (lower ? ", below its lower bound " : ", above its bound ")
+          << limit.getInt();
+      return failure();
     }
+  }
   return dims;
 }
 

@@ -534,20 +534,45 @@ Expr buildSlice(GraphBuilder &b, const CallSite &call) {
   SmallVector<Dim> dims = getDims(type), shape;
   for (int64_t d = 0; d < rank; ++d) {
     bool sliced = !axis || *axis == d;
-    // symbolic S2: a symbolic dimension is taken whole.
     if (!dims[d].isStatic()) {
-      if (sliced && (sliceEntry(call, "start", oneAxis, d, 0).value != 0 ||
-                     sliceEntry(call, "step", oneAxis, d, 1).value != 1 ||
-                     sliceEntry(call, "stop", oneAxis, d, 0).attr)) {
-        b.emitOpError(call) << "slicing along dimension " << d << " of size "
-                            << dims[d].str()
-                            << " is not supported on symbolic dimensions yet "
-                               "(a symbolic dimension is taken whole)";
+      SliceBound first = sliceEntry(call, "start", oneAxis, d, 0);
+      SliceBound last = sliceEntry(call, "stop", oneAxis, d, 0);
+      SliceBound stride = sliceEntry(call, "step", oneAxis, d, 1);
+      if (!sliced || (first.value == 0 && stride.value == 1 && !last.attr)) {
+        start.push_back(0);
+        step.push_back(1);
+        shape.push_back(dims[d]);
+        continue;
+      }
+      // slice F4
+      if (stride.value < 1) {
+        b.emitError(stride.attr->loc)
+            << "'slice' step must be >= 1, got " << stride.value;
         return Expr::invalid(call.loc);
       }
-      start.push_back(0);
-      step.push_back(1);
-      shape.push_back(dims[d]);
+      // symbolic S2: a window of static size, counted from the start (a
+      // start and a stop >= 0) or from the end (a start < 0 and a stop < 0
+      // or none); the size must hold it, never clamp it (slice C4).
+      bool fromStart = first.value >= 0 && last.attr && last.value >= 0;
+      bool fromEnd = first.value < 0 && (!last.attr || last.value < 0);
+      if (!fromStart && !fromEnd) {
+        b.emitOpError(call)
+            << "slicing along dimension " << d << " of size " << dims[d].str()
+            << " from " << first.value
+            << (last.attr ? " to " + std::to_string(last.value)
+                          : std::string(" to its end"))
+            << " is not supported on symbolic dimensions yet (the window "
+               "of a symbolic dimension is the whole of it, or of a static "
+               "size: both ends counted from the start, or from the end "
+               "with a negative start)";
+        return Expr::invalid(call.loc);
+      }
+      int64_t to = last.attr ? last.value : 0;
+      int64_t size =
+          to > first.value ? (to - first.value - 1) / stride.value + 1 : 0;
+      start.push_back(first.value);
+      step.push_back(size <= 1 ? 1 : stride.value);
+      shape.push_back(Dim(size));
       continue;
     }
     int64_t dim = dims[d].getCoefficient();
@@ -580,7 +605,8 @@ Expr buildSlice(GraphBuilder &b, const CallSite &call) {
     shape.push_back(Dim(size));
   }
   RankedTensorType resultType = getTensorType(shape, type.getElementType());
-  if (failed(verifySlice(CallErrors{b, call}, type, start, step, resultType)))
+  if (failed(verifySlice(CallErrors{b, call}, type, start, step, resultType,
+                         b.getDimLowerBounds())))
     return Expr::invalid(call.loc);
   OpBuilder &builder = b.getBuilder();
   return Expr::ofTensor(
@@ -702,7 +728,8 @@ FailureOr<WindowStart> getWindowStart(GraphBuilder &b, const CallSite &call,
             getDim(full, d).getCoefficient() -
                 getDim(window, d).getCoefficient());
   if (failed(verifyWindow(CallErrors{b, call}, windowName, full, window,
-                          start.staticStart, start.dynamic.size())))
+                          start.staticStart, start.dynamic.size(),
+                          b.getDimBounds())))
     return failure();
   return start;
 }

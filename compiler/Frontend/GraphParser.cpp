@@ -511,8 +511,26 @@ FailureOr<Dim> GraphParser::parseDim() {
 
 ParseResult GraphParser::parseBounds(func::FuncOp function) {
   consume(); // 'where'
-  NamedAttrList bounds;
+  NamedAttrList bounds, lowerBounds;
+  // An integer of a bound: a size, so not negative.
+  auto parseSize = [&]() -> FailureOr<int64_t> {
+    if (current().isNot(Token::integer))
+      return emitExpected("an integer bound");
+    FailureOr<int64_t> size = parseInteger(current(), /*negative=*/false);
+    if (succeeded(size))
+      consume();
+    return size;
+  };
   do {
+    // symbolic F3: `S <= MAX`, `MIN <= S <= MAX` or `MIN <= S`.
+    std::optional<int64_t> lower;
+    if (current().is(Token::integer)) {
+      FailureOr<int64_t> size = parseSize();
+      if (failed(size) ||
+          failed(expect(Token::less_equal, " after the lower bound")))
+        return failure();
+      lower = *size;
+    }
     Token symbol = current();
     if (failed(expect(Token::identifier, " (a dimension symbol)")))
       return failure();
@@ -523,23 +541,41 @@ ParseResult GraphParser::parseBounds(func::FuncOp function) {
                           "' is not a dimension symbol of the parameters");
       return failure();
     }
-    if (bounds.get(symbol.getSpelling())) {
+    if (bounds.get(symbol.getSpelling()) ||
+        lowerBounds.get(symbol.getSpelling())) {
       lexer.emitError(symbol.getLoc(), "symbol '" + symbol.getSpelling() +
                                            "' is bounded twice");
       return failure();
     }
-    if (failed(expect(Token::less_equal, " after the symbol")))
+    std::optional<int64_t> upper;
+    if (!lower || current().is(Token::less_equal)) {
+      if (failed(expect(Token::less_equal, " after the symbol")))
+        return failure();
+      FailureOr<int64_t> size = parseSize();
+      if (failed(size))
+        return failure();
+      upper = *size;
+    }
+    if (lower && upper && *lower > *upper) {
+      lexer.emitError(symbol.getLoc(),
+                      "symbol '" + symbol.getSpelling() +
+                          "' has no size: its lower bound " +
+                          std::to_string(*lower) + " is above its bound " +
+                          std::to_string(*upper));
       return failure();
-    if (current().isNot(Token::integer))
-      return emitExpected("an integer bound");
-    FailureOr<int64_t> bound = parseInteger(current(), /*negative=*/false);
-    if (failed(bound))
-      return failure();
-    consume();
-    bounds.append(symbol.getSpelling(), builder.getI64IntegerAttr(*bound));
+    }
+    if (upper)
+      bounds.append(symbol.getSpelling(), builder.getI64IntegerAttr(*upper));
+    if (lower)
+      lowerBounds.append(symbol.getSpelling(),
+                         builder.getI64IntegerAttr(*lower));
   } while (consumeIf(Token::comma));
-  function->setAttr(kDimBoundsAttrName,
-                    bounds.getDictionary(builder.getContext()));
+  if (!bounds.empty())
+    function->setAttr(kDimBoundsAttrName,
+                      bounds.getDictionary(builder.getContext()));
+  if (!lowerBounds.empty())
+    function->setAttr(kDimLowerBoundsAttrName,
+                      lowerBounds.getDictionary(builder.getContext()));
   return success();
 }
 

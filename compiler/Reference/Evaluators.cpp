@@ -388,8 +388,10 @@ static Results evaluateSlice(SliceOp op, ArrayRef<RefTensor> operands) {
   SmallVector<int64_t> source(from.size());
   forEachElement(result.type.getShape(), [&](ArrayRef<int64_t> coords,
                                              int64_t linear) {
+    // A negative start counts from the end of its dimension.
     for (size_t d = 0; d < coords.size(); ++d)
-      source[d] = op.getStart()[d] + op.getStep()[d] * coords[d];
+      source[d] = op.getStart()[d] + (op.getStart()[d] < 0 ? from[d] : 0) +
+                  op.getStep()[d] * coords[d];
     result.values[linear] = operands[0].values[linearIndex(source, from)];
   });
   return single(std::move(result));

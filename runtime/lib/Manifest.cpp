@@ -391,7 +391,7 @@ private:
   }
 
   /// R55 to R57: the graph's symbols (version 4): unique names that are
-  /// identifiers, each with an optional bound `max`.
+  /// identifiers, each with an optional bound `max` and lower bound `min`.
   bool readSymbols(const Value &graphValue, const std::string &path,
                    GraphSpec &graph) {
     const Value *list = graphValue.find("symbols");
@@ -424,6 +424,15 @@ private:
         if (!readInt(*max, join(itemPath, "max"), 0, INT64_MAX,
                      "a non-negative integer", symbol.max))
           return false;
+      if (const Value *min = item.find("min")) {
+        int64_t most = symbol.max >= 0 ? symbol.max : INT64_MAX;
+        if (!readInt(*min, join(itemPath, "min"), 0, most,
+                     symbol.max >= 0 ? "an integer from 0 to the symbol's "
+                                       "max"
+                                     : "a non-negative integer",
+                     symbol.min))
+          return false;
+      }
       graph.symbols.push_back(symbol);
     }
     return true;

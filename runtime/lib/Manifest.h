@@ -47,6 +47,8 @@ struct SymbolSpec {
   std::string name;
   /// Its bound (`max`), or -1 if it has none.
   int64_t max = -1;
+  /// Its lower bound (`min`): 0 if it has none.
+  int64_t min = 0;
   size_t input = 0, axis = 0;
 };
 

@@ -484,6 +484,11 @@ int64_t fkrt_manifest_symbol_max(fkrt_module m, size_t graph, size_t symbol) {
   return g && symbol < g->symbols.size() ? g->symbols[symbol].max : -1;
 }
 
+int64_t fkrt_manifest_symbol_min(fkrt_module m, size_t graph, size_t symbol) {
+  const GraphSpec *g = m ? m->graph(graph) : nullptr;
+  return g && symbol < g->symbols.size() ? g->symbols[symbol].min : -1;
+}
+
 size_t fkrt_manifest_launch_count(fkrt_module m, size_t graph) {
   const GraphSpec *g = m ? m->graph(graph) : nullptr;
   return g ? g->launches.size() : 0;
@@ -586,7 +591,7 @@ fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
 }
 
 /// Gives each symbol of `g` its size from the inputs (already checked for
-/// rank) and checks it against its bound.
+/// rank) and checks it against its bounds.
 fkrt_status bindSymbols(const GraphSpec &g, const fkrt_tensor *inputs,
                         RunSizes &sizes, const std::string &where) {
   sizes.symbols.assign(g.symbols.size(), 0);
@@ -600,6 +605,13 @@ fkrt_status bindSymbols(const GraphSpec &g, const fkrt_tensor *inputs,
                       " makes " + symbol.name + " " +
                       std::to_string(sizes.symbols[s]) +
                       ", above its bound " + std::to_string(symbol.max));
+    if (sizes.symbols[s] < symbol.min)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  where + " " + describeTensor(g, false, symbol.input) +
+                      " dimension " + std::to_string(symbol.axis) +
+                      " makes " + symbol.name + " " +
+                      std::to_string(sizes.symbols[s]) +
+                      ", below its lower bound " + std::to_string(symbol.min));
   }
   sizes.bound = true;
   return FKRT_SUCCESS;

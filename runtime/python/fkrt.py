@@ -154,6 +154,7 @@ def library():
             "fkrt_manifest_symbol_count": (size, [m, size]),
             "fkrt_manifest_symbol_name": (ctypes.c_char_p, [m, size, size]),
             "fkrt_manifest_symbol_max": (ctypes.c_int64, [m, size, size]),
+            "fkrt_manifest_symbol_min": (ctypes.c_int64, [m, size, size]),
             "fkrt_output_shape": (status, [m, ctypes.c_char_p,
                                            ctypes.POINTER(_Tensor), size,
                                            size,
@@ -415,6 +416,15 @@ class Module:
             result[lib.fkrt_manifest_symbol_name(self._m, g, s).decode()] = (
                 bound if bound >= 0 else None)
         return result
+
+    def symbol_lower_bounds(self, graph):
+        """The graph's symbols in manifest order, each with its lower bound
+        (the smallest size a run may give it; 0 without one): {"S": 1,
+        "B": 0}. Empty for a graph of static shapes."""
+        g, lib = self._graph(graph), self._lib
+        return {lib.fkrt_manifest_symbol_name(self._m, g, s).decode():
+                lib.fkrt_manifest_symbol_min(self._m, g, s)
+                for s in range(lib.fkrt_manifest_symbol_count(self._m, g))}
 
     def output_shapes(self, graph, input_shapes):
         """The shapes of `graph`'s outputs for a run whose inputs (those

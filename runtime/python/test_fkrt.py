@@ -319,6 +319,14 @@ class ManifestTest(unittest.TestCase):
                                             b'{"name": "B"}')
         with fkrt.Module(data=unbounded) as m:
             self.assertEqual(m.symbols("add_bs"), {"S": 10, "B": None})
+            self.assertEqual(m.symbol_lower_bounds("add_bs"), {"S": 0, "B": 0})
+        lower = _symbolic_add().replace(b'{"name": "B", "max": 100}',
+                                        b'{"name": "B", "max": 100, "min": 2}')
+        with fkrt.Module(data=lower) as m:
+            self.assertEqual(m.symbol_lower_bounds("add_bs"), {"S": 0, "B": 2})
+            with self.assertRaises(fkrt.ArgumentError) as e:
+                m.output_shapes("add_bs", [(1, 5), (5,)])
+            self.assertIn("makes B 1, below its lower bound 2", str(e.exception))
         with fkrt.Module(ADD) as m:
             self.assertEqual(m.symbols("add"), {})
             self.assertEqual(m.inputs("add")[0].shape, (1000,))
@@ -521,8 +529,9 @@ if GPU_ERROR is None:
             self.generator.manual_seed(7)
 
         def inputs(self, m, graph):
-            sizes = {name: _SYMBOL_SIZE if bound is None
-                     else min(bound, _SYMBOL_SIZE)
+            lower = m.symbol_lower_bounds(graph)
+            sizes = {name: max(lower[name], _SYMBOL_SIZE if bound is None
+                               else min(bound, _SYMBOL_SIZE))
                      for name, bound in m.symbols(graph).items()}
             return [_random_input(i, self.generator, self.device, sizes)
                     for i in m.inputs(graph)]

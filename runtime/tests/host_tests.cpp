@@ -1174,6 +1174,36 @@ void testSymbols() {
                                R"({"name": "S", "max": -1})"),
                 "manifest: graphs[0].symbols[0].max: expected a non-negative "
                 "integer, found -1");
+  expectInvalid("R57",
+                symbolicEdited(R"({"name": "S", "max": 64})",
+                               R"({"name": "S", "max": 64, "min": 65})"),
+                "manifest: graphs[0].symbols[0].min: expected an integer "
+                "from 0 to the symbol's max, found 65");
+  expectInvalid("R57",
+                symbolicEdited(R"({"name": "B"})",
+                               R"({"name": "B", "min": -2})"),
+                "manifest: graphs[0].symbols[1].min: expected a non-negative "
+                "integer, found -2");
+  // A lower bound (`where 2 <= S`) rejects smaller sizes.
+  std::string lower = artifact(symbolicEdited(
+      R"({"name": "S", "max": 64})", R"({"name": "S", "max": 64, "min": 2})"));
+  CHECK_EQ(fkrt_module_load_memory(lower.data(), lower.size(), &m),
+           FKRT_SUCCESS);
+  if (m) {
+    CHECK_EQ(fkrt_manifest_symbol_min(m, 0, 0), 2);
+    CHECK_EQ(fkrt_manifest_symbol_min(m, 0, 1), 0);
+    CHECK_EQ(fkrt_manifest_symbol_min(m, 0, 2), -1);
+    in[0].data = x;
+    out[0].data = y;
+    xShape[0] = 2;
+    xShape[1] = 1;
+    yShape[0] = 2;
+    yShape[1] = 8;
+    expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
+                 "fkrt_run: graph 'g' input 0 ('x') dimension 1 makes S 1, "
+                 "below its lower bound 2");
+    fkrt_module_destroy(m);
+  }
   // R58: each symbol is an input's dimension by itself.
   expectInvalid("R58",
                 symbolicEdited(R"(["B", "S", 8])", R"(["B*S", 8])"),

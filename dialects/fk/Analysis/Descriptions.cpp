@@ -95,9 +95,13 @@ static std::string formatIndices(ArrayRef<int64_t> indices) {
 
 std::string mlir::fk::describeIndexing(Operation *op) {
   if (auto slice = dyn_cast<SliceOp>(op))
-    return llvm::formatv("reads its operand from {0} by {1}",
+    return llvm::formatv("reads its operand from {0} by {1}{2}",
                          formatIndices(slice.getStart()),
-                         formatIndices(slice.getStep()))
+                         formatIndices(slice.getStep()),
+                         llvm::any_of(slice.getStart(),
+                                      [](int64_t s) { return s < 0; })
+                             ? " (a negative start counts from the end)"
+                             : "")
         .str();
   if (auto slice = dyn_cast<DynamicSliceOp>(op))
     return llvm::formatv("reads its operand from {0} (? read at run time and "

@@ -162,14 +162,32 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  auto operandType = cast<RankedTensorType>(getOperand().getType());
+  // A start counted from the end of a dimension of known size (a symbolic
+  // one bound) is counted from its start.
+  if (llvm::any_of(llvm::enumerate(getStart()), [&](auto entry) {
+        return entry.value() < 0 && !operandType.isDynamicDim(entry.index());
+      })) {
+    SmallVector<int64_t> start(getStart());
+    for (auto [d, s] : llvm::enumerate(start))
+      if (s < 0 && !operandType.isDynamicDim(d))
+        s += operandType.getDimSize(d);
+    setStart(start);
+    return getResult();
+  }
   // A window of the whole operand (a larger step would leave it) is the
   // operand.
   if (getOperand().getType() == getType() &&
       llvm::all_of(getStart(), [](int64_t s) { return s == 0; }))
     return getOperand();
-  // slice(slice(x, s1, k1), s2, k2) reads x at s1 + k1 * (s2 + k2 * i).
-  if (auto inner = getOperand().getDefiningOp<SliceOp>()) {
-    auto operandType = cast<RankedTensorType>(inner.getOperand().getType());
+  // slice(slice(x, s1, k1), s2, k2) reads x at s1 + k1 * (s2 + k2 * i),
+  // where both count from the start.
+  auto inner = getOperand().getDefiningOp<SliceOp>();
+  auto fromStart = [](ArrayRef<int64_t> start) {
+    return llvm::all_of(start, [](int64_t s) { return s >= 0; });
+  };
+  if (inner && fromStart(inner.getStart()) && fromStart(getStart())) {
+    auto innerType = cast<RankedTensorType>(inner.getOperand().getType());
     ArrayRef<int64_t> sizes = cast<RankedTensorType>(getType()).getShape();
     SmallVector<int64_t> start, step;
     for (auto [d, s1, k1, s2, k2] :
@@ -177,7 +195,10 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
                          getStep())) {
       // An empty window's start may be past the inner window's end; any
       // start in bounds reads nothing as well.
-      start.push_back(std::min(s1 + k1 * s2, operandType.getDimSize(d)));
+      int64_t first = s1 + k1 * s2;
+      if (!innerType.isDynamicDim(d))
+        first = std::min(first, innerType.getDimSize(d));
+      start.push_back(first);
       // A window of one element reads no second one: step 1 keeps the
       // product from growing through a chain of slices.
       step.push_back(sizes[d] <= 1 ? 1 : k1 * k2);

@@ -149,10 +149,11 @@ LogicalResult ArgMinOp::verify() { return verifyArgReduceOp(*this); }
 //===----------------------------------------------------------------------===//
 
 LogicalResult SliceOp::verify() {
-  // slice C1, C2, C3
+  // slice C1-C4
   return verifySlice(EMIT_OP_ERROR,
                      cast<RankedTensorType>(getOperand().getType()),
-                     getStart(), getStep(), cast<RankedTensorType>(getType()));
+                     getStart(), getStep(), cast<RankedTensorType>(getType()),
+                     getDimLowerBounds(*this));
 }
 
 LogicalResult ConcatOp::verify() {
@@ -176,19 +177,20 @@ LogicalResult PadOp::verify() {
 }
 
 LogicalResult DynamicSliceOp::verify() {
-  // dynamic_slice C1-C4
+  // dynamic_slice C1-C5
   return verifyWindow(EMIT_OP_ERROR, "result",
                       cast<RankedTensorType>(getOperand().getType()),
                       cast<RankedTensorType>(getType()), getStaticStart(),
-                      getStart().size());
+                      getStart().size(), getDimBounds(*this));
 }
 
 LogicalResult UpdateSliceOp::verify() {
-  // update_slice C1-C4
+  // update_slice C1-C5
   return verifyWindow(EMIT_OP_ERROR, "update",
                       cast<RankedTensorType>(getDest().getType()),
                       cast<RankedTensorType>(getUpdate().getType()),
-                      getStaticStart(), getStart().size());
+                      getStaticStart(), getStart().size(),
+                      getDimBounds(*this));
 }
 
 //===----------------------------------------------------------------------===//

@@ -400,7 +400,11 @@ def Fk_SliceOp : Fk_Op<"slice", [Pure]> {
   let description = [{
     Result element `[i0, ..., in]` is operand element
     `[start0 + step0 * i0, ..., startn + stepn * in]`; the result type gives
-    the window's extent. Every element read is in bounds.
+    the window's extent. A negative start counts from the end of its
+    dimension (`-1` is the last element): a window of static size in a
+    symbolic dimension is counted from its start or its end, and the graph's
+    lower bounds (`fk.dim_lower_bounds`) make the dimension hold it. Every
+    element read is in bounds.
 
     ```mlir
     %r = fk.slice %a start = [1, 0] step = [1, 2] : tensor<4x8xf32> -> tensor<3x4xf32>

@@ -9,6 +9,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::fk;
 
@@ -181,6 +183,32 @@ std::optional<int64_t> mlir::fk::getLargestSize(const Dim &dim,
       return std::nullopt;
   }
   return size;
+}
+
+DictionaryAttr mlir::fk::getDimLowerBounds(Operation *op) {
+  auto graph = op->getParentOfType<FunctionOpInterface>();
+  return graph ? graph->getAttrOfType<DictionaryAttr>(kDimLowerBoundsAttrName)
+               : DictionaryAttr();
+}
+
+int64_t mlir::fk::getSmallestSize(const Dim &dim,
+                                  DictionaryAttr lowerBounds) {
+  int64_t size = dim.getCoefficient();
+  for (const std::string &symbol : dim.getSymbols()) {
+    auto bound =
+        lowerBounds ? lowerBounds.getAs<IntegerAttr>(symbol) : IntegerAttr();
+    if (!bound)
+      return 0;
+    if (llvm::MulOverflow(size, bound.getInt(), size))
+      return std::numeric_limits<int64_t>::max();
+  }
+  return size;
+}
+
+std::string mlir::fk::formatBoundedSymbol(const Dim &dim) {
+  if (dim.getSymbols().size() == 1 && dim.getCoefficient() == 1)
+    return dim.getSymbols()[0];
+  return "SYMBOL";
 }
 
 std::optional<Dim> mlir::fk::elementCount(ArrayRef<Dim> dims) {

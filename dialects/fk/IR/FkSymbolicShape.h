@@ -101,8 +101,21 @@ mlir::DictionaryAttr getDimBounds(mlir::Operation *op);
 std::optional<int64_t> getLargestSize(const Dim &dim,
                                       mlir::DictionaryAttr bounds);
 
+/// The lower bounds (`fk.dim_lower_bounds`) of the graph that holds `op`,
+/// or null.
+mlir::DictionaryAttr getDimLowerBounds(mlir::Operation *op);
+
+/// The smallest size of `dim` under `lowerBounds` (a graph's
+/// fk.dim_lower_bounds; a symbol without one may be 0), saturating at
+/// INT64_MAX.
+int64_t getSmallestSize(const Dim &dim, mlir::DictionaryAttr lowerBounds);
+
 /// `S=SIZE,T=SIZE`: the `--bind` that would give `symbols` sizes.
 std::string formatBindHint(llvm::ArrayRef<std::string> symbols);
+
+/// The symbol a `where` clause would bound to bound `dim`: its name when
+/// `dim` is one symbol alone, else `SYMBOL`.
+std::string formatBoundedSymbol(const Dim &dim);
 
 /// Formats dimensions as the language writes a shape: `[B, S, 768]`.
 std::string formatShape(llvm::ArrayRef<Dim> dims);
@@ -121,6 +134,10 @@ void collectSymbols(Operation *root,
 /// The function attribute holding a graph's bounds on its symbols
 /// (`where S <= 4096`): a dictionary from symbol to its largest size.
 inline constexpr llvm::StringLiteral kDimBoundsAttrName = "fk.dim_bounds";
+/// The function attribute holding a graph's lower bounds on its symbols
+/// (`where 1 <= S`): a dictionary from symbol to its smallest size.
+inline constexpr llvm::StringLiteral kDimLowerBoundsAttrName =
+    "fk.dim_lower_bounds";
 
 /// Symbols bound to sizes: `S=128,B=1`.
 using DimBindings = llvm::StringMap<int64_t>;

@@ -410,7 +410,8 @@ LogicalResult mlir::fk::verifySlice(EmitErrorFn emitError,
                                     RankedTensorType operand,
                                     ArrayRef<int64_t> start,
                                     ArrayRef<int64_t> step,
-                                    RankedTensorType result) {
+                                    RankedTensorType result,
+                                    DictionaryAttr lowerBounds) {
   int64_t rank = operand.getRank();
   // slice C1
   if (static_cast<int64_t>(start.size()) != rank ||
@@ -432,25 +433,51 @@ LogicalResult mlir::fk::verifySlice(EmitErrorFn emitError,
                        << " must have the operand's dtype and rank";
   SmallVector<Dim> operandDims = getDims(operand), resultDims = getDims(result);
   for (int64_t d = 0; d < rank; ++d) {
-    // symbolic S2: a symbolic dimension is sliced whole or not at all.
-    if (!operandDims[d].isStatic() || !resultDims[d].isStatic()) {
+    // symbolic S2: a symbolic dimension is sliced whole, or by a window of
+    // static size counted from its start or (a negative start) its end.
+    if (!resultDims[d].isStatic()) {
       if (operandDims[d] != resultDims[d] || start[d] != 0 || step[d] != 1)
         return emitSymbolicUnsupported(emitError, "slicing", d,
                                        operandDims[d])
-               << " (a symbolic dimension is taken whole)";
+               << " (a window of a symbolic size is the whole dimension)";
       continue;
     }
-    int64_t dim = operandDims[d].getCoefficient(),
-            size = resultDims[d].getCoefficient();
-    // The last element read, start + step * (size - 1), is in bounds.
-    bool inBounds = start[d] >= 0 && start[d] <= dim &&
-                    (size == 0 || (size - 1 <= (dim - 1 - start[d]) / step[d] &&
-                                   start[d] < dim));
-    if (!inBounds)
+    int64_t size = resultDims[d].getCoefficient();
+    if (size == 0)
+      continue;
+    // slice C4: the window's first and last elements, counted from the
+    // start or, for a negative start, from the end.
+    int64_t last;
+    if (llvm::MulOverflow(step[d], size - 1, last) ||
+        llvm::AddOverflow(last, start[d], last))
+      return emitError() << "a window of " << size << " elements by "
+                         << step[d] << " overflows a 64-bit index";
+    bool fromEnd = start[d] < 0;
+    if (fromEnd && last >= 0)
+      return emitError() << "a window of " << size << " elements from "
+                         << start[d] << " (counted from the end) by "
+                         << step[d] << " passes the end of dimension " << d;
+    // The elements the dimension needs to hold the window.
+    int64_t needed = fromEnd ? -start[d] : last + 1;
+    if (operandDims[d].isStatic()) {
+      int64_t dim = operandDims[d].getCoefficient();
+      if (needed > dim)
+        return emitError() << "a window of " << size << " elements from "
+                           << start[d] << " by " << step[d]
+                           << " does not fit dimension " << d << " of size "
+                           << dim;
+      continue;
+    }
+    int64_t smallest = getSmallestSize(operandDims[d], lowerBounds);
+    if (needed > smallest)
       return emitError() << "a window of " << size << " elements from "
                          << start[d] << " by " << step[d]
-                         << " does not fit dimension " << d << " of size "
-                         << dim;
+                         << " needs dimension " << d << " of size "
+                         << operandDims[d] << " to hold at least " << needed
+                         << " elements, but its size may be " << smallest
+                         << " (give its symbols lower bounds: `where "
+                         << needed << " <= "
+                         << formatBoundedSymbol(operandDims[d]) << "`)";
   }
   return success();
 }
@@ -544,7 +571,8 @@ LogicalResult mlir::fk::verifyWindow(EmitErrorFn emitError,
                                      RankedTensorType full,
                                      RankedTensorType window,
                                      ArrayRef<int64_t> staticStart,
-                                     size_t dynamicCount) {
+                                     size_t dynamicCount,
+                                     DictionaryAttr bounds) {
   int64_t rank = full.getRank();
   // dynamic_slice C1, update_slice C1
   if (static_cast<int64_t>(staticStart.size()) != rank)
@@ -565,29 +593,57 @@ LogicalResult mlir::fk::verifyWindow(EmitErrorFn emitError,
     return emitError() << windowName << " shape " << DimsText{windowDims}
                        << " has rank " << window.getRank() << ", not "
                        << rank;
-  // symbolic S2: a window spans a symbolic dimension whole, from 0.
-  for (int64_t d = 0; d < rank; ++d)
-    if ((!fullDims[d].isStatic() || !windowDims[d].isStatic()) &&
-        (fullDims[d] != windowDims[d] ||
-         (staticStart[d] != ShapedType::kDynamic && staticStart[d] != 0)))
+  // The window's largest extent per dimension of static size.
+  SmallVector<int64_t> largest(rank, 0);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (windowDims[d].isStatic()) {
+      largest[d] = windowDims[d].getCoefficient();
+      if (fullDims[d].isStatic() && largest[d] > fullDims[d].getCoefficient())
+        return emitError() << windowName << " shape " << DimsText{windowDims}
+                           << " exceeds " << DimsText{fullDims}
+                           << " in dimension " << d;
+    }
+    if (fullDims[d].isStatic() && windowDims[d].isStatic())
+      continue;
+    // symbolic S2: a window spans a symbolic dimension whole, from 0 ...
+    if (fullDims[d] == windowDims[d] &&
+        (staticStart[d] == ShapedType::kDynamic || staticStart[d] == 0))
+      continue;
+    // ... or is of a symbolic size that the bounds keep within a
+    // dimension of static size (dynamic_slice C5, update_slice C5).
+    if (!fullDims[d].isStatic())
       return emitSymbolicUnsupported(emitError, "window", d, fullDims[d])
              << " (a symbolic dimension is taken whole)";
-  for (int64_t d = 0; d < rank; ++d)
-    if (windowDims[d].getCoefficient() > fullDims[d].getCoefficient() &&
-        fullDims[d].isStatic())
-      return emitError() << windowName << " shape " << DimsText{windowDims}
-                         << " exceeds " << DimsText{fullDims}
-                         << " in dimension " << d;
+    std::optional<int64_t> most = getLargestSize(windowDims[d], bounds);
+    int64_t size = fullDims[d].getCoefficient();
+    if (!most || *most > size) {
+      InFlightDiagnostic diag = emitError()
+                                << windowName << " dimension " << d << " ("
+                                << windowDims[d] << ") may exceed the "
+                                << size << " elements it is a window of: ";
+      if (most)
+        return diag << "its bounds allow " << *most << " (bound it: `where "
+                    << formatBoundedSymbol(windowDims[d]) << " <= " << size
+                    << "`)";
+      return diag << "give its symbols bounds (`where "
+                  << formatBoundedSymbol(windowDims[d]) << " <= " << size
+                  << "`)";
+    }
+    largest[d] = *most;
+  }
   // dynamic_slice C4, update_slice C4
   for (int64_t d = 0; d < rank; ++d) {
     if (!fullDims[d].isStatic())
       continue;
     int64_t start = staticStart[d];
-    int64_t limit =
-        fullDims[d].getCoefficient() - windowDims[d].getCoefficient();
+    int64_t limit = fullDims[d].getCoefficient() - largest[d];
     if (start != ShapedType::kDynamic && (start < 0 || start > limit))
       return emitError() << "static start " << start << " of dimension " << d
-                         << " is outside [0, " << limit << "]";
+                         << " is outside [0, " << limit << "]"
+                         << (windowDims[d].isStatic()
+                                 ? ""
+                                 : " (the window's largest extent is " +
+                                       std::to_string(largest[d]) + ")");
   }
   return success();
 }

@@ -98,11 +98,14 @@ FailureOr<RankedTensorType> inferGatherType(EmitErrorFn emitError,
 FailureOr<RankedTensorType> inferArgReduceType(EmitErrorFn emitError,
                                                RankedTensorType operand,
                                                int64_t axis);
-/// Checks a slice's normalized start and step against its operand and
-/// result (slice C1-C3).
+/// Checks a slice's start and step against its operand and result (slice
+/// C1-C4): a negative start counts from the dimension's end; a symbolic
+/// dimension's window must fit its smallest size under `lowerBounds` (the
+/// graph's fk.dim_lower_bounds, or null).
 LogicalResult verifySlice(EmitErrorFn emitError, RankedTensorType operand,
                           ArrayRef<int64_t> start, ArrayRef<int64_t> step,
-                          RankedTensorType result);
+                          RankedTensorType result,
+                          DictionaryAttr lowerBounds);
 /// The type of `operands` joined along `axis` (concat C1-C4).
 FailureOr<RankedTensorType>
 inferConcatType(EmitErrorFn emitError, ArrayRef<RankedTensorType> operands,
@@ -119,11 +122,13 @@ LogicalResult verifyPadValue(EmitErrorFn emitError, double value, Type dtype);
 /// destination): one entry per dimension, static entries in
 /// [0, full - window], as many dynamic entries (ShapedType::kDynamic) as
 /// start operands `dynamicCount`, and a window of the same dtype and rank
-/// that fits (dynamic_slice C1-C4, update_slice C1-C4).
+/// that fits (dynamic_slice C1-C5, update_slice C1-C5): a symbolic
+/// dimension of the window is the whole of the tensor's, or within one of
+/// static size for every size `bounds` (the graph's fk.dim_bounds) allow.
 LogicalResult verifyWindow(EmitErrorFn emitError, StringRef windowName,
                            RankedTensorType full, RankedTensorType window,
                            ArrayRef<int64_t> staticStart,
-                           size_t dynamicCount);
+                           size_t dynamicCount, DictionaryAttr bounds);
 FailureOr<RankedTensorType>
 inferAttentionType(EmitErrorFn emitError, RankedTensorType query,
                    RankedTensorType key, RankedTensorType value,

@@ -171,35 +171,45 @@ struct BindDimsPass : public fk::impl::FkBindDimsBase<BindDimsPass> {
   /// (and the attribute, when none is left).
   static void keepUnboundBounds(func::FuncOp function,
                                 const DimBindings &bindings) {
-    auto bounds = function->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName);
-    if (!bounds)
-      return;
-    SmallVector<NamedAttribute> kept;
-    for (NamedAttribute bound : bounds)
-      if (!bindings.count(bound.getName().getValue()))
-        kept.push_back(bound);
-    if (kept.empty())
-      function->removeAttr(kDimBoundsAttrName);
-    else
-      function->setAttr(kDimBoundsAttrName,
-                        DictionaryAttr::get(function.getContext(), kept));
+    for (StringRef attrName : {kDimBoundsAttrName, kDimLowerBoundsAttrName}) {
+      auto bounds = function->getAttrOfType<DictionaryAttr>(attrName);
+      if (!bounds)
+        continue;
+      SmallVector<NamedAttribute> kept;
+      for (NamedAttribute bound : bounds)
+        if (!bindings.count(bound.getName().getValue()))
+          kept.push_back(bound);
+      if (kept.empty())
+        function->removeAttr(attrName);
+      else
+        function->setAttr(attrName,
+                          DictionaryAttr::get(function.getContext(), kept));
+    }
   }
 
-  /// Checks the bindings against the graph's bounds (`where S <= 4096`).
+  /// Checks the bindings against the graph's bounds (`where 1 <= S <=
+  /// 4096`).
   static LogicalResult checkBounds(func::FuncOp function,
                                    const DimBindings &bindings) {
-    auto bounds = function->getAttrOfType<DictionaryAttr>(kDimBoundsAttrName);
-    if (!bounds)
-      return success();
-    for (NamedAttribute bound : bounds) {
-      auto limit = dyn_cast<IntegerAttr>(bound.getValue());
-      auto it = bindings.find(bound.getName().getValue());
-      if (!limit || it == bindings.end() || it->second <= limit.getInt())
+    for (bool lower : {false, true}) {
+      auto bounds = function->getAttrOfType<DictionaryAttr>(
+          lower ? kDimLowerBoundsAttrName : kDimBoundsAttrName);
+      if (!bounds)
         continue;
-      return function.emitError()
-             << "the size " << it->second << " of '"
-             << bound.getName().getValue() << "' is above its bound "
-             << limit.getInt() << " in graph '" << function.getName() << "'";
+      for (NamedAttribute bound : bounds) {
+        auto limit = dyn_cast<IntegerAttr>(bound.getValue());
+        auto it = bindings.find(bound.getName().getValue());
+        if (!limit || it == bindings.end() ||
+            (lower ? it->second >= limit.getInt()
+                   : it->second <= limit.getInt()))
+          continue;
+        return function.emitError()
+               << "the size " << it->second << " of '"
+               << bound.getName().getValue() << "' is "
+               << (lower ? "below its lower bound " : "above its bound ")
+               << limit.getInt() << " in graph '" << function.getName()
+               << "'";
+      }
     }
     return success();
   }

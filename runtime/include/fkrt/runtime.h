@@ -194,6 +194,11 @@ FKRT_API const char *fkrt_manifest_symbol_name(fkrt_module module,
 FKRT_API int64_t fkrt_manifest_symbol_max(fkrt_module module, size_t graph,
                                           size_t symbol);
 
+/// The lower bound of symbol `symbol` of graph `graph` (a run's size must
+/// not be below it; 0 if it has none), or -1 if out of range.
+FKRT_API int64_t fkrt_manifest_symbol_min(fkrt_module module, size_t graph,
+                                          size_t symbol);
+
 /// The shape of output `index` of graph `graph_name` for a run with
 /// `inputs`: `shape` receives the output's rank of entries. The inputs are
 /// checked as fkrt_run checks them (INVALID_ARGUMENT, NOT_FOUND); nothing

@@ -383,6 +383,25 @@ func.func @slice_compose(%x: tensor<20x9xf32>) -> (tensor<2x1xf32>, tensor<0x3xf
   return %1, %2 : tensor<2x1xf32>, tensor<0x3xf32>
 }
 
+// A start counted from the end of a static dimension (a symbolic one bound)
+// is counted from its start, then composes; one of a symbolic dimension
+// stays, and a slice of it does not compose.
+// CHECK-LABEL: func.func @slice_from_end
+// CHECK-SAME:  (%[[X:.*]]: tensor<20x9xf32>, %[[Y:.*]]: tensor<?x9xf32, ["S"]>)
+// CHECK-NEXT:  %[[A:.*]] = fk.slice %[[X]] start = [19, 0] step = [1, 1] : tensor<20x9xf32> -> tensor<1x9xf32>
+// CHECK-NEXT:  %[[B:.*]] = fk.slice %[[X]] start = [17, 1] step = [1, 1] : tensor<20x9xf32> -> tensor<1x1xf32>
+// CHECK-NEXT:  %[[C:.*]] = fk.slice %[[Y]] start = [-3, 0] step = [1, 1] : tensor<?x9xf32, ["S"]> -> tensor<3x9xf32>
+// CHECK-NEXT:  %[[D:.*]] = fk.slice %[[C]] start = [1, 0] step = [1, 1] : tensor<3x9xf32> -> tensor<1x9xf32>
+// CHECK-NEXT:  return %[[A]], %[[B]], %[[D]]
+func.func @slice_from_end(%x: tensor<20x9xf32>, %y: tensor<?x9xf32, ["S"]>) -> (tensor<1x9xf32>, tensor<1x1xf32>, tensor<1x9xf32>) attributes {fk.dim_lower_bounds = {S = 3 : i64}} {
+  %0 = fk.slice %x start = [-1, 0] step = [1, 1] : tensor<20x9xf32> -> tensor<1x9xf32>
+  %1 = fk.slice %x start = [-4, 0] step = [1, 1] : tensor<20x9xf32> -> tensor<4x9xf32>
+  %2 = fk.slice %1 start = [1, 1] step = [1, 1] : tensor<4x9xf32> -> tensor<1x1xf32>
+  %3 = fk.slice %y start = [-3, 0] step = [1, 1] : tensor<?x9xf32, ["S"]> -> tensor<3x9xf32>
+  %4 = fk.slice %3 start = [1, 0] step = [1, 1] : tensor<3x9xf32> -> tensor<1x9xf32>
+  return %0, %2, %4 : tensor<1x9xf32>, tensor<1x1xf32>, tensor<1x9xf32>
+}
+
 // Splats: sliced, joined with equal splats or padded with their own value
 // they stay splats; other paddings and joins stay.
 // CHECK-LABEL: func.func @slicing_splats

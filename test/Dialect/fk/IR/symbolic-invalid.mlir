@@ -54,9 +54,35 @@ func.func @f(%x: tensor<?x?xf32, ["B", "S"]>) -> tensor<?xf32, ["S"]> {
 // -----
 
 func.func @f(%x: tensor<?x?xf32, ["3*S", "S"]>) -> tensor<?x?xf32, ["3*S", "S"]> {
-  // expected-error @+1 {{'fk.slice' op slicing along dimension 0 of size 3*S is not supported on symbolic dimensions yet (a symbolic dimension is taken whole)}}
+  // expected-error @+1 {{'fk.slice' op slicing along dimension 0 of size 3*S is not supported on symbolic dimensions yet (a window of a symbolic size is the whole dimension)}}
   %0 = fk.slice %x start = [1, 0] step = [1, 1] : tensor<?x?xf32, ["3*S", "S"]> -> tensor<?x?xf32, ["3*S", "S"]>
   return %0 : tensor<?x?xf32, ["3*S", "S"]>
+}
+
+// -----
+
+// slice C4: a negative start counts from the end; the graph's lower bounds
+// make the dimension hold the window.
+func.func @f(%x: tensor<?x8xf32, ["S"]>) -> tensor<2x8xf32> attributes {fk.dim_lower_bounds = {S = 1 : i64}} {
+  // expected-error @+1 {{'fk.slice' op a window of 2 elements from -2 by 1 needs dimension 0 of size S to hold at least 2 elements, but its size may be 1 (give its symbols lower bounds: `where 2 <= S`)}}
+  %0 = fk.slice %x start = [-2, 0] step = [1, 1] : tensor<?x8xf32, ["S"]> -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<6x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'fk.slice' op a window of 2 elements from -1 (counted from the end) by 1 passes the end of dimension 0}}
+  %0 = fk.slice %x start = [-1, 0] step = [1, 1] : tensor<6x8xf32> -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<6x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'fk.slice' op a window of 2 elements from -7 by 1 does not fit dimension 0 of size 6}}
+  %0 = fk.slice %x start = [-7, 0] step = [1, 1] : tensor<6x8xf32> -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
 }
 
 // -----
