@@ -8,7 +8,9 @@
 # One artifact per (batch, prompt length): each holds the prefill graph of
 # that prompt and the decode-step graph. And one per prompt length whose
 # batch B (at most 16) is sized at run time (gpt2_bB_pT.ptx), which run.py
-# times at each batch beside that batch's own artifact.
+# times at each batch beside that batch's own artifact. And one whose batch
+# and prompt length S (1 to 1024) are both sized at run time
+# (gpt2_bB_pS.ptx), which run.py times at every configuration.
 # FKC_GPT2_VARIANT_FLAGS, if set, compiles a second artifact of each
 # with those fkc flags (NAME_variant.ptx), which run.py times beside the
 # first (e.g. "--matmul-tile=64,64,64" to compare tiles).
@@ -17,7 +19,7 @@ cd "$(dirname "$0")/../.."
 fkc=${1:-build/bin/fkc}
 out=build/gpt2-artifacts
 mkdir -p "$out"
-configs=("1 128" "16 128" "1 1024")
+configs=("1 128" "16 128" "1 1024" "4 77")
 for config in "${configs[@]}"; do
   read -r batch prompt <<<"$config"
   name=gpt2_b${batch}_p${prompt}
@@ -38,5 +40,9 @@ for prompt in 128; do
     --prompt "$prompt" --out "$out/$name.graph"
   "$fkc" "$out/$name.graph" -o "$out/$name.ptx"
 done
+# The batch and the prompt length sized at run time.
+python3 scripts/gpt2_inference_graph.py --batch B --max-batch 16 --prompt S \
+  --out "$out/gpt2_bB_pS.graph"
+"$fkc" "$out/gpt2_bB_pS.graph" -o "$out/gpt2_bB_pS.ptx"
 git rev-parse --short HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 echo "gpt2_inference: compiled ${#configs[@]} configurations into $out"

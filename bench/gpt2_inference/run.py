@@ -7,7 +7,8 @@ Runs on the GPU machine over the artifacts of bench/gpt2_inference/compile.sh
 (build/gpt2-artifacts/gpt2_bN_pT.ptx: the prefill graph of a T-token prompt
 and the decode-step graph, batch N, of scripts/gpt2_inference_graph.py; and
 gpt2_bB_pT.ptx, the same graphs with the batch sized at run time, which
-each batch N's configuration runs too).
+each batch N's configuration runs too; and gpt2_bB_pS.ptx, the batch and
+the prompt length sized at run time, which every configuration runs).
 
 The peer is the same model written in PyTorch (`TorchGPT2` below): the same
 weights (random, GPT-2-like scales) under the same names, in transformers'
@@ -51,6 +52,9 @@ LAYERS, D, HEADS, MLP, VOCAB, POSITIONS = 12, 768, 12, 3072, 50257, 1024
 HEAD_DIM = D // HEADS
 # The label of the artifact whose batch is sized at run time.
 ANY_BATCH = "fkc, B at run time"
+# The label of the artifact whose batch and prompt length are sized at run
+# time.
+ANY_SIZE = "fkc, B and S at run time"
 # The graphs' weights: GPT2LMHeadModel's parameters, named as the importer
 # names its state_dict keys (scripts/gpt2_inference_graph.py).
 PARAMS = [(legalize(key), shape) for key, shape in
@@ -164,14 +168,17 @@ def make_model_class(torch):
     return TorchGPT2, Entry
 
 
-def fkc_run_bench(fkc_run, artifact, graph, batch):
+def fkc_run_bench(fkc_run, artifact, graph, batch, prompt):
     """fkc's time from C++ (fkc-run --bench: random inputs, up to 64 runs in
     flight), without Python's per-call cost of checking ~220 tensors. An
     artifact whose batch is sized at run time runs at `batch`."""
     command = [fkc_run, artifact, "--graph", graph, "--bench",
                "--iterations", "300", "--warmup", "20"]
     if "_bB_" in os.path.basename(artifact):
-        command += ["--sizes", f"B={batch}"]
+        sizes = f"B={batch}"
+        if graph == "prefill" and os.path.basename(artifact).endswith("_pS.ptx"):
+            sizes += f",S={prompt}"
+        command += ["--sizes", sizes]
     text = subprocess.run(command, check=True, capture_output=True,
                           text=True).stdout
     m = re.search(r"median ([0-9.]+) ms, min ([0-9.]+) ms", text)
@@ -198,6 +205,10 @@ def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
     any_batch = os.path.join(os.path.dirname(path), f"gpt2_bB_p{prompt}.ptx")
     if os.path.exists(any_batch):
         variants.append((ANY_BATCH, any_batch))
+    # The one artifact of every batch and prompt length.
+    any_size = os.path.join(os.path.dirname(path), "gpt2_bB_pS.ptx")
+    if os.path.exists(any_size):
+        variants.append((ANY_SIZE, any_size))
     budget = 0.5 if args.quick else 2.0
     config = f"batch {batch}, prompt {prompt}"
 
@@ -257,10 +268,11 @@ def run_config(torch, fkrt, args, path, batch, prompt, weights, results):
             record("prefill", label, time_calls(torch, prefill, budget), check=check)
             record("decode", label, time_calls(torch, decode, budget), check=check)
             module.close()
-            if label in ("fkc", ANY_BATCH) and args.fkc_run:
+            if label in ("fkc", ANY_BATCH, ANY_SIZE) and args.fkc_run:
                 for graph in ("prefill", "decode"):
                     record(graph, f"{label} (fkc-run --bench)",
-                           fkc_run_bench(args.fkc_run, artifact, graph, batch))
+                           fkc_run_bench(args.fkc_run, artifact, graph, batch,
+                                         prompt))
 
         record("prefill", "PyTorch eager",
                time_calls(torch, lambda: model.prefill(ids_prompt), budget))
@@ -311,11 +323,15 @@ def write_report(out, results, device, commit):
              "and from C++ (`fkc-run --bench`, every input passed); the "
              "speed-ups use the Python figure, as the peers are timed from Python.", "",
              "fkc, B at run time: the one artifact compiled with the batch "
-             "symbolic (`--batch B`, at most 16), serving every batch.", "",
+             "symbolic (`--batch B`, at most 16), serving every batch. "
+             "fkc, B and S at run time: the one artifact compiled with the "
+             "batch and the prompt length symbolic (`--batch B --prompt S`, "
+             "at most 16 and 1024), serving every configuration.", "",
              "| config | graph | fkc | fkc (fkc-run) | fkc, B at run time | "
-             "fkc, B at run time (fkc-run) | fkc variant | PyTorch eager | "
+             "fkc, B at run time (fkc-run) | fkc, B and S at run time | "
+             "fkc, B and S at run time (fkc-run) | fkc variant | PyTorch eager | "
              "torch.compile | vs eager | vs torch.compile |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     configs = []
     for r in results:
         if r.get("config") not in configs:
@@ -331,6 +347,7 @@ def write_report(out, results, device, commit):
                 return "-" if x is None else "%.2fx" % x
             lines.append(f"| {config} | {graph} | {t('fkc')} | {t('fkc (fkc-run --bench)')} | "
                          f"{t(ANY_BATCH)} | {t(ANY_BATCH + ' (fkc-run --bench)')} | "
+                         f"{t(ANY_SIZE)} | {t(ANY_SIZE + ' (fkc-run --bench)')} | "
                          f"{t('fkc variant')} | "
                          f"{t('PyTorch eager')} | {t('torch.compile (CUDA graphs)')} | "
                          f"{ratio('PyTorch eager')} | {ratio('torch.compile (CUDA graphs)')} |")
