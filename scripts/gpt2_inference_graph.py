@@ -10,6 +10,8 @@ Graphs of the file (each an entry point of the artifact), in the
 convention of examples/generate (a generation loop that knows no model):
 
   prefill(ids: i64[B, T], k0..: inout, v0..: inout, weights)
+      (T is --prompt: a number, or a name for a prompt sized at run time,
+      `where 1 <= T <= positions`)
       -> logits [B, T, V], next: i64[B, 1], the caches
       the prompts' logits and the greedy next token (the argmax of the last
       position's logits); writes the prompt's keys and values into the

@@ -166,7 +166,7 @@ static FailureOr<LaunchShape> buildWindowKernel(KernelContext &k,
     updates.push_back(update);
   }
   // A symbolic dimension of a window spans its dest's, or is a size given
-  // at run time within a static one (update_slice C5): the window's shape
+  // at run time within a static one (update_slice C3): the window's shape
   // and element count are sizes given at run time.
   RankedTensorType windowType = tensorType(updates[0].getUpdate());
   SmallVector<Dim> window = getDims(windowType);

@@ -119,7 +119,7 @@ struct IndexBuilder {
             x, full[d].getCoefficient() - window[d].getCoefficient()));
       } else {
         // full - window is not negative: the bounds keep the window
-        // within (dynamic_slice C5, update_slice C5).
+        // within (dynamic_slice C3, update_slice C3).
         Value limit = sub(constant(full[d].getCoefficient()),
                           sizeValue(window[d]));
         start.push_back(arith::MinSIOp::create(

@@ -552,7 +552,7 @@ Expr buildSlice(GraphBuilder &b, const CallSite &call) {
       }
       // symbolic S2: a window of static size, counted from the start (a
       // start and a stop >= 0) or from the end (a start < 0 and a stop < 0
-      // or none); the size must hold it, never clamp it (slice C4).
+      // or none); the size must hold it, never clamp it (slice C3).
       bool fromStart = first.value >= 0 && last.attr && last.value >= 0;
       bool fromEnd = first.value < 0 && (!last.attr || last.value < 0);
       if (!fromStart && !fromEnd) {

@@ -149,7 +149,7 @@ LogicalResult ArgMinOp::verify() { return verifyArgReduceOp(*this); }
 //===----------------------------------------------------------------------===//
 
 LogicalResult SliceOp::verify() {
-  // slice C1-C4
+  // slice C1-C3
   return verifySlice(EMIT_OP_ERROR,
                      cast<RankedTensorType>(getOperand().getType()),
                      getStart(), getStep(), cast<RankedTensorType>(getType()),
@@ -177,7 +177,7 @@ LogicalResult PadOp::verify() {
 }
 
 LogicalResult DynamicSliceOp::verify() {
-  // dynamic_slice C1-C5
+  // dynamic_slice C1-C4
   return verifyWindow(EMIT_OP_ERROR, "result",
                       cast<RankedTensorType>(getOperand().getType()),
                       cast<RankedTensorType>(getType()), getStaticStart(),
@@ -185,7 +185,7 @@ LogicalResult DynamicSliceOp::verify() {
 }
 
 LogicalResult UpdateSliceOp::verify() {
-  // update_slice C1-C5
+  // update_slice C1-C4
   return verifyWindow(EMIT_OP_ERROR, "update",
                       cast<RankedTensorType>(getDest().getType()),
                       cast<RankedTensorType>(getUpdate().getType()),

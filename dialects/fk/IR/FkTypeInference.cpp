@@ -445,7 +445,7 @@ LogicalResult mlir::fk::verifySlice(EmitErrorFn emitError,
     int64_t size = resultDims[d].getCoefficient();
     if (size == 0)
       continue;
-    // slice C4: the window's first and last elements, counted from the
+    // slice C3: the window's first and last elements, counted from the
     // start or, for a negative start, from the end.
     int64_t last;
     if (llvm::MulOverflow(step[d], size - 1, last) ||
@@ -610,7 +610,7 @@ LogicalResult mlir::fk::verifyWindow(EmitErrorFn emitError,
         (staticStart[d] == ShapedType::kDynamic || staticStart[d] == 0))
       continue;
     // ... or is of a symbolic size that the bounds keep within a
-    // dimension of static size (dynamic_slice C5, update_slice C5).
+    // dimension of static size (dynamic_slice C3, update_slice C3).
     if (!fullDims[d].isStatic())
       return emitSymbolicUnsupported(emitError, "window", d, fullDims[d])
              << " (a symbolic dimension is taken whole)";

@@ -99,7 +99,7 @@ FailureOr<RankedTensorType> inferArgReduceType(EmitErrorFn emitError,
                                                RankedTensorType operand,
                                                int64_t axis);
 /// Checks a slice's start and step against its operand and result (slice
-/// C1-C4): a negative start counts from the dimension's end; a symbolic
+/// C1-C3): a negative start counts from the dimension's end; a symbolic
 /// dimension's window must fit its smallest size under `lowerBounds` (the
 /// graph's fk.dim_lower_bounds, or null).
 LogicalResult verifySlice(EmitErrorFn emitError, RankedTensorType operand,
@@ -122,7 +122,7 @@ LogicalResult verifyPadValue(EmitErrorFn emitError, double value, Type dtype);
 /// destination): one entry per dimension, static entries in
 /// [0, full - window], as many dynamic entries (ShapedType::kDynamic) as
 /// start operands `dynamicCount`, and a window of the same dtype and rank
-/// that fits (dynamic_slice C1-C5, update_slice C1-C5): a symbolic
+/// that fits (dynamic_slice C1-C4, update_slice C1-C4): a symbolic
 /// dimension of the window is the whole of the tensor's, or within one of
 /// static size for every size `bounds` (the graph's fk.dim_bounds) allow.
 LogicalResult verifyWindow(EmitErrorFn emitError, StringRef windowName,

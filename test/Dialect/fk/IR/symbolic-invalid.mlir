@@ -61,7 +61,7 @@ func.func @f(%x: tensor<?x?xf32, ["3*S", "S"]>) -> tensor<?x?xf32, ["3*S", "S"]>
 
 // -----
 
-// slice C4: a negative start counts from the end; the graph's lower bounds
+// slice C3: a negative start counts from the end; the graph's lower bounds
 // make the dimension hold the window.
 func.func @f(%x: tensor<?x8xf32, ["S"]>) -> tensor<2x8xf32> attributes {fk.dim_lower_bounds = {S = 1 : i64}} {
   // expected-error @+1 {{'fk.slice' op a window of 2 elements from -2 by 1 needs dimension 0 of size S to hold at least 2 elements, but its size may be 1 (give its symbols lower bounds: `where 2 <= S`)}}
