@@ -6,8 +6,10 @@ with random weights, 64 new tokens, token for token.
         (here, with fkc: for GPT-2 and a Llama-style model, OUT/NAME-config.json
         and OUT/NAME-DTYPE-bB.ptx compiled from scripts/gpt2_inference_graph.py's
         and scripts/llama_inference_graph.py's graphs for that config, a
-        prompt of 32 tokens at batch 1 and 4, f16 and f32; default
-        build/generate-gpu)
+        prompt of 32 tokens at batch 1 and 4, f16 and f32, and for GPT-2
+        OUT/gpt2-DTYPE-any.ptx, its batch (up to 4) and prompt length
+        sized at run time, which runs those prompts and one of 3 x 7;
+        default build/generate-gpu)
     python3 examples/generate/check_gpu.py run [OUT] [--cpp BIN]
         (on the GPU machine: torch, transformers, safetensors and the
         runtime library, FKRT_LIBRARY; no compiler)
@@ -86,9 +88,15 @@ class Gpt2:
                                        bos_token_id=0, eos_token_id=0,
                                        pad_token_id=0)
 
-    def sizes(self, config_path, batch, dtype):
+    def sizes(self, config_path, batch, dtype, prompt=PROMPT):
         with open(config_path) as f:
-            return gpt2_graph.sizes_from_config(json.load(f), PROMPT, batch, dtype)
+            return gpt2_graph.sizes_from_config(json.load(f), prompt, batch, dtype,
+                                                max_batch=max(BATCHES))
+
+    def any_size(self, config_path, dtype):
+        """The sizes of the graphs whose batch and prompt length are sized at
+        run time (one artifact for every prompt)."""
+        return self.sizes(config_path, "B", dtype, prompt="S")
 
     def graph(self, sizes):
         return gpt2_graph.graph_file(sizes)
@@ -147,6 +155,13 @@ def export(out):
                                check=True)
                 print(f"{base}.ptx: prefill of {PROMPT} tokens, batch {batch}, "
                       f"{dtype}")
+            if hasattr(m, "any_size"):
+                base = os.path.join(out, f"{m.name}-{dtype}-any")
+                with open(base + ".graph", "w") as f:
+                    f.write(m.graph(m.any_size(config_path, dtype)))
+                subprocess.run([fkc, base + ".graph", "-o", base + ".ptx"],
+                               check=True)
+                print(f"{base}.ptx: batch and prompt length at run time, {dtype}")
 
 
 def timed(fn, repeats=3):
@@ -177,7 +192,7 @@ def greedy_deficit(model, prompt, tokens):
     tokens): 0 for greedy choices, small for near ties."""
     sequence = torch.cat([prompt, tokens[:, :-1]], dim=1).cuda()
     with torch.no_grad():
-        logits = model(sequence).logits[:, PROMPT - 1:].float()
+        logits = model(sequence).logits[:, prompt.shape[1] - 1:].float()
     chosen = logits.gather(-1, tokens.cuda().unsqueeze(-1)).squeeze(-1)
     return float((logits.max(-1).values - chosen).max())
 
@@ -213,9 +228,16 @@ def check_dtype(out, cpp, m, dtype):
           f"{torch.cuda.get_device_name()} (torch {torch.__version__}, transformers "
           f"{transformers.__version__}); {NEW_TOKENS} new tokens after {PROMPT}")
     failures, runs, equal_runs = 0, 0, 0
-    for batch in BATCHES:
-        artifact = os.path.join(out, f"{m.name}-{dtype}-b{batch}.ptx")
-        prompt = torch.randint(0, cfg.vocab_size, (batch, PROMPT),
+    # (label, artifact, batch, prompt length): each batch's own artifact,
+    # then the one of every size (GPT-2) at those prompts and another.
+    cases = [(f"b{batch}", os.path.join(out, f"{m.name}-{dtype}-b{batch}.ptx"),
+              batch, PROMPT) for batch in BATCHES]
+    any_size = os.path.join(out, f"{m.name}-{dtype}-any.ptx")
+    if os.path.exists(any_size):
+        cases += [(f"any b{batch} p{length}", any_size, batch, length)
+                  for batch, length in [(b, PROMPT) for b in BATCHES] + [(3, 7)]]
+    for label, artifact, batch, length in cases:
+        prompt = torch.randint(0, cfg.vocab_size, (batch, length),
                                generator=torch.Generator().manual_seed(batch))
         ids = prompt.cuda()
 
@@ -226,7 +248,7 @@ def check_dtype(out, cpp, m, dtype):
                                       pad_token_id=0, output_scores=True,
                                       return_dict_in_generate=True)
         reference, hf_seconds = timed(hf_generate)
-        expected = reference.sequences[:, PROMPT:].cpu()
+        expected = reference.sequences[:, length:].cpu()
         steps = generate.GpuSteps(artifact, weights)
         generate.check_prompt(prompt, steps.prefill, NEW_TOKENS)
         tokens, fk_seconds = timed(lambda: steps.generate(prompt, NEW_TOKENS))
@@ -234,7 +256,7 @@ def check_dtype(out, cpp, m, dtype):
             logits = model(ids).logits.float()
         error = float((steps.prefill_logits.float() - logits).norm() / logits.norm())
         results = [("fkc (Python)", tokens, fk_seconds)]
-        if cpp:
+        if cpp and artifact != any_size:
             text = ";".join(" ".join(map(str, row)) for row in prompt.tolist())
             env = dict(os.environ)
             if "FKRT_LIBRARY" in env:
@@ -245,15 +267,15 @@ def check_dtype(out, cpp, m, dtype):
                                   capture_output=True, text=True, env=env)
             seconds = time.perf_counter() - start
             if done.returncode != 0:
-                print(f"b{batch} fkc (C++) failed: {done.stderr.strip()}")
+                print(f"{label} fkc (C++) failed: {done.stderr.strip()}")
                 failures += 1
             else:
                 cpp_tokens = torch.tensor([[int(t) for t in line.split()]
                                            for line in done.stdout.splitlines()])
-                print(f"b{batch} fkc (C++) {done.stderr.strip()} "
+                print(f"{label} fkc (C++) {done.stderr.strip()} "
                       f"(process {1e3 * seconds:.0f} ms with loading)")
                 results.append(("fkc (C++)", cpp_tokens, None))
-        print(f"b{batch} transformers generate {1e3 * hf_seconds / NEW_TOKENS:.3f} "
+        print(f"{label} transformers generate {1e3 * hf_seconds / NEW_TOKENS:.3f} "
               f"ms per new token; prefill logits rel. L2 {error:.2e}")
         failures += error > TOLERANCE
         for name, got, seconds in results:
@@ -276,7 +298,7 @@ def check_dtype(out, cpp, m, dtype):
             equal_runs += where is None
             deficit = greedy_deficit(model, prompt, got)
             failures += deficit > TIE
-            print(f"b{batch} {name}: {equal}; each token's logit within "
+            print(f"{label} {name}: {equal}; each token's logit within "
                   f"{deficit:.4f} of transformers' best on fkc's sequence{timing}")
     return failures, runs, equal_runs
 

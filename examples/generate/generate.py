@@ -14,6 +14,10 @@ model, only this convention for the two graphs of the artifact:
   decode(ids: i64[B, 1], pos: i32[], caches..., weights...)
       -> logits, next: i64[B, 1], the caches' new values
 
+B and T may be symbols sized at run time (`--batch B --prompt S` of
+scripts/gpt2_inference_graph.py): one artifact then serves every batch and
+prompt length within its bounds, the caches' batch that of the prompt.
+
 The caches are the inout parameters (the inputs that an output aliases,
 docs/artifact.md), of any names and dtypes, their second-last axis the
 position (GPT-2's and Llama's [B, heads, positions, head_dim]), zero before
@@ -56,11 +60,26 @@ class ConventionError(ValueError):
     """An artifact whose graphs do not follow the generation convention."""
 
 
+def resolve(shape, sizes):
+    """`shape` (ints, and symbolic dimensions' text such as "B" or "B*S")
+    with the symbols' `sizes`."""
+    result = []
+    for dim in shape:
+        if isinstance(dim, str):
+            size = 1
+            for factor in dim.split("*"):
+                size *= int(factor) if factor.isdigit() else sizes[factor]
+            dim = size
+        result.append(dim)
+    return tuple(result)
+
+
 class StepSignature:
     """Where the convention's tensors are in one graph's inputs and
     outputs (from the artifact's manifest)."""
 
     def __init__(self, module, graph):
+        self.module = module
         if graph not in module.graph_names():
             raise ConventionError(f"the artifact has no graph '{graph}' (it "
                                   f"has {', '.join(module.graph_names())})")
@@ -103,6 +122,27 @@ class StepSignature:
     def tokens(self):
         return self.inputs[self.ids].shape[1]
 
+    def sizes(self, prompt):
+        """The graph's symbols' sizes for ids of `prompt`'s shape (its batch
+        and, in prefill, its length), checked against their bounds."""
+        sizes = {}
+        for dim, size in zip(self.inputs[self.ids].shape, prompt.shape):
+            if isinstance(dim, str):
+                sizes[dim] = size
+        bounds = self.module.symbols(self.graph)
+        lower = self.module.symbol_lower_bounds(self.graph)
+        for name, size in sizes.items():
+            if name not in bounds:
+                raise ConventionError(f"graph '{self.graph}': ids dimension "
+                                      f"{name} is not a symbol by itself")
+            if size < lower[name] or (bounds[name] is not None
+                                      and size > bounds[name]):
+                most = "" if bounds[name] is None else f" to {bounds[name]}"
+                raise ConventionError(
+                    f"the prompt makes {name} {size}; graph '{self.graph}' "
+                    f"takes {lower[name]}{most}")
+        return sizes
+
 
 def signatures(module):
     """The prefill and decode signatures, checked against each other."""
@@ -129,7 +169,8 @@ def check_prompt(prompt, prefill, new_tokens):
     """The prompt fits the prefill graph and its ids the vocabulary, and the
     generated sequence the caches (their second-last axis is the position,
     as in [B, heads, positions, head_dim])."""
-    if tuple(prompt.shape) != (prefill.batch, prefill.tokens):
+    sizes = prefill.sizes(prompt)
+    if tuple(prompt.shape) != resolve((prefill.batch, prefill.tokens), sizes):
         raise ConventionError(
             f"the prompt is {list(prompt.shape)} tokens; the prefill graph "
             f"takes [{prefill.batch}, {prefill.tokens}] (recompile for others)")
@@ -137,10 +178,11 @@ def check_prompt(prompt, prefill, new_tokens):
     if prompt.numel() and not (0 <= int(prompt.min()) and int(prompt.max()) < vocabulary):
         raise ConventionError(f"the prompt's ids must lie in [0, {vocabulary}) (the "
                               "logits' last axis)")
-    longest = prefill.tokens + new_tokens - 1
+    longest = prompt.shape[1] + new_tokens - 1
     for i in prefill.caches:
         cache = prefill.inputs[i]
-        if len(cache.shape) < 2 or cache.shape[-2] < longest:
+        if len(cache.shape) < 2 or not isinstance(cache.shape[-2], int) \
+                or cache.shape[-2] < longest:
             raise ConventionError(
                 f"cache '{cache.name}' ({cache.type_text()}) does not hold "
                 f"{longest} positions on its second-last axis")
@@ -156,24 +198,31 @@ class GpuSteps:
         self.device = torch.device("cuda", device)
         for graph in (PREFILL, DECODE):
             self.module.bind_weights(graph, weights, device)
-        self.caches = [torch.zeros(self.prefill.inputs[i].shape,
+        self.pos = torch.zeros((), dtype=torch.int32, device=self.device)
+        self.batch = None
+
+    def _allocate(self, sizes):
+        """The caches, the decode step's ids and outputs for a batch (their
+        shapes with `sizes`), allocated once per batch so that every decode
+        step runs on the same buffers (a CUDA graph replay)."""
+        batch = resolve((self.prefill.batch,), sizes)[0]
+        if batch == self.batch:
+            return
+        self.batch = batch
+        self.caches = [torch.zeros(resolve(self.prefill.inputs[i].shape, sizes),
                                    dtype=TORCH_DTYPES[self.prefill.inputs[i].dtype],
                                    device=self.device)
                        for i in self.prefill.caches]
-        self.pos = torch.zeros((), dtype=torch.int32, device=self.device)
-        self.ids = torch.zeros((self.decode.batch, 1), dtype=torch.int64,
-                               device=self.device)
-        # The decode step's outputs, allocated once so that every step runs
-        # on the same buffers (a CUDA graph replay).
-        self.decode_outputs = self._outputs(self.decode)
+        self.ids = torch.zeros((batch, 1), dtype=torch.int64, device=self.device)
+        self.decode_outputs = self._outputs(self.decode, sizes)
 
-    def _outputs(self, sig):
+    def _outputs(self, sig, sizes):
         outputs = []
         for j, info in enumerate(sig.outputs):
             if info.aliases is not None:
                 outputs.append(self.caches[sig.caches.index(info.aliases)])
             else:
-                outputs.append(torch.empty(info.shape,
+                outputs.append(torch.empty(resolve(info.shape, sizes),
                                            dtype=TORCH_DTYPES[info.dtype],
                                            device=self.device))
         return outputs
@@ -188,18 +237,21 @@ class GpuSteps:
 
     def generate(self, prompt, new_tokens):
         """[B, new_tokens] ids, greedy, after the prompt [B, T]."""
+        sizes = self.prefill.sizes(prompt)
+        self._allocate(sizes)
         for cache in self.caches:
             cache.zero_()
-        out = torch.empty((self.prefill.batch, new_tokens), dtype=torch.int64,
+        batch, tokens = prompt.shape
+        out = torch.empty((batch, new_tokens), dtype=torch.int64,
                           device=self.device)
         prompt = prompt.to(self.device)
         result = self.module.run(PREFILL, self._inputs(self.prefill, prompt),
-                                 self._outputs(self.prefill))
+                                 self._outputs(self.prefill, sizes))
         self.prefill_logits = result[self.prefill.logits]  # for checks
         self.ids.copy_(result[self.prefill.next])
         out[:, 0:1].copy_(self.ids)
         for i in range(1, new_tokens):
-            self.pos.fill_(self.prefill.tokens + i - 1)
+            self.pos.fill_(tokens + i - 1)
             self.module.run(DECODE, self._inputs(self.decode, self.ids, self.pos),
                             self.decode_outputs)
             self.ids.copy_(self.decode_outputs[self.decode.next])
@@ -216,8 +268,12 @@ class InterpretedSteps:
         self.prefill, self.decode = signatures(fkrt.Module(artifact))
         self.weights, self.graph_file, self.fkc = weights, graph_file, fkc
 
-    def _run(self, sig, folder, ids, caches, pos=None):
+    def _run(self, sig, folder, ids, caches, sizes, pos=None):
+        """One step; `sizes` bind the file's symbols (the prompt's: the
+        interpreter binds every graph of the file)."""
         from safetensors.torch import load_file, save_file
+        bind = ["--bind", ",".join(f"{k}={v}" for k, v in sizes.items())] \
+            if sizes else []
         tensors = {sig.inputs[sig.ids].name: ids.contiguous()}
         if pos is not None:
             tensors[sig.inputs[sig.pos].name] = torch.tensor(pos, dtype=torch.int32)
@@ -228,7 +284,8 @@ class InterpretedSteps:
         save_file(tensors, step_in)
         done = subprocess.run(
             [self.fkc, self.graph_file, "--interpret", "--graph", sig.graph,
-             "--inputs", self.weights, "--inputs", step_in, "--outputs", step_out],
+             "--inputs", self.weights, "--inputs", step_in, "--outputs", step_out]
+            + bind,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"fkc --interpret --graph {sig.graph} failed:\n"
@@ -240,12 +297,14 @@ class InterpretedSteps:
     def generate(self, prompt, new_tokens, keep=None):
         """[B, new_tokens] ids, greedy, after the prompt [B, T]. `keep`, a
         list, receives each step's outputs by name (for tests)."""
-        caches = [torch.zeros(self.prefill.inputs[i].shape,
+        sizes = self.prefill.sizes(prompt)
+        caches = [torch.zeros(resolve(self.prefill.inputs[i].shape, sizes),
                               dtype=TORCH_DTYPES[self.prefill.inputs[i].dtype])
                   for i in self.prefill.caches]
         tokens = []
         with tempfile.TemporaryDirectory() as folder:
-            nxt, caches, out = self._run(self.prefill, folder, prompt, caches)
+            nxt, caches, out = self._run(self.prefill, folder, prompt, caches,
+                                         sizes)
             for i in range(new_tokens):
                 tokens.append(nxt)
                 if keep is not None:
@@ -253,7 +312,7 @@ class InterpretedSteps:
                 if i + 1 == new_tokens:
                     break
                 nxt, caches, out = self._run(self.decode, folder, nxt, caches,
-                                             pos=self.prefill.tokens + i)
+                                             sizes, pos=prompt.shape[1] + i)
         return torch.cat(tokens, dim=1)
 
 

@@ -82,6 +82,12 @@ struct Step {
     if (in.dtype != FKRT_I64 || in.shape.size() != 2)
       throw UsageError("graph '" + name + "': ids is " + describe(in) +
                        ", expected i64[B, T]");
+    // fkrt::TensorInfo gives a symbolic dimension as -1.
+    if (in.shape[0] < 0 || in.shape[1] < 0)
+      throw UsageError("graph '" + name +
+                       "': its batch or prompt length is sized at run time; "
+                       "this loop runs artifacts of static sizes (generate.py "
+                       "runs both)");
     if (out.dtype != FKRT_I64 || out.shape != std::vector<int64_t>{batch(), 1})
       throw UsageError("graph '" + name + "': next is " + describe(out) +
                        ", expected i64[" + std::to_string(batch()) + ", 1]");

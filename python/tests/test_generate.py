@@ -191,3 +191,36 @@ def test_prompt_ids_outside_the_vocabulary_are_errors(folder):
     ids[1, 3] = 300
     with pytest.raises(generate.ConventionError, match=r"must lie in \[0, 300\)"):
         generate.check_prompt(ids, steps.prefill, 4)
+
+
+@pytest.mark.parametrize("batch,length", [(2, 8), (1, 5)])
+def test_one_artifact_serves_every_batch_and_prompt_length(tmp_path, batch, length):
+    """Batch and prompt length sized at run time (--batch B --prompt S): the
+    same artifact and graph file generate transformers' tokens for prompts
+    of different shapes (the interpreter bound to each run's sizes)."""
+    model = tiny_model(torch.float32)
+    sizes = gpt2_graph.sizes_from_config(model.config.to_dict(), "S", "B", "f32",
+                                         max_batch=4)
+    graph, artifact = tmp_path / "gpt2.graph", tmp_path / "gpt2.ptx"
+    weights = str(tmp_path / "weights.safetensors")
+    graph.write_text(gpt2_graph.graph_file(sizes))
+    run_fkc(graph, "-o", artifact)
+    gpt2_graph.save_weights(sizes, model.state_dict(), weights)
+    steps = generate.InterpretedSteps(str(artifact), weights, str(graph), fkc_binary())
+    assert (steps.prefill.batch, steps.prefill.tokens) == ("B", "S")
+    ids = torch.randint(0, 300, (batch, length), generator=torch.Generator().manual_seed(3))
+    new_tokens = 4
+    generate.check_prompt(ids, steps.prefill, new_tokens)
+    tokens = steps.generate(ids, new_tokens)
+    with torch.no_grad():
+        reference = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
+                                   max_new_tokens=new_tokens, pad_token_id=0)
+    assert torch.equal(tokens, reference[:, length:])
+    with pytest.raises(generate.ConventionError,
+                       match=r"the prompt makes B 5; graph 'prefill' takes 0 to 4"):
+        generate.check_prompt(torch.zeros(5, length, dtype=torch.int64), steps.prefill, 1)
+    with pytest.raises(generate.ConventionError,
+                       match=r"the prompt makes S 33; graph 'prefill' takes 1 to 32"):
+        generate.check_prompt(torch.zeros(1, 33, dtype=torch.int64), steps.prefill, 1)
+    with pytest.raises(generate.ConventionError, match="does not hold 35 positions"):
+        generate.check_prompt(ids[:, :4], steps.prefill, 32)
