@@ -597,21 +597,21 @@ fkrt_status bindSymbols(const GraphSpec &g, const fkrt_tensor *inputs,
   sizes.symbols.assign(g.symbols.size(), 0);
   for (size_t s = 0; s < g.symbols.size(); ++s) {
     const SymbolSpec &symbol = g.symbols[s];
-    sizes.symbols[s] = inputs[symbol.input].shape[symbol.axis];
-    if (symbol.max >= 0 && sizes.symbols[s] > symbol.max)
+    int64_t size = inputs[symbol.input].shape[symbol.axis];
+    sizes.symbols[s] = size;
+    const char *outside = symbol.max >= 0 && size > symbol.max
+                              ? ", above its bound "
+                          : size < symbol.min ? ", below its lower bound "
+                                              : nullptr;
+    if (outside)
       return fail(FKRT_ERROR_INVALID_ARGUMENT,
                   where + " " + describeTensor(g, false, symbol.input) +
                       " dimension " + std::to_string(symbol.axis) +
-                      " makes " + symbol.name + " " +
-                      std::to_string(sizes.symbols[s]) +
-                      ", above its bound " + std::to_string(symbol.max));
-    if (sizes.symbols[s] < symbol.min)
-      return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                  where + " " + describeTensor(g, false, symbol.input) +
-                      " dimension " + std::to_string(symbol.axis) +
-                      " makes " + symbol.name + " " +
-                      std::to_string(sizes.symbols[s]) +
-                      ", below its lower bound " + std::to_string(symbol.min));
+                      " makes " + symbol.name + " " + std::to_string(size) +
+                      outside +
+                      std::to_string(size > symbol.max && symbol.max >= 0
+                                         ? symbol.max
+                                         : symbol.min));
   }
   sizes.bound = true;
   return FKRT_SUCCESS;
