@@ -247,10 +247,14 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
     for (auto [coord, start, step, dim] :
          llvm::zip(coords, slice.getStart(), slice.getStep(), dims)) {
       Value scaled = step == 1 ? coord : idx.mul(coord, idx.constant(step));
-      Value first = start >= 0 ? idx.constant(start)
-                               : idx.sub(idx.sizeValue(dim),
-                                         idx.constant(-start));
-      source.push_back(start == 0 ? scaled : idx.add(first, scaled));
+      if (start == 0) {
+        source.push_back(scaled);
+        continue;
+      }
+      Value first = start > 0 ? idx.constant(start)
+                              : idx.sub(idx.sizeValue(dim),
+                                        idx.constant(-start));
+      source.push_back(idx.add(first, scaled));
     }
     return ElementStep::forward(slice.getOperand(), source);
   }
@@ -426,9 +430,7 @@ ElementEmitter::emitUpdateSlice(UpdateSliceOp update, ArrayRef<Value> coords) {
           OpFoldResult extent = idx.size(windowShape[d]);
           Value here = idx.inRange(shifted, extent);
           inside = inside ? arith::AndIOp::create(b, loc, inside, here) : here;
-          Value last = idx.sub(idx.value(extent), idx.constant(1));
-          shifted = arith::MaxSIOp::create(b, loc, shifted, idx.constant(0));
-          source.push_back(arith::MinSIOp::create(b, loc, shifted, last));
+          source.push_back(idx.clampInto(shifted, extent));
         }
         if (!inside)
           return ElementStep::forward(patch, source);

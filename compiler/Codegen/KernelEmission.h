@@ -72,6 +72,15 @@ struct IndexBuilder {
     x = arith::MaxSIOp::create(b, loc, x, constant(low));
     return arith::MinSIOp::create(b, loc, x, constant(high));
   }
+  /// `x` clamped into [0, extent - 1], an extent given at run time or not
+  /// (one that may be 0 gives -1: the caller must not read there).
+  Value clampInto(Value x, OpFoldResult extent) {
+    if (std::optional<int64_t> size = getConstantIntValue(extent))
+      return clamp(x, 0, *size - 1);
+    x = arith::MaxSIOp::create(b, loc, x, constant(0));
+    return arith::MinSIOp::create(b, loc, x,
+                                  sub(value(extent), constant(1)));
+  }
   /// Whether `0 <= x < bound`: one unsigned comparison.
   Value inRange(Value x, int64_t bound) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,

@@ -153,6 +153,8 @@ static int64_t chooseTensorCoreStages(FusionOp fusion, TilingAttr tiling,
 FailureOr<PromotionAttr>
 mlir::fk::choosePromotion(FusionOp fusion, TilingAttr tiling,
                           TargetAttr target, int64_t stages) {
+  if (failed(checkTiling(fusion, tiling, target)))
+    return failure();
   bool flash = isFlashKernel(tiling);
   bool warpMma = tiling.getStrategy() == KernelStrategy::WarpMma;
   bool simt = tiling.getStrategy() == KernelStrategy::Simt;
@@ -203,11 +205,11 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
                               "fk-tile first)";
         return WalkResult::interrupt();
       }
-      if (failed(checkTiling(fusion, tiling, *target)))
-        return WalkResult::interrupt();
       // A tuning file's ring depth, where fk-tile took its tiling.
       int64_t depth = stages;
-      if (!depth && *tuning &&
+      // (choosePromotion checks the tiling; a fusion without a matmul has
+      // no tuning entry.)
+      if (!depth && *tuning && fusion.getMatmul() &&
           tiling.getStrategy() == KernelStrategy::TensorCore) {
         const MatmulTuning *tuned =
             (*tuning)->lookup(MatmulShape(fusion.getMatmul()));
@@ -227,9 +229,8 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
         return WalkResult::interrupt();
       for (RowVariant &variant : *variants) {
         FusionOp clone = cloneRowVariant(fusion, variant);
-        FailureOr<PromotionAttr> chosen = failure();
-        if (succeeded(checkTiling(clone, variant.tiling, *target)))
-          chosen = choosePromotion(clone, variant.tiling, *target, stages);
+        FailureOr<PromotionAttr> chosen =
+            choosePromotion(clone, variant.tiling, *target, stages);
         clone.erase();
         if (failed(chosen))
           return WalkResult::interrupt();

@@ -43,6 +43,7 @@ TilingAttr chooseTiling(FusionOp fusion, TargetAttr target,
 
 /// The promotion fk-promote gives a fusion tiled as `tiling`, or null when
 /// nothing is worth promoting; `stages` (if not 0) fixes the ring depth.
+/// The tiling is checked first (checkTiling, whose errors it reports).
 FailureOr<PromotionAttr> choosePromotion(FusionOp fusion, TilingAttr tiling,
                                          TargetAttr target,
                                          int64_t stages = 0);

@@ -119,25 +119,15 @@ bindCalleeSymbols(GraphBuilder &builder, const CallSite &call,
       diag.attachNote(callee.getLoc()) << "graph '" << name << "' is defined here";
       return failure();
     }
-  for (bool lower : {false, true}) {
-    auto bounds = callee->getAttrOfType<DictionaryAttr>(
-        lower ? kDimLowerBoundsAttrName : kDimBoundsAttrName);
-    if (!bounds)
+  for (const SymbolBound &bound : getSymbolBounds(callee)) {
+    const Dim &dim = dims.find(bound.symbol)->second;
+    if (!dim.isStatic() || bound.admits(dim.getCoefficient()))
       continue;
-    for (NamedAttribute bound : bounds) {
-      auto limit = dyn_cast<IntegerAttr>(bound.getValue());
-      const Dim &dim = dims.find(bound.getName().getValue())->second;
-      if (!limit || !dim.isStatic() ||
-          (lower ? dim.getCoefficient() >= limit.getInt()
-                 : dim.getCoefficient() <= limit.getInt()))
-        continue;
-      builder.emitError(call.loc)
-          << "the arguments of '" << name << "' make its symbol '"
-          << bound.getName().getValue() << "' " << dim.getCoefficient()
-          << (lower ? ", below its lower bound " : ", above its bound ")
-          << limit.getInt();
-      return failure();
-    }
+    builder.emitError(call.loc)
+        << "the arguments of '" << name << "' make its symbol '"
+        << bound.symbol << "' " << dim.getCoefficient() << ", "
+        << bound.describe();
+    return failure();
   }
   return dims;
 }

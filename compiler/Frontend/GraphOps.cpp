@@ -533,22 +533,40 @@ Expr buildSlice(GraphBuilder &b, const CallSite &call) {
   SmallVector<int64_t> start, step;
   SmallVector<Dim> dims = getDims(type), shape;
   for (int64_t d = 0; d < rank; ++d) {
-    bool sliced = !axis || *axis == d;
-    if (!dims[d].isStatic()) {
-      SliceBound first = sliceEntry(call, "start", oneAxis, d, 0);
-      SliceBound last = sliceEntry(call, "stop", oneAxis, d, 0);
-      SliceBound stride = sliceEntry(call, "step", oneAxis, d, 1);
-      if (!sliced || (first.value == 0 && stride.value == 1 && !last.attr)) {
+    // A dimension the one-axis form does not slice is taken whole.
+    if (axis && *axis != d) {
+      start.push_back(0);
+      step.push_back(1);
+      shape.push_back(dims[d]);
+      continue;
+    }
+    SliceBound first = sliceEntry(call, "start", oneAxis, d, 0);
+    SliceBound last = sliceEntry(call, "stop", oneAxis, d, 0);
+    SliceBound stride = sliceEntry(call, "step", oneAxis, d, 1);
+    // slice F4
+    if (stride.value < 1) {
+      b.emitError(stride.attr->loc)
+          << "'slice' step must be >= 1, got " << stride.value;
+      return Expr::invalid(call.loc);
+    }
+    int64_t from, to;
+    if (dims[d].isStatic()) {
+      // Python's rules: negative bounds count from the end, then both are
+      // clamped into the dimension.
+      int64_t dim = dims[d].getCoefficient();
+      auto clampBound = [&](int64_t bound) {
+        if (bound < 0)
+          bound += dim;
+        return std::clamp<int64_t>(bound, 0, dim);
+      };
+      from = clampBound(first.value);
+      to = last.attr ? clampBound(last.value) : dim;
+    } else {
+      if (first.value == 0 && stride.value == 1 && !last.attr) {
         start.push_back(0);
         step.push_back(1);
         shape.push_back(dims[d]);
         continue;
-      }
-      // slice F4
-      if (stride.value < 1) {
-        b.emitError(stride.attr->loc)
-            << "'slice' step must be >= 1, got " << stride.value;
-        return Expr::invalid(call.loc);
       }
       // symbolic S2: a window of static size, counted from the start (a
       // start and a stop >= 0) or from the end (a start < 0 and a stop < 0
@@ -567,37 +585,9 @@ Expr buildSlice(GraphBuilder &b, const CallSite &call) {
                "with a negative start)";
         return Expr::invalid(call.loc);
       }
-      int64_t to = last.attr ? last.value : 0;
-      int64_t size =
-          to > first.value ? (to - first.value - 1) / stride.value + 1 : 0;
-      start.push_back(first.value);
-      step.push_back(size <= 1 ? 1 : stride.value);
-      shape.push_back(Dim(size));
-      continue;
+      from = first.value;
+      to = last.attr ? last.value : 0;
     }
-    int64_t dim = dims[d].getCoefficient();
-    SliceBound first = sliceEntry(call, "start", oneAxis, d, 0);
-    SliceBound last = sliceEntry(call, "stop", oneAxis, d, dim);
-    SliceBound stride = sliceEntry(call, "step", oneAxis, d, 1);
-    if (!sliced) {
-      first.value = 0;
-      last.value = dim;
-      stride.value = 1;
-    }
-    // slice F4
-    if (stride.value < 1) {
-      b.emitError(stride.attr->loc)
-          << "'slice' step must be >= 1, got " << stride.value;
-      return Expr::invalid(call.loc);
-    }
-    // Python's rules: negative bounds count from the end, then both are
-    // clamped into the dimension.
-    auto clampBound = [&](int64_t bound) {
-      if (bound < 0)
-        bound += dim;
-      return std::clamp<int64_t>(bound, 0, dim);
-    };
-    int64_t from = clampBound(first.value), to = clampBound(last.value);
     int64_t size = to > from ? (to - from - 1) / stride.value + 1 : 0;
     start.push_back(from);
     // A window of at most one element takes no step.

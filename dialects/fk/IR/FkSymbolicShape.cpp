@@ -191,6 +191,20 @@ DictionaryAttr mlir::fk::getDimLowerBounds(Operation *op) {
                : DictionaryAttr();
 }
 
+SmallVector<SymbolBound> mlir::fk::getSymbolBounds(Operation *graph) {
+  SmallVector<SymbolBound> result;
+  for (bool lower : {false, true}) {
+    auto bounds = graph->getAttrOfType<DictionaryAttr>(
+        lower ? kDimLowerBoundsAttrName : kDimBoundsAttrName);
+    if (!bounds)
+      continue;
+    for (NamedAttribute bound : bounds)
+      if (auto limit = dyn_cast<IntegerAttr>(bound.getValue()))
+        result.push_back({bound.getName().getValue(), lower, limit.getInt()});
+  }
+  return result;
+}
+
 int64_t mlir::fk::getSmallestSize(const Dim &dim,
                                   DictionaryAttr lowerBounds) {
   int64_t size = dim.getCoefficient();

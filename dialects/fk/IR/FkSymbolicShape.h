@@ -105,6 +105,28 @@ std::optional<int64_t> getLargestSize(const Dim &dim,
 /// or null.
 mlir::DictionaryAttr getDimLowerBounds(mlir::Operation *op);
 
+/// One bound of a graph on a symbol: its largest size (`S <= 4096`, from
+/// fk.dim_bounds) or its smallest (`1 <= S`, fk.dim_lower_bounds).
+struct SymbolBound {
+  llvm::StringRef symbol;
+  bool lower;
+  int64_t limit;
+
+  bool admits(int64_t size) const {
+    return lower ? size >= limit : size <= limit;
+  }
+  /// How a size that it does not admit breaks it: `above its bound 8`,
+  /// `below its lower bound 2`.
+  std::string describe() const {
+    return (lower ? "below its lower bound " : "above its bound ") +
+           std::to_string(limit);
+  }
+};
+
+/// The bounds of the graph `graph` (a function): its fk.dim_bounds, then
+/// its fk.dim_lower_bounds, each in the dictionary's order.
+llvm::SmallVector<SymbolBound> getSymbolBounds(mlir::Operation *graph);
+
 /// The smallest size of `dim` under `lowerBounds` (a graph's
 /// fk.dim_lower_bounds; a symbol without one may be 0), saturating at
 /// INT64_MAX.

@@ -191,25 +191,14 @@ struct BindDimsPass : public fk::impl::FkBindDimsBase<BindDimsPass> {
   /// 4096`).
   static LogicalResult checkBounds(func::FuncOp function,
                                    const DimBindings &bindings) {
-    for (bool lower : {false, true}) {
-      auto bounds = function->getAttrOfType<DictionaryAttr>(
-          lower ? kDimLowerBoundsAttrName : kDimBoundsAttrName);
-      if (!bounds)
+    for (const SymbolBound &bound : getSymbolBounds(function)) {
+      auto it = bindings.find(bound.symbol);
+      if (it == bindings.end() || bound.admits(it->second))
         continue;
-      for (NamedAttribute bound : bounds) {
-        auto limit = dyn_cast<IntegerAttr>(bound.getValue());
-        auto it = bindings.find(bound.getName().getValue());
-        if (!limit || it == bindings.end() ||
-            (lower ? it->second >= limit.getInt()
-                   : it->second <= limit.getInt()))
-          continue;
-        return function.emitError()
-               << "the size " << it->second << " of '"
-               << bound.getName().getValue() << "' is "
-               << (lower ? "below its lower bound " : "above its bound ")
-               << limit.getInt() << " in graph '" << function.getName()
-               << "'";
-      }
+      return function.emitError()
+             << "the size " << it->second << " of '" << bound.symbol
+             << "' is " << bound.describe() << " in graph '"
+             << function.getName() << "'";
     }
     return success();
   }
