@@ -294,7 +294,7 @@ def main():
     prompt = int(args.prompt) if args.prompt.isdigit() else args.prompt
     if not isinstance(prompt, int) and not prompt.isidentifier():
         parser.error(f"--prompt {args.prompt} is neither a number nor a name")
-    if prompt == batch:
+    if isinstance(prompt, str) and prompt == batch:
         parser.error("--prompt and --batch name the same symbol")
     try:
         s = sizes_from_config(config, prompt, batch, args.dtype,

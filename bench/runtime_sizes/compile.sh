@@ -4,6 +4,9 @@
 # CASE.ptx, one artifact whose kernels read B and S at run time, and
 # CASE_bB_sS.ptx, the graph compiled for each of run.py's sizes (--bind),
 # the yardstick of what leaving the sizes to run time costs.
+# FKC_RUNTIME_SIZES_VARIANT_FLAGS, if set, compiles the one artifact again
+# with those fkc flags (CASE_variant.ptx), which run.py times beside it
+# (e.g. "--attention-tile=128,128" for attention without row variants).
 #
 #   bash bench/runtime_sizes/compile.sh [FKC]
 set -euo pipefail
@@ -13,6 +16,13 @@ out=build/runtime-sizes-artifacts
 mkdir -p "$out"
 for case in mlp causal_attention decode_attention; do
   "$fkc" "bench/runtime_sizes/$case.graph" -o "$out/$case.ptx"
+  if [ -n "${FKC_RUNTIME_SIZES_VARIANT_FLAGS:-}" ]; then
+    # shellcheck disable=SC2086
+    "$fkc" "bench/runtime_sizes/$case.graph" $FKC_RUNTIME_SIZES_VARIANT_FLAGS \
+      -o "$out/${case}_variant.ptx"
+  else
+    rm -f "$out/${case}_variant.ptx"
+  fi
   for sizes in $(python3 bench/runtime_sizes/run.py --print-sizes "$case"); do
     IFS=, read -r batch tokens <<<"$sizes"
     "$fkc" "bench/runtime_sizes/$case.graph" --bind "B=$batch,S=$tokens" \

@@ -20,6 +20,10 @@ graph compiled for those sizes. At each size it times:
 Outputs are compared with eager's first (relative L2 error). Each call is
 timed between CUDA events (bench/inference_timing.py), median of the calls.
 fkc runs from Python through fkrt, CUDA graph replay on (the default).
+Python calls are host-bound at small sizes, so the GPU's own time per run
+of each fkc artifact is also taken from `fkc-run --bench` (--fkc-run;
+CUDA events around back-to-back CUDA-graph replays), with CASE_variant.ptx
+beside them where compile.sh built one (FKC_RUNTIME_SIZES_VARIANT_FLAGS).
 Writes runtime-sizes.json and runtime-sizes.md to --out (default $OUT or
 bench/results/runtime-sizes/).
 """
@@ -34,9 +38,11 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
 sys.path.insert(0, os.path.dirname(HERE))
 
-# (B, S): decode steps of 1 and 16 sequences, prompts of odd and round
-# lengths.
-SIZES = [(1, 1), (16, 1), (1, 77), (1, 128), (4, 333), (8, 512), (16, 1024)]
+# (B, S): decode steps of 1 and 16 sequences, short prompts (an
+# attention's row variants: at most 16 and 64 query rows), prompts of odd
+# and round lengths.
+SIZES = [(1, 1), (16, 1), (1, 8), (4, 16), (2, 48), (1, 77), (1, 128),
+         (4, 333), (8, 512), (16, 1024)]
 # (B, S) of the decode attention: batch 8 at cache lengths 512, 4096 and
 # 16384 (bench/cases/attention_decode_*), one sequence, an odd length.
 DECODE_SIZES = [(8, 512), (8, 4096), (8, 16384), (1, 1), (1, 4096),
@@ -125,6 +131,11 @@ def main():
                         help="print CASE's sizes as B,S lines (for compile.sh)")
     parser.add_argument("--cases", default=",".join(CASE_SIZES),
                         help="comma-separated cases to run (default: all)")
+    parser.add_argument("--fkc-run", default=os.environ.get("FKC_RUN") or
+                        os.path.join(REPO, "build", "bin", "fkc-run"),
+                        help="fkc-run, for the GPU's time per run")
+    parser.add_argument("--iterations", type=int, default=300,
+                        help="timed runs of fkc-run --bench")
     args = parser.parse_args()
     if args.print_sizes:
         print("\n".join(f"{b},{s}" for b, s in CASE_SIZES[args.print_sizes]))
@@ -139,13 +150,44 @@ def main():
         ["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
         capture_output=True, text=True).stdout.strip()
     weights = make_weights(torch)
-    results = []
+    results, gpu_times = [], []
     for case, (make_inputs, torch_fn) in make_cases(torch, weights).items():
         if case in args.cases.split(","):
             results += run_case(torch, fkrt, args, case, make_inputs,
                                 torch_fn)
-    write_report(args.out, results, device, commit)
-    return 1 if any("error" in r for r in results) else 0
+            gpu_times += time_on_gpu(args, case)
+    write_report(args.out, results, gpu_times, device, commit)
+    return 1 if any("error" in r for r in results + gpu_times) else 0
+
+
+def time_on_gpu(args, case):
+    """fkc-run --bench's median ms per run of each artifact of `case` at
+    each of its sizes: the one artifact, the variant (if built) and the
+    artifact bound to the size."""
+    import re
+    times = []
+    for batch, tokens in CASE_SIZES[case]:
+        artifacts = {"sizes at run time": f"{case}.ptx",
+                     "variant, sizes at run time": f"{case}_variant.ptx",
+                     "sizes bound": f"{case}_b{batch}_s{tokens}.ptx"}
+        for label, name in artifacts.items():
+            path = os.path.join(args.artifacts, name)
+            if not os.path.exists(path):
+                continue
+            command = [args.fkc_run, path, "--graph", case, "--bench",
+                       "--iterations", str(args.iterations), "--warmup", "20"]
+            if label != "sizes bound":
+                command += ["--sizes", f"B={batch},S={tokens}"]
+            entry = {"case": case, "B": batch, "S": tokens, "artifact": label}
+            run = subprocess.run(command, capture_output=True, text=True)
+            found = re.search(r"bench: .* median ([0-9.]+) ms", run.stdout)
+            if run.returncode != 0 or not found:
+                entry["error"] = (run.stdout + run.stderr).strip()[-300:]
+            else:
+                entry["median_ms"] = float(found.group(1))
+            print(json.dumps(entry), flush=True)
+            times.append(entry)
+    return times
 
 
 def run_case(torch, fkrt, args, case, make_inputs, torch_fn):
@@ -183,11 +225,11 @@ def run_case(torch, fkrt, args, case, make_inputs, torch_fn):
     return results
 
 
-def write_report(out, results, device, commit):
+def write_report(out, results, gpu_times, device, commit):
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "runtime-sizes.json"), "w") as f:
-        json.dump({"device": device, "commit": commit, "results": results}, f,
-                  indent=1)
+        json.dump({"device": device, "commit": commit, "results": results,
+                   "gpu_times": gpu_times}, f, indent=1)
     peers = list(dict.fromkeys(r["peer"] for r in results))
     lines = [f"# Sizes at run time ({device}, {commit})",
              "",
@@ -221,10 +263,28 @@ def write_report(out, results, device, commit):
         lines.append(f"| {case} | {batch} | {tokens} | " +
                      " | ".join(us(p) for p in peers) + " | " +
                      " | ".join(ratio(p) for p in peers[1:]) + f" | {worst} |")
-    failures = [r for r in results if "error" in r]
+    labels = list(dict.fromkeys(t["artifact"] for t in gpu_times))
+    if gpu_times:
+        lines += ["", "The GPU's time per run (fkc-run --bench, median ms; "
+                  "CUDA events around back-to-back CUDA-graph replays):", "",
+                  "| case | B | S | " + " | ".join(labels) + " |",
+                  "|---|---|---|" + "---|" * len(labels)]
+        for case, (batch, tokens) in ((c, bs) for c in cases
+                                      for bs in CASE_SIZES[c]):
+            row = {t["artifact"]: t for t in gpu_times
+                   if t["case"] == case and t["B"] == batch
+                   and t["S"] == tokens}
+            if not row:
+                continue
+            lines.append(f"| {case} | {batch} | {tokens} | " + " | ".join(
+                f"{row[l]['median_ms']:.4f}" if "median_ms" in row.get(l, {})
+                else ("error" if l in row else "-") for l in labels) + " |")
+    failures = [r for r in results + gpu_times if "error" in r]
     if failures:
-        lines += ["", "Errors:"] + [f"- {r.get('case')} B={r['B']} S={r['S']} {r['peer']}: "
-                                    f"{r['error']}" for r in failures]
+        lines += ["", "Errors:"] + [
+            f"- {r.get('case')} B={r['B']} S={r['S']} "
+            f"{r.get('peer') or r.get('artifact')}: {r['error']}"
+            for r in failures]
     with open(os.path.join(out, "runtime-sizes.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

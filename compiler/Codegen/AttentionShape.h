@@ -19,10 +19,10 @@
 namespace mlir::fk {
 
 struct AttentionShape {
-  /// Query rows and keys: their sizes, or where given at run time (the
-  /// flash kernel's, and the decode kernel's keys) their largest under the
-  /// graph's bounds, for the heuristics; `queryRows` and `keyRows` are what
-  /// the kernels read.
+  /// Query rows and keys: their sizes, or where given at run time their
+  /// largest under the graph's bounds (a row variant's query rows at most
+  /// its limit), for the heuristics and workspaces; `queryRows` and
+  /// `keyRows` are what the kernels read.
   int64_t queries, keys, headDim, valueHeadDim;
   Dim queryRows, keyRows;
   /// Batch dims of the result and of each operand (whyNotRuntimeSized
@@ -59,6 +59,14 @@ struct AttentionShape {
     DictionaryAttr bounds = getDimBounds(attention);
     queries = getLargestSize(queryRows, bounds).value_or(1);
     keys = getLargestSize(keyRows, bounds).value_or(1);
+    // The kernel of a row variant serves runs of at most its limit's query
+    // rows (RowVariants.h), and as many keys in a self-attention.
+    if (auto fusion = attention->getParentOfType<FusionOp>())
+      if (auto limit = fusion->getAttrOfType<IntegerAttr>(kRowLimitAttrName)) {
+        queries = std::min(queries, limit.getInt());
+        if (keyRows == queryRows)
+          keys = std::min(keys, limit.getInt());
+      }
     headDim = q.back();
     valueHeadDim = v.back();
     batch = batchDims(attention.getResult());

@@ -242,8 +242,22 @@ private:
 
   Value thread, firstRow, batch;
   SmallVector<Value> batchCoords;
-  /// The keys, given at run time or not.
-  Value numKeys;
+  /// The query rows and keys, given at run time or not (query rows at run
+  /// time in a row variant's kernel: RowVariants.h).
+  Value numQueries, numKeys;
+  /// The last query row; rows past it compute it again and store nothing.
+  Value lastQuery() {
+    return b.createOrFold<arith::SubIOp>(loc, numQueries, index(1));
+  }
+  /// The grid's row blocks, computed per run where the query rows are.
+  void setRowBlocks(LaunchShape &launch) const {
+    launch.grid[0] = llvm::divideCeil(shape.queries, tiling.rows);
+    if (shape.queryRows.isStatic())
+      return;
+    launch.gridWork = shape.queryRows;
+    launch.workPerBlock = tiling.rows;
+    launch.maxBlocks = launch.grid[0];
+  }
 
   /// Whether each run launches the key splits of its own sizes, at most
   /// tiling.splits (see DecodeSplitHeuristic).
@@ -270,6 +284,7 @@ void DecodeKernel::setUpBlock() {
                  index(tiling.rows));
   batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   batchCoords = k.idx.delinearize(batch, shape.batch);
+  numQueries = k.idx.sizeValue(shape.queryRows);
   numKeys = k.idx.sizeValue(shape.keyRows);
 }
 
@@ -415,7 +430,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
         k.idx.broadcastLinear(batchCoords, batchDims), rows, dim, heads};
   };
   Operand queries = operand(attention.getQuery(), shape.queryBatch,
-                            index(shape.queries), d, shape.queryHeads);
+                            numQueries, d, shape.queryHeads);
   Operand keys =
       operand(attention.getKey(), shape.keyBatch, numKeys, d, shape.keyHeads);
   Operand values = operand(attention.getValue(), shape.valueBatch, numKeys,
@@ -449,8 +464,8 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   SmallVector<SmallVector<Value>> q(rows);
   Value queryFactor = f32(shape.scale * log2e);
   for (int64_t r = 0; r < rows; ++r) {
-    Value row = arith::MinUIOp::create(b, loc, add(firstRow, index(r)),
-                                       index(shape.queries - 1));
+    Value row =
+        arith::MinUIOp::create(b, loc, add(firstRow, index(r)), lastQuery());
     rowIndex.push_back(row);
     Value rowStart = queries.rowStart(*this, row);
     for (int64_t c = 0; c < layout.keyChunks; ++c) {
@@ -480,8 +495,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   // negative at run time).
   Value causalOffset, lastVisibleKey;
   if (shape.causal) {
-    causalOffset =
-        arith::SubIOp::create(b, loc, numKeys, index(shape.queries));
+    causalOffset = arith::SubIOp::create(b, loc, numKeys, numQueries);
     lastVisibleKey =
         arith::AddIOp::create(b, loc, rowIndex.back(), causalOffset);
   }
@@ -697,7 +711,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
       return storeOutput(tile, r, column, total.output, total.sum);
     Value row = add(firstRow, r);
     auto ifRow =
-        scf::IfOp::create(b, loc, lessThan(row, index(shape.queries)), false);
+        scf::IfOp::create(b, loc, lessThan(row, numQueries), false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(&ifRow.getThenRegion().front());
     memref::StoreOp::create(b, loc, total.output, partial,
@@ -718,8 +732,8 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;
-  launch.grid = {static_cast<int64_t>(llvm::divideCeil(shape.queries, rows)),
-                 1, splits};
+  setRowBlocks(launch);
+  launch.grid[2] = splits;
   shape.setBatchGrid(launch);
   if (heuristic)
     launch.gridZ = [heuristic = *heuristic, keys = shape.keyRows,
@@ -748,8 +762,7 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
   }
   forEachOutputElement([&](Value r, Value column) {
     // Rows past the queries combine the last row again; never stored.
-    Value row = arith::MinUIOp::create(b, loc, add(firstRow, r),
-                                       index(shape.queries - 1));
+    Value row = arith::MinUIOp::create(b, loc, add(firstRow, r), lastQuery());
     // The splits' parts one after another (a loop: up to 65535 of them),
     // as an online softmax takes its keys: M' = max(M, m), L' = L 2^(M -
     // M') + l 2^(m - M'), O' alike; a part or total that saw no key (-inf)
@@ -791,8 +804,7 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;
-  launch.grid = {static_cast<int64_t>(llvm::divideCeil(shape.queries, rows)),
-                 1, 1};
+  setRowBlocks(launch);
   shape.setBatchGrid(launch);
   launch.block = {tiling.threads, 1, 1};
   return launch;

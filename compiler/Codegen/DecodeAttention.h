@@ -28,6 +28,9 @@
 //   D]`) are read as far as the run's L: the loop runs ceil(L / keys per
 //   round) rounds, and the splits and their partials are those of L's
 //   bound; a run without keys stores zeros;
+// - query rows given at run time (a row variant's kernel for runs of at
+//   most 16 of a prefill's S, RowVariants.h) launch the row blocks of the
+//   run's rows, their partials sized at the limit;
 // - the slots combine through shared memory: M = max m, L = sum l 2^(m-M),
 //   O = sum o 2^(m-M) (in log2 units). With one split the block stores
 //   O / L through the fusion's epilogue (TileEpilogue). With several, it

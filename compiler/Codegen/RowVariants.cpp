@@ -1,6 +1,7 @@
 //===- RowVariants.cpp - kernels for runs of few rows ---------------------===//
 
 #include "Codegen/RowVariants.h"
+#include "Codegen/AttentionShape.h"
 #include "Codegen/MatmulShape.h"
 
 using namespace mlir;
@@ -11,17 +12,45 @@ using namespace mlir::fk;
 /// tiles were chosen for.
 static constexpr int64_t kRowVariantLimits[] = {64, 256, 1024, 4096};
 
+/// The query-row limits tried for an attention: the decode kernel's most
+/// rows (a decode step's or a short prompt's), then one warpgroup's 64 rows
+/// (the flash kernel's smaller blocks).
+static constexpr int64_t kAttentionRowLimits[] = {kDecodeMaxQueries,
+                                                  kFlashRowsPerWarpgroup};
+
+/// Whether `fusion` is an attention fusion whose query rows are given at
+/// run time.
+static bool hasRuntimeQueryRows(FusionOp fusion) {
+  AttentionOp attention = fusion.getAttention();
+  return fusion.getKind() == FusionKind::Attention && attention &&
+         !AttentionShape(attention).queryRows.isStatic();
+}
+
 SmallVector<int64_t> mlir::fk::getRowVariantLimits(FusionOp fusion) {
-  MatmulOp matmul = fusion.getMatmul();
-  if (fusion.getKind() != FusionKind::Matmul || !matmul ||
-      fusion->hasAttr(kRowLimitAttrName))
+  if (fusion->hasAttr(kRowLimitAttrName))
     return {};
-  MatmulShape shape(matmul);
-  if (!shape.hasRuntimeRows() || !shape.rowsBounded)
-    return {};
+  ArrayRef<int64_t> tried;
+  int64_t largest = 0;
+  if (hasRuntimeQueryRows(fusion)) {
+    std::optional<int64_t> bound =
+        getLargestSize(getVariantRows(fusion), getDimBounds(fusion));
+    if (!bound)
+      return {};
+    tried = kAttentionRowLimits;
+    largest = *bound;
+  } else {
+    MatmulOp matmul = fusion.getMatmul();
+    if (fusion.getKind() != FusionKind::Matmul || !matmul)
+      return {};
+    MatmulShape shape(matmul);
+    if (!shape.hasRuntimeRows() || !shape.rowsBounded)
+      return {};
+    tried = kRowVariantLimits;
+    largest = shape.m;
+  }
   SmallVector<int64_t> limits;
-  for (int64_t limit : kRowVariantLimits)
-    if (limit < shape.m)
+  for (int64_t limit : tried)
+    if (limit < largest)
       limits.push_back(limit);
   return limits;
 }
@@ -36,12 +65,14 @@ FailureOr<SmallVector<RowVariant>> mlir::fk::getRowVariants(FusionOp fusion) {
            << "has a malformed " << kRowVariantsAttrName
            << ": expected an array of {rows = N : i64, tiling = "
               "#fk.tiling<...>[, promotion = #fk.promotion<...>]}, rows "
-              "ascending and positive, on a matmul fusion whose rows are "
-              "given at run time";
+              "ascending and positive, on a matmul fusion whose rows or an "
+              "attention fusion whose query rows are given at run time";
   };
   auto list = dyn_cast<ArrayAttr>(attr);
-  if (!list || !fusion.getMatmul() ||
-      !MatmulShape(fusion.getMatmul()).hasRuntimeRows())
+  bool runtimeRows =
+      hasRuntimeQueryRows(fusion) ||
+      (fusion.getMatmul() && MatmulShape(fusion.getMatmul()).hasRuntimeRows());
+  if (!list || !runtimeRows)
     return malformed();
   for (Attribute element : list) {
     auto entry = dyn_cast<DictionaryAttr>(element);
@@ -91,5 +122,7 @@ FusionOp mlir::fk::cloneRowVariant(FusionOp fusion,
 }
 
 Dim mlir::fk::getVariantRows(FusionOp fusion) {
+  if (AttentionOp attention = fusion.getAttention())
+    return AttentionShape(attention).queryRows;
   return MatmulShape(fusion.getMatmul()).rows;
 }

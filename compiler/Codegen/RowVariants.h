@@ -11,6 +11,15 @@
 // launches the kernels of exactly one variant, the one of the smallest limit
 // its rows do not exceed (the fusion's own tiling above the largest).
 //
+// An attention whose query rows are given at run time (a causal prefill of
+// `S` tokens) likewise has variants for runs of at most 16 query rows (the
+// decode kernel's, where fk-tile prefers it: a prompt of one token ran 2x
+// slower on the flash kernel's 128-row blocks) and of at most 64 (the flash
+// kernel's one-warpgroup blocks). Its rows are the query rows per batch.
+// Unlike a matmul's, an attention's variant may run another kernel than
+// the fusion's (decode instead of flash), so runs of few query rows round
+// as the decode kernel does: as an artifact compiled for their size would.
+//
 // In the IR the variants are a fusion attribute,
 //
 //   fk.row_variants = [{rows = 64 : i64, tiling = #fk.tiling<...>,
@@ -19,7 +28,8 @@
 // rows ascending, set by fk-tile (tiling) and fk-promote (promotion). A
 // variant's kernels are built from a clone of the fusion carrying the
 // variant's tiling and `fk.row_limit = rows`, which MatmulShape reads as
-// the product's largest rows: workspaces and grids are those of the limit.
+// the product's largest rows (AttentionShape as the largest query rows):
+// workspaces and grids are those of the limit.
 // fk-lower-to-gpu launches them under a guard on the run's rows (their grid
 // has no blocks for other runs; docs/artifact.md).
 //
@@ -41,9 +51,10 @@ struct RowVariant {
   PromotionAttr promotion;
 };
 
-/// The row limits for which fk-tile tries a variant of `fusion`: none
-/// unless it is a matmul fusion whose rows are given at run time under
-/// bounds; else 64, 256, 1024 and 4096, those below the bound's rows.
+/// The row limits for which fk-tile tries a variant of `fusion`, those
+/// below the bound's rows: 64, 256, 1024 and 4096 for a matmul fusion whose
+/// rows are given at run time under bounds, 16 and 64 for an attention
+/// fusion whose query rows are; else none.
 SmallVector<int64_t> getRowVariantLimits(FusionOp fusion);
 
 /// The variants `fusion` carries, rows ascending; emits an error at the
@@ -58,8 +69,8 @@ void setRowVariants(FusionOp fusion, ArrayRef<RowVariant> variants);
 /// carries fk.row_limit and no variants. The caller erases it.
 FusionOp cloneRowVariant(FusionOp fusion, const RowVariant &variant);
 
-/// The product's rows of a fusion with row variants (a monomial of the
-/// graph's symbols).
+/// The rows that choose a run's variant (a monomial of the graph's
+/// symbols): a matmul's product rows, an attention's query rows per batch.
 Dim getVariantRows(FusionOp fusion);
 
 } // namespace mlir::fk

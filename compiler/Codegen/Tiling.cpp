@@ -451,20 +451,25 @@ static std::string whyNotTensorCoreTiling(FusionOp fusion, TilingAttr tiling) {
 /// The tilings of `fusion`, tiled as `tiling` for its largest rows, for
 /// runs of fewer rows (RowVariants.h): the heuristic's at each limit of
 /// getRowVariantLimits, kept where it differs from the next larger limit's
-/// and is on the same kernel (whose numerics every run then shares). A tile
-/// fixed by flags serves every run.
+/// and, for a matmul, is on the same kernel (whose numerics every run then
+/// shares; an attention's few query rows may take the decode kernel). A
+/// tile fixed by flags serves every run.
 static SmallVector<RowVariant>
 chooseRowVariants(FusionOp fusion, TilingAttr tiling, TargetAttr target,
                   const TilingRequests &requests) {
   SmallVector<RowVariant> variants;
-  if (!requests.matmulTile.empty() || requests.matmulThreads)
+  bool attention = fusion.getKind() == FusionKind::Attention;
+  if (attention ? !requests.attentionTile.empty()
+                : !requests.matmulTile.empty() || requests.matmulThreads)
     return variants;
   TilingAttr larger = tiling;
   SmallVector<int64_t> limits = getRowVariantLimits(fusion);
   for (int64_t limit : llvm::reverse(limits)) {
     FusionOp clone = cloneRowVariant(fusion, {limit, tiling, {}});
     TilingAttr chosen = chooseTiling(clone, target, requests);
-    bool usable = chosen && chosen.getStrategy() == tiling.getStrategy();
+    bool usable = chosen && (chosen.getStrategy() == tiling.getStrategy() ||
+                             (attention && chosen.getStrategy() ==
+                                               KernelStrategy::Decode));
     if (usable && chosen.getStrategy() == KernelStrategy::TensorCore)
       usable = whyNotTensorCoreTiling(clone, chosen).empty();
     clone.erase();
@@ -549,9 +554,11 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
       setRowVariants(fusion, variants);
       if (explain && !variants.empty()) {
         InFlightDiagnostic remark = fusion.emitRemark();
-        remark << "matmul rows given at run time ("
-               << getVariantRows(fusion).str() << "): each run launches the "
-               << "kernel tiled for the fewest rows it fits:";
+        remark << (fusion.getAttention() ? "attention query rows"
+                                         : "matmul rows")
+               << " given at run time (" << getVariantRows(fusion).str()
+               << "): each run launches the kernel tiled for the fewest rows "
+                  "it fits:";
         for (const RowVariant &variant : variants)
           remark << " at most " << variant.rows << " rows "
                  << variant.tiling << ";";

@@ -307,7 +307,7 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
 // Row variants (RowVariants.h) must have ascending row limits.
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   func.func @variant_rows_descending(%x: tensor<?x256xf16, ["M"]>, %w: tensor<256x128xf16>) -> tensor<?x128xf16, ["M"]> attributes {fk.dim_bounds = {M = 8192 : i64}} {
-    // expected-error @+1 {{'fk.fusion' op has a malformed fk.row_variants: expected an array of {rows = N : i64, tiling = #fk.tiling<...>[, promotion = #fk.promotion<...>]}, rows ascending and positive, on a matmul fusion whose rows are given at run time}}
+    // expected-error @+1 {{'fk.fusion' op has a malformed fk.row_variants: expected an array of {rows = N : i64, tiling = #fk.tiling<...>[, promotion = #fk.promotion<...>]}, rows ascending and positive, on a matmul fusion whose rows or an attention fusion whose query rows are given at run time}}
     %0 = fk.fusion matmul(%x, %w) {fk.promotion = #fk.promotion<operands = [0, 1], copy = tma, stages = 4, swizzle = 128>, fk.row_variants = [{rows = 4096 : i64, tiling = #fk.tiling<tensor_core, tile = [64, 64, 64], threads = 128>}, {rows = 64 : i64, tiling = #fk.tiling<tensor_core, tile = [64, 64, 64], threads = 128>}], fk.tiling = #fk.tiling<tensor_core, tile = [64, 128, 64], threads = 128>} : (tensor<?x256xf16, ["M"]>, tensor<256x128xf16>) -> tensor<?x128xf16, ["M"]> {
     ^bb0(%a: tensor<?x256xf16, ["M"]>, %b: tensor<256x128xf16>):
       %1 = fk.matmul %a, %b : tensor<?x256xf16, ["M"]>, tensor<256x128xf16> -> tensor<?x128xf16, ["M"]>
@@ -329,6 +329,38 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
       fk.yield %1 : tensor<64x128xf16>
     }
     return %0 : tensor<64x128xf16>
+  }
+}
+
+// -----
+
+// An attention has row variants only where its query rows are given at run
+// time.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @variant_static_queries(%q: tensor<100x64xf16>, %k: tensor<96x64xf16>, %v: tensor<96x64xf16>) -> tensor<100x64xf16> {
+    // expected-error @+1 {{'fk.fusion' op has a malformed fk.row_variants}}
+    %0 = fk.fusion attention(%q, %k, %v) {fk.promotion = #fk.promotion<operands = [0, 1, 2], copy = tma, stages = 2, swizzle = 128>, fk.row_variants = [{rows = 16 : i64, tiling = #fk.tiling<decode, tile = [4, 1], threads = 128>}], fk.tiling = #fk.tiling<flash, tile = [128, 128, 64], threads = 256>} : (tensor<100x64xf16>, tensor<96x64xf16>, tensor<96x64xf16>) -> tensor<100x64xf16> {
+    ^bb0(%a: tensor<100x64xf16>, %b: tensor<96x64xf16>, %c: tensor<96x64xf16>):
+      %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<100x64xf16>, tensor<96x64xf16>, tensor<96x64xf16> -> tensor<100x64xf16>
+      fk.yield %o : tensor<100x64xf16>
+    }
+    return %0 : tensor<100x64xf16>
+  }
+}
+
+// -----
+
+// The decode kernel takes at most 16 query rows: no variant of more runs
+// on it.
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @decode_variant_too_many_rows(%q: tensor<?x64xf16, ["S"]>, %k: tensor<96x64xf16>, %v: tensor<96x64xf16>) -> tensor<?x64xf16, ["S"]> attributes {fk.dim_bounds = {S = 512 : i64}} {
+    // expected-error @+1 {{64 query rows, more than the 16 of the decode kernel}}
+    %0 = fk.fusion attention(%q, %k, %v) {fk.promotion = #fk.promotion<operands = [0, 1, 2], copy = tma, stages = 2, swizzle = 128>, fk.row_variants = [{rows = 64 : i64, tiling = #fk.tiling<decode, tile = [4, 1], threads = 128>}], fk.tiling = #fk.tiling<flash, tile = [128, 128, 64], threads = 256>} : (tensor<?x64xf16, ["S"]>, tensor<96x64xf16>, tensor<96x64xf16>) -> tensor<?x64xf16, ["S"]> {
+    ^bb0(%a: tensor<?x64xf16, ["S"]>, %b: tensor<96x64xf16>, %c: tensor<96x64xf16>):
+      %o = fk.attention %a, %b, %c scale = 1.250000e-01 causal = false : tensor<?x64xf16, ["S"]>, tensor<96x64xf16>, tensor<96x64xf16> -> tensor<?x64xf16, ["S"]>
+      fk.yield %o : tensor<?x64xf16, ["S"]>
+    }
+    return %0 : tensor<?x64xf16, ["S"]>
   }
 }
 

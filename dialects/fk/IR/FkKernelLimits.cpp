@@ -225,10 +225,18 @@ std::string mlir::fk::whyNotDecodeAttention(AttentionOp attention) {
   std::string why = whyNotAttentionKernel(attention);
   if (!why.empty())
     return why;
-  // Its keys may be given at run time; the query rows set its blocks.
-  if (query.isDynamicDim(query.getRank() - 2))
-    return "its query rows are sized at run time";
+  // Its keys may be given at run time, and its query rows where the fusion
+  // is a row variant's copy for runs of few rows (fk.row_limit: the kernel
+  // serves runs of at most that many).
   int64_t queries = query.getShape()[query.getRank() - 2];
+  if (query.isDynamicDim(query.getRank() - 2)) {
+    auto fusion = attention->getParentOfType<FusionOp>();
+    auto limit = fusion ? fusion->getAttrOfType<IntegerAttr>(kRowLimitAttrName)
+                        : IntegerAttr();
+    if (!limit)
+      return "its query rows are sized at run time";
+    queries = limit.getInt();
+  }
   if (queries > kDecodeMaxQueries)
     return std::to_string(queries) + " query rows, more than the " +
            std::to_string(kDecodeMaxQueries) + " of the decode kernel";
