@@ -120,6 +120,11 @@ void GraphReplays::release(const cu::Driver &d, Replay &replay) {
   replay = Replay();
 }
 
+bool GraphReplays::holds(const ReplayKey &key) {
+  std::lock_guard<std::mutex> lock(mutex);
+  return replays.count(key) != 0;
+}
+
 size_t GraphReplays::size() {
   std::lock_guard<std::mutex> lock(mutex);
   return replays.size();

@@ -73,6 +73,10 @@ public:
                   cu::Stream stream, const std::string &where,
                   bool &replayed);
 
+  /// Whether a replay of `key` is held (another thread may still evict it
+  /// before it runs).
+  bool holds(const ReplayKey &key);
+
   /// The number of replays held.
   size_t size();
 

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -524,46 +525,59 @@ std::string describeSymbol(const GraphSpec &g, const RunSizes &sizes,
          std::to_string(symbol.axis);
 }
 
-/// Checks one run argument against its manifest signature; `what` is e.g.
-/// "fkrt_run: graph 'mlp' input 0 ('x')". Symbolic dimensions are checked
-/// once `sizes` is bound.
+/// Names a run argument in messages, e.g. "fkrt_run: graph 'mlp' input 0
+/// ('x')": built only when one is reported, since a run checks every
+/// tensor of a model (hundreds of weights) each time.
+struct ArgumentName {
+  const std::string &where;
+  const char *role;
+  size_t index;
+  const std::string &name;
+  std::string str() const {
+    return where + " " + role + " " + std::to_string(index) + " ('" + name +
+           "')";
+  }
+};
+
+/// Checks one run argument against its manifest signature. Symbolic
+/// dimensions are checked once `sizes` is bound.
 fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
                         const GraphSpec &g, const RunSizes &sizes,
-                        const std::string &what) {
+                        const ArgumentName &what) {
   if (t.dtype < FKRT_F32 || t.dtype > FKRT_I64)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                what + ": unknown dtype " + std::to_string(t.dtype));
+                what.str() + ": unknown dtype " + std::to_string(t.dtype));
   fkrt_dtype dtype = static_cast<fkrt_dtype>(t.dtype);
   if (!t.data)
-    return fail(FKRT_ERROR_INVALID_ARGUMENT, what + ": data is null");
+    return fail(FKRT_ERROR_INVALID_ARGUMENT, what.str() + ": data is null");
   // fkc's kernels read and write 16 bytes at a time where shapes allow.
   if (reinterpret_cast<uintptr_t>(t.data) % kTensorAlignment)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                what + ": data is not aligned to " +
+                what.str() + ": data is not aligned to " +
                     std::to_string(kTensorAlignment) + " bytes");
   if (dtype != spec.dtype)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                what + ": expected dtype " + fkrt_dtype_name(spec.dtype) +
+                what.str() + ": expected dtype " + fkrt_dtype_name(spec.dtype) +
                     ", got " + fkrt_dtype_name(dtype));
   if (t.rank != static_cast<int32_t>(spec.shape.size()))
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                what + ": expected rank " + std::to_string(spec.shape.size()) +
+                what.str() + ": expected rank " + std::to_string(spec.shape.size()) +
                     ", got " + std::to_string(t.rank));
   if (t.rank && !t.shape)
-    return fail(FKRT_ERROR_INVALID_ARGUMENT, what + ": shape is null");
+    return fail(FKRT_ERROR_INVALID_ARGUMENT, what.str() + ": shape is null");
   for (int32_t i = 0; i < t.rank; ++i) {
     const Monomial &dim = spec.dims[i];
     if (dim.isConstant()) {
       if (t.shape[i] != spec.shape[i])
         return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                    what + ": dimension " + std::to_string(i) + " is " +
+                    what.str() + ": dimension " + std::to_string(i) + " is " +
                         std::to_string(t.shape[i]) + ", expected " +
                         std::to_string(spec.shape[i]));
       continue;
     }
     if (t.shape[i] < 0)
       return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                  what + ": dimension " + std::to_string(i) + " is " +
+                  what.str() + ": dimension " + std::to_string(i) + " is " +
                       std::to_string(t.shape[i]) + ", not a size");
     if (!sizes.bound)
       continue;
@@ -580,7 +594,7 @@ fkrt_status checkTensor(const fkrt_tensor &t, const TensorSpec &spec,
       from += (from.empty() ? "" : ", ") + describeSymbol(g, sizes, symbol);
     }
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                what + ": dimension " + std::to_string(i) + " is " +
+                what.str() + ": dimension " + std::to_string(i) + " is " +
                     std::to_string(t.shape[i]) + ", expected " +
                     spec.dimTexts[i] +
                     (known ? " = " + std::to_string(expected)
@@ -644,10 +658,13 @@ fkrt_status tensorBytes(const fkrt_tensor *tensors,
   return FKRT_SUCCESS;
 }
 
+/// Checks each of `tensors` against `specs`, or with `onlySymbolic` those
+/// whose shape is symbolic (inputs checked again once `sizes` is bound).
 fkrt_status checkTensors(const char *role, const fkrt_tensor *tensors,
                          size_t count, const std::vector<TensorSpec> &specs,
                          const GraphSpec &g, const RunSizes &sizes,
-                         const std::string &where) {
+                         const std::string &where,
+                         bool onlySymbolic = false) {
   if (count != specs.size())
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
                 where + " takes " + std::to_string(specs.size()) + " " + role +
@@ -656,10 +673,11 @@ fkrt_status checkTensors(const char *role, const fkrt_tensor *tensors,
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
                 where + ": " + role + "s array is null");
   for (size_t i = 0; i < count; ++i) {
-    fkrt_status status =
-        checkTensor(tensors[i], specs[i], g, sizes,
-                    where + " " + role + " " + std::to_string(i) + " ('" +
-                        specs[i].name + "')");
+    if (onlySymbolic && !specs[i].symbolic)
+      continue;
+    fkrt_status status = checkTensor(tensors[i], specs[i], g, sizes,
+                                     ArgumentName{where, role, i,
+                                                  specs[i].name});
     if (status != FKRT_SUCCESS)
       return status;
   }
@@ -675,9 +693,10 @@ fkrt_status checkInputs(const GraphSpec &g, const fkrt_tensor *inputs,
       (status = bindSymbols(g, inputs, sizes, where)) != FKRT_SUCCESS)
     return status;
   // Now the symbolic dimensions.
-  return g.symbols.empty() ? FKRT_SUCCESS
-                           : checkTensors("input", inputs, num_inputs,
-                                          g.inputs, g, sizes, where);
+  return g.symbols.empty()
+             ? FKRT_SUCCESS
+             : checkTensors("input", inputs, num_inputs, g.inputs, g, sizes,
+                            where, /*onlySymbolic=*/true);
 }
 
 /// Checks that outputs share memory only as the manifest says: an output
@@ -807,7 +826,7 @@ fkrt_status encodeTensorMaps(const cu::Driver &d, const GraphSpec &g,
 /// and argument.
 fkrt_status planTensorMap(const GraphSpec &g, const TensorMapSpec &t,
                           const RunSizes &sizes, RunTensorMap &run,
-                          const std::string &what) {
+                          const std::function<std::string()> &what) {
   if (!t.sizedAtRun) {
     std::copy(t.dims, t.dims + t.rank, run.dims);
     std::copy(t.strides, t.strides + t.rank - 1, run.strides);
@@ -817,7 +836,7 @@ fkrt_status planTensorMap(const GraphSpec &g, const TensorMapSpec &t,
   auto compute = [&](bool dim, unsigned i, uint64_t &out) {
     auto failure = [&](const std::string &why) {
       return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                  what + ": " + (dim ? "dims[" : "strides[") +
+                  what() + ": " + (dim ? "dims[" : "strides[") +
                       std::to_string(i) + "]" + why);
     };
     int64_t v = 0;
@@ -851,7 +870,7 @@ fkrt_status planTensorMap(const GraphSpec &g, const TensorMapSpec &t,
                              fkrt_dtype_size(t.dtype), reach);
   if (!fits || reach > bytes)
     return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                what + ": at these sizes " +
+                what() + ": at these sizes " +
                     tensorMapReachError(fits, reach, bytes, b.id));
   return FKRT_SUCCESS;
 }
@@ -868,8 +887,11 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
   for (size_t li = 0; li < g.launches.size(); ++li) {
     const LaunchSpec &l = g.launches[li];
     RunLaunch &run = plan.launches[li];
-    std::string what = where + " launch " + std::to_string(li) +
-                       " (kernel '" + l.kernel + "')";
+    // (Built only for a message: a run plans every launch.)
+    auto what = [&] {
+      return where + " launch " + std::to_string(li) + " (kernel '" +
+             l.kernel + "')";
+    };
     for (int d = 0; d < 3; ++d) {
       if (!l.sizedAtRun) {
         run.grid[d] = l.grid[d];
@@ -879,11 +901,11 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
       const char *axis = d == 0 ? "x" : d == 1 ? "y" : "z";
       if (!l.gridSizes[d].evaluate(sizes.symbols, v))
         return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                    what + ": grid " + axis +
+                    what() + ": grid " + axis +
                         " cannot be computed at these sizes (it overflows)");
       if (v < 0 || v > kGridLimits[d])
         return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                    what + ": grid " + axis + " is " + std::to_string(v) +
+                    what() + ": grid " + axis + " is " + std::to_string(v) +
                         " at these sizes, outside CUDA's [0, " +
                         std::to_string(kGridLimits[d]) + "]");
       run.skipped |= v == 0;
@@ -899,23 +921,25 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
                 run.skipped ? FKRT_SUCCESS
                             : planTensorMap(g, g.tensorMaps[a.tensorMap],
                                             sizes, map,
-                                            what + " argument " +
-                                                std::to_string(ai) +
-                                                " (tensor map)"))
+                                            [&] {
+                                              return what() + " argument " +
+                                                     std::to_string(ai) +
+                                                     " (tensor map)";
+                                            }))
           return status;
         continue;
       }
       run.values[ai] = a.value;
       if (!a.sizedAtRun)
         continue;
-      std::string arg = what + " argument " + std::to_string(ai);
+      auto arg = [&] { return what() + " argument " + std::to_string(ai); };
       if (!a.size.evaluate(sizes.symbols, run.values[ai]))
         return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                    arg + " cannot be computed at these sizes (it overflows)");
+                    arg() + " cannot be computed at these sizes (it overflows)");
       if (a.kind == ArgSpec::I32 &&
           (run.values[ai] < INT32_MIN || run.values[ai] > INT32_MAX))
         return fail(FKRT_ERROR_INVALID_ARGUMENT,
-                    arg + " is " + std::to_string(run.values[ai]) +
+                    arg() + " is " + std::to_string(run.values[ai]) +
                         " at these sizes, outside the i32 it is passed as");
     }
   }
@@ -1073,7 +1097,6 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     const GraphSpec &g = m->manifest.graphs[gi];
     std::string where = "fkrt_run: graph '" + g.name + "'";
     RunSizes sizes;
-    RunPlan plan;
     fkrt_status status;
     if ((status = checkInputs(g, inputs, num_inputs, sizes, where)) !=
             FKRT_SUCCESS ||
@@ -1084,9 +1107,27 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
         (status = tensorBytes(outputs, g.outputs, true, g, sizes.outputBytes,
                               where)) != FKRT_SUCCESS ||
         (status = checkAliasing(g, inputs, outputs, sizes, where)) !=
-            FKRT_SUCCESS ||
-        (g.sizedAtRun &&
-         (status = planLaunches(g, sizes, plan, where)) != FKRT_SUCCESS))
+            FKRT_SUCCESS)
+      return status;
+    // A graph sized at run time is planned at the run's sizes, except where
+    // a replay captured for them (and these addresses) is held: it was
+    // planned and checked then, and planning hundreds of launches would
+    // cost the host more than the replay. The plan is made if the replay
+    // is gone by the time it runs.
+    bool replayable = m->cudaGraphs && g.launches.size() > 1;
+    ReplayKey key;
+    if (replayable)
+      key = replayKey(gi, inputs, outputs, g, sizes);
+    RunPlan plan;
+    bool planned = !g.sizedAtRun;
+    auto ensurePlan = [&]() -> fkrt_status {
+      if (planned)
+        return FKRT_SUCCESS;
+      planned = true;
+      return planLaunches(g, sizes, plan, where);
+    };
+    if (!(replayable && m->replays.holds(key)) &&
+        (status = ensurePlan()) != FKRT_SUCCESS)
       return status;
     std::string error;
     const cu::Driver *d = cu::driver(error);
@@ -1112,15 +1153,22 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
       return FKRT_SUCCESS;
     cu::Stream s = static_cast<cu::Stream>(stream);
     // One launch gains nothing from a graph.
-    if (m->cudaGraphs && g.launches.size() > 1) {
+    if (replayable) {
       bool replayed;
-      status = m->replays.run(*d, replayKey(gi, inputs, outputs, g, sizes),
-                              g.runWorkspaceBytes(),
-                              recorder(m, gi, inputs, outputs, plan, where),
-                              s, where, replayed);
+      GraphReplays::Recorder record =
+          recorder(m, gi, inputs, outputs, plan, where);
+      auto prepare = record.prepare;
+      record.prepare = [&, prepare](cu::DevicePtr workspace) {
+        fkrt_status planStatus = ensurePlan();
+        return planStatus != FKRT_SUCCESS ? planStatus : prepare(workspace);
+      };
+      status = m->replays.run(*d, key, g.runWorkspaceBytes(), record, s,
+                              where, replayed);
       if (replayed || status != FKRT_SUCCESS)
         return status;
     }
+    if ((status = ensurePlan()) != FKRT_SUCCESS)
+      return status;
     if (!g.runWorkspaceBytes())
       return enqueue(m, gi, inputs, outputs, plan, 0, s, where);
     size_t slot;

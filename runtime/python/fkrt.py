@@ -287,6 +287,18 @@ class _Signature:
         # for fkrt_output_shape; None where a call gives the shape.
         self.bound_shapes = [_static_array(i.shape) if i.bound else None
                              for i in inputs]
+        self._shape_arrays = {}
+
+    def shape_array(self, shape):
+        """A symbolic tensor's shape at a run (a tuple) as a C array, shared
+        by the runs of that shape (a generation loop's caches keep theirs):
+        the runtime only reads it during a call."""
+        array = self._shape_arrays.get(shape)
+        if array is None:
+            if len(self._shape_arrays) >= 1024:
+                self._shape_arrays.clear()
+            array = self._shape_arrays[shape] = _int64s(shape)
+        return array
 
     def count_error(self, where, count):
         return ArgumentError("%s takes %d inputs (%s), got %d" % (
@@ -570,7 +582,8 @@ class Module:
         size the graph's symbols have at this run), dense, and all on one
         CUDA device. ArgumentError names the first that is not: dtypes and
         shapes are checked for every tensor before devices and layouts, and
-        all before the module touches CUDA.
+        all before the module touches CUDA (but for a given output's
+        symbolic dimensions, which the runtime checks at the run: Error).
         The new value of an inout parameter (an output whose info has
         `aliases`, an input index) is written into that input: pass the
         input tensor itself as that output, or leave outputs out, which
@@ -698,8 +711,6 @@ class Module:
                 out_tensors = allocate()
             outputs = out_tensors
 
-        held = []   # this run's shape arrays, alive until the call returns
-
         def array(tensors, infos, shapes):
             result = (_Tensor * max(len(tensors), 1))()
             for i, (t, info) in enumerate(zip(tensors, infos)):
@@ -710,8 +721,7 @@ class Module:
                     ptr = self._dummy_pointer(torch, device)
                 shape = shapes[i]
                 if shape is None:
-                    shape = _int64s(tuple(t.shape))
-                    held.append(shape)
+                    shape = sig.shape_array(tuple(t.shape))
                 result[i] = _Tensor(ptr, info.dtype_code, len(info.shape),
                                     shape)
             return result
