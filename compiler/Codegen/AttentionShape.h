@@ -32,9 +32,9 @@ struct AttentionShape {
   /// in place (see getHeadSplitInput: [..., H, T, D] tiles of a
   /// [..., T, H, D] layout), else 0.
   int64_t queryHeads, keyHeads, valueHeads;
-  /// The additive mask's shape, which broadcasts to [batch..., Nq, Nk]
-  /// (see `masked`).
-  SmallVector<int64_t> maskShape;
+  /// The additive mask's dims, which broadcast to [batch..., Nq, Nk] (see
+  /// `masked`); symbolic ones are read at run time.
+  SmallVector<Dim> maskDims;
   bool masked = false;
   Type elementType;
   double scale;
@@ -82,7 +82,7 @@ struct AttentionShape {
     causal = attention.getCausal();
     if (Value mask = attention.getMask()) {
       masked = true;
-      llvm::append_range(maskShape, shape(mask));
+      maskDims = getDims(cast<RankedTensorType>(mask.getType()));
     }
   }
   int64_t elementBytes() const {
@@ -104,13 +104,17 @@ struct AttentionShape {
   }
 
   /// The mask's row-major element strides aligned with [batch..., Nq, Nk]:
-  /// 0 along the dims it broadcasts (those it lacks or has as 1).
-  SmallVector<int64_t> getMaskStrides() const {
-    SmallVector<int64_t> strides(batch.size() + 2, 0);
-    int64_t pad = strides.size() - maskShape.size();
-    for (int64_t d = maskShape.size() - 1, stride = 1; d >= 0; --d) {
-      strides[pad + d] = maskShape[d] == 1 ? 0 : stride;
-      stride *= maskShape[d];
+  /// 0 along the dims it broadcasts (those it lacks or has as 1), products
+  /// of its symbolic dims after a dim where it has them.
+  SmallVector<Dim> getMaskStrides() const {
+    SmallVector<Dim> strides(batch.size() + 2, Dim(0));
+    int64_t pad = strides.size() - maskDims.size();
+    Dim stride(1);
+    for (int64_t d = maskDims.size() - 1; d >= 0; --d) {
+      bool broadcast = maskDims[d].isStatic() && maskDims[d].getCoefficient() == 1;
+      strides[pad + d] = broadcast ? Dim(0) : stride;
+      // (A buffer's element count fits in 64 bits: so do its strides.)
+      stride = elementCount({stride, maskDims[d]}).value_or(Dim(0));
     }
     return strides;
   }
@@ -118,22 +122,22 @@ struct AttentionShape {
   /// The mask input `buffer` read as one dimension (a scalar mask stays
   /// rank 0): `batchOffset` is the element offset of the block's batch
   /// `batchCoords`, and (row, key) is at batchOffset + row * rowStride + key
-  /// * keyStride, the strides 0 where the mask broadcasts.
+  /// * keyStride, the strides 0 where the mask broadcasts and read at run
+  /// time where its dims are.
   struct MaskAddressing {
-    Value flat, batchOffset;
-    int64_t rowStride = 0, keyStride = 0;
+    Value flat, batchOffset, rowStride, keyStride;
   };
   MaskAddressing addressMask(IndexBuilder &idx, Value buffer,
                              ArrayRef<Value> batchCoords) const {
-    SmallVector<int64_t> strides = getMaskStrides();
+    SmallVector<Dim> strides = getMaskStrides();
     MaskAddressing mask;
     mask.batchOffset = idx.constant(0);
     for (auto [d, coord] : llvm::enumerate(batchCoords))
-      if (int64_t stride = strides[d])
-        mask.batchOffset =
-            idx.add(mask.batchOffset, idx.mul(coord, idx.constant(stride)));
-    mask.rowStride = strides[batchCoords.size()];
-    mask.keyStride = strides[batchCoords.size() + 1];
+      if (strides[d] != Dim(0))
+        mask.batchOffset = idx.add(mask.batchOffset,
+                                   idx.mul(coord, idx.sizeValue(strides[d])));
+    mask.rowStride = idx.sizeValue(strides[batchCoords.size()]);
+    mask.keyStride = idx.sizeValue(strides[batchCoords.size() + 1]);
     mask.flat = collapseToOneDim(idx.b, idx.loc, buffer);
     return mask;
   }

@@ -541,8 +541,8 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
       Value anyRow;
       for (int64_t r = 0; r < rows; ++r) {
         Value offset = add(add(mask.batchOffset,
-                               mul(rowIndex[r], index(mask.rowStride))),
-                           mul(f.key, index(mask.keyStride)));
+                               mul(rowIndex[r], mask.rowStride)),
+                           mul(f.key, mask.keyStride));
         Value raw =
             cast<MemRefType>(mask.flat.getType()).getRank() == 0
                 ? memref::LoadOp::create(b, loc, mask.flat, ValueRange{})

@@ -575,21 +575,22 @@ SmallVector<Value> FlashKernel::addMaskInput(ArrayRef<Value> s, Value block) {
   auto maskType = cast<MemRefType>(maskBuffer.getType());
   AttentionShape::MaskAddressing mask =
       shape.addressMask(k.idx, maskBuffer, batchCoords);
+  // (Queries and keys, given at run time or not.)
+  Value lastQuery = b.createOrFold<arith::SubIOp>(loc, numQueries, index(1));
+  Value lastKey = b.createOrFold<arith::SubIOp>(loc, numKeys, index(1));
   SmallVector<Value> rowOffsets;
   for (Value row : {row0, row1})
     rowOffsets.push_back(add(
         mask.batchOffset,
-        mul(arith::MinUIOp::create(b, loc, add(firstQuery, row),
-                                   index(shape.queries - 1)),
-            index(mask.rowStride))));
+        mul(arith::MinUIOp::create(b, loc, add(firstQuery, row), lastQuery),
+            mask.rowStride)));
   Value flat = mask.flat;
   Value first = threadFirstKey(block);
   SmallVector<Value> result;
   for (auto [i, value] : llvm::enumerate(s)) {
     Value key = arith::MinUIOp::create(b, loc, add(first, index(columnOf(i))),
-                                       index(shape.keys - 1));
-    Value element =
-        add(rowOffsets[rowSlot(i)], mul(key, index(mask.keyStride)));
+                                       lastKey);
+    Value element = add(rowOffsets[rowSlot(i)], mul(key, mask.keyStride));
     Value raw = maskType.getRank() == 0
                     ? memref::LoadOp::create(b, loc, flat, ValueRange{})
                     : memref::LoadOp::create(b, loc, flat, element);

@@ -292,8 +292,8 @@ static std::string whyNotRuntimeSizedMatmul(MatmulOp matmul) {
 /// block row per batch, the operands' batch offsets from the run's sizes.
 /// The flash kernel reads its query rows and keys at run time too (a
 /// causal prefill of S tokens), the decode kernel its keys (a decode step
-/// over the run's cache), without a mask input. Head dims are fixed
-/// when compiled, and the bounds keep the batch count within the grid's y
+/// over the run's cache), and both a mask input's strides (a padding mask
+/// [B, 1, 1, S]). Head dims are fixed when compiled, and the bounds keep the batch count within the grid's y
 /// and the lengths within the kernels' 32-bit key indices.
 static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
   const char *supported =
@@ -301,7 +301,6 @@ static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
       "dimensions, the flash kernel its query rows and keys, and the decode "
       "kernel its keys (head dims of static sizes)";
   DictionaryAttr bounds = getDimBounds(attention);
-  bool runtimeLengths = false;
   for (Value operand : {attention.getQuery(), attention.getKey(),
                         attention.getValue()}) {
     auto type = cast<RankedTensorType>(operand.getType());
@@ -325,7 +324,6 @@ static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
     }
     if (!type.isDynamicDim(type.getRank() - 2))
       continue;
-    runtimeLengths = true;
     Dim length = getDim(type, type.getRank() - 2);
     std::optional<int64_t> largest = getLargestSize(length, bounds);
     if (!largest || *largest >= (int64_t(1) << 31))
@@ -350,12 +348,6 @@ static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
            ", keys given at run time as many as the query rows or over at "
            "most " +
            std::to_string(kDecodeMaxQueries) + " query rows of static size";
-  if (Value mask = attention.getMask();
-      mask && (runtimeLengths || isSymbolic(mask.getType())))
-    return "this attention has a mask input of shape " +
-           formatShape(getDims(cast<RankedTensorType>(mask.getType()))) +
-           supported + ", its mask given by causal=true or an iota "
-           "comparison";
   auto result = cast<RankedTensorType>(attention.getType());
   Dim batches =
       *elementCount(ArrayRef(getDims(result)).drop_back(2));

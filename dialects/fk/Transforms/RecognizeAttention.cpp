@@ -506,6 +506,10 @@ LogicalResult AttentionMatcher::matchScores(Value scores, Attention &attention) 
         return failure();
       }
       attention.mask = left ? rhs : lhs;
+      // fk.attention broadcasts its mask as the addition did (a padding
+      // mask [B, 1, 1, S] need not become [B, H, S, S] in memory).
+      if (auto broadcast = attention.mask.getDefiningOp<BroadcastOp>())
+        attention.mask = broadcast.getOperand();
       attention.maskScale = attention.scale;
       attention.maskLoc = add.getLoc();
       s = left ? lhs : rhs;
@@ -573,20 +577,17 @@ struct RecognizeAttentionPass
       remark(root, "the mask is not a float tensor");
       return false;
     }
-    // The rewrite builds constants of the mask's shape (a scaled additive
-    // mask, a boolean mask made additive) and, for a finite fill, the
-    // values' mean per batch: constants hold their elements, so those
-    // shapes must be static.
+    // The rewrite builds splats of the mask's shape (a scaled additive mask,
+    // a boolean mask made additive: scalars broadcast where the shape is
+    // sized at run time) and, for a finite fill, the values' mean per batch,
+    // whose constants hold their elements: those shapes must be static.
     bool symbolicMask =
-        (attention.booleanMask &&
-         (isSymbolic(attention.booleanMask.getType()) ||
-          (attention.finiteFill &&
-           isSymbolic(attention.value.getType())))) ||
-        (attention.mask && attention.maskScale != 1.0 &&
-         isSymbolic(attention.mask.getType()));
+        attention.booleanMask && attention.finiteFill &&
+        (isSymbolic(attention.booleanMask.getType()) ||
+         isSymbolic(attention.value.getType()));
     if (symbolicMask) {
-      remark(root, "the mask's rewrite needs constants of a shape sized at "
-                   "run time");
+      remark(root, "the mask's finite fill needs constants of a shape sized "
+                   "at run time (the values' mean where a row keeps no key)");
       return false;
     }
     // Everything fk.attention's verifier checks is checked before anything
@@ -619,8 +620,7 @@ struct RecognizeAttentionPass
       // (s + m) * c: the attention adds c * m to its scaled scores.
       RankedTensorType maskType = tensorType(attention.mask);
       Value factor =
-          ConstantOp::create(b, *attention.maskLoc, maskType,
-                             getSplatAttribute(maskType, attention.maskScale));
+          buildSplat(b, *attention.maskLoc, maskType, attention.maskScale);
       attention.mask = MulOp::create(b, *attention.maskLoc, maskType,
                                      attention.mask, factor);
     }
@@ -701,6 +701,19 @@ struct RecognizeAttentionPass
   /// The additive mask of a boolean one: 0 where the scores are kept,
   /// -inf where they are hidden, in the attention's dtype and the boolean
   /// mask's shape (the attention broadcasts it).
+  /// `value` at every element of `type`: a constant, or where the shape is
+  /// sized at run time (a constant cannot hold its elements) a scalar
+  /// constant broadcast to it.
+  static Value buildSplat(OpBuilder &b, Location loc, RankedTensorType type,
+                          double value) {
+    if (!isSymbolic(type))
+      return ConstantOp::create(b, loc, type, getSplatAttribute(type, value));
+    auto scalar = RankedTensorType::get({}, type.getElementType());
+    return BroadcastOp::create(
+        b, loc, type,
+        ConstantOp::create(b, loc, scalar, getSplatAttribute(scalar, value)));
+  }
+
   static Value buildAdditiveMask(OpBuilder &b, const Attention &attention) {
     Type dtype = tensorType(attention.query).getElementType();
     return selectByMask(b, *attention.booleanMaskLoc, attention,
@@ -713,10 +726,8 @@ struct RecognizeAttentionPass
   static Value selectByMask(OpBuilder &b, Location loc,
                             const Attention &attention, RankedTensorType type,
                             double kept, double hidden) {
-    Value onKept =
-        ConstantOp::create(b, loc, type, getSplatAttribute(type, kept));
-    Value onHidden =
-        ConstantOp::create(b, loc, type, getSplatAttribute(type, hidden));
+    Value onKept = buildSplat(b, loc, type, kept);
+    Value onHidden = buildSplat(b, loc, type, hidden);
     if (!attention.keptWhereTrue)
       std::swap(onKept, onHidden);
     return SelectOp::create(b, loc, type, attention.booleanMask, onKept,
