@@ -38,14 +38,13 @@ func.func @mask_then_scale(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tenso
   return %o : tensor<8x16xf32>
 }
 
-// (s + m) / 8, the mask broadcast over the batch: the mask, as it is
-// added, is scaled by 1/8.
+// (s + m) / 8, the mask broadcast over the batch: the mask, as the
+// addition broadcast it (the attention broadcasts it), is scaled by 1/8.
 // CHECK-LABEL: func.func @mask_then_divide
 // CHECK-SAME:    %[[M:[a-z0-9_]+]]: tensor<8x8xf32>)
-// CHECK:         %[[MB:.+]] = fk.broadcast %[[M]] : tensor<8x8xf32> -> tensor<2x8x8xf32>
-// CHECK:         %[[C:.+]] = fk.constant dense<1.250000e-01> : tensor<2x8x8xf32>
-// CHECK-NEXT:    %[[MC:.+]] = fk.mul %[[MB]], %[[C]] : tensor<2x8x8xf32>
-// CHECK-NEXT:    fk.attention %{{.+}}, %{{.+}}, %{{.+}} mask %[[MC]] : tensor<2x8x8xf32> scale = 1.250000e-01 causal = false
+// CHECK:         %[[C:.+]] = fk.constant dense<1.250000e-01> : tensor<8x8xf32>
+// CHECK-NEXT:    %[[MC:.+]] = fk.mul %[[M]], %[[C]] : tensor<8x8xf32>
+// CHECK-NEXT:    fk.attention %{{.+}}, %{{.+}}, %{{.+}} mask %[[MC]] : tensor<8x8xf32> scale = 1.250000e-01 causal = false
 func.func @mask_then_divide(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>, %m: tensor<8x8xf32>) -> tensor<2x8x16xf32> {
   %eight = fk.constant dense<8.000000e+00> : tensor<2x8x8xf32>
   %kt = fk.transpose %k perm = [0, 2, 1] : tensor<2x8x16xf32> -> tensor<2x16x8xf32>
