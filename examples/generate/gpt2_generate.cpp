@@ -14,7 +14,10 @@
 // Each step copies `next` to the host and the next step's ids and position
 // back (a few bytes, the loop a server streaming tokens would run); the
 // decode step runs on the same buffers every time, so the runtime replays
-// its launches as a CUDA graph.
+// its launches as a CUDA graph. An artifact whose batch or prompt length is
+// sized at run time (ids: i64[B, S]) takes them from the prompt: the
+// buffers are sized for it, and the runtime checks the sizes against the
+// artifact's bounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,11 +40,43 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Dimension `d` of `t` as the language writes it: a size or a symbol.
+std::string dimText(const fkrt::TensorInfo &t, size_t d) {
+  return t.shape[d] < 0 ? t.symbolicDims[d] : std::to_string(t.shape[d]);
+}
+
 std::string describe(const fkrt::TensorInfo &t) {
   std::string s = std::string(fkrt_dtype_name(t.dtype)) + "[";
   for (size_t d = 0; d < t.shape.size(); ++d)
-    s += (d ? ", " : "") + std::to_string(t.shape[d]);
+    s += (d ? ", " : "") + dimText(t, d);
   return s + "]";
+}
+
+/// The sizes of a run's symbols ("B" -> 4), from the prompt.
+using Sizes = std::map<std::string, int64_t>;
+
+/// `t`'s shape at a run's `sizes`: a symbolic dimension must be a symbol
+/// the prompt sizes (the batch or the prompt length).
+std::vector<int64_t> shapeAt(const fkrt::TensorInfo &t, const Sizes &sizes) {
+  std::vector<int64_t> shape = t.shape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] >= 0)
+      continue;
+    auto it = sizes.find(t.symbolicDims[d]);
+    if (it == sizes.end())
+      throw UsageError("'" + t.name + "' is " + describe(t) + ": its size " +
+                       t.symbolicDims[d] +
+                       " is neither the batch nor the prompt length");
+    shape[d] = it->second;
+  }
+  return shape;
+}
+
+int64_t bytesOf(fkrt_dtype dtype, const std::vector<int64_t> &shape) {
+  int64_t bytes = int64_t(fkrt_dtype_size(dtype));
+  for (int64_t size : shape)
+    bytes *= size;
+  return bytes;
 }
 
 /// Where the convention's tensors are in one graph's inputs and outputs.
@@ -82,15 +117,13 @@ struct Step {
     if (in.dtype != FKRT_I64 || in.shape.size() != 2)
       throw UsageError("graph '" + name + "': ids is " + describe(in) +
                        ", expected i64[B, T]");
-    // fkrt::TensorInfo gives a symbolic dimension as -1.
-    if (in.shape[0] < 0 || in.shape[1] < 0)
-      throw UsageError("graph '" + name +
-                       "': its batch or prompt length is sized at run time; "
-                       "this loop runs artifacts of static sizes (generate.py "
-                       "runs both)");
-    if (out.dtype != FKRT_I64 || out.shape != std::vector<int64_t>{batch(), 1})
+    // (fkrt::TensorInfo gives a symbolic dimension as -1, its text in
+    // symbolicDims: ids may be i64[B, S].)
+    if (out.dtype != FKRT_I64 || out.shape.size() != 2 || out.shape[1] != 1 ||
+        out.shape[0] != in.shape[0] ||
+        out.symbolicDims[0] != in.symbolicDims[0])
       throw UsageError("graph '" + name + "': next is " + describe(out) +
-                       ", expected i64[" + std::to_string(batch()) + ", 1]");
+                       ", expected i64[" + dimText(in, 0) + ", 1]");
     // Every other input must be bound by the weights file.
     for (size_t i = 0; i < inputs.size(); ++i)
       if (i != ids && int64_t(i) != pos && !cacheOutput.count(i) &&
@@ -99,8 +132,30 @@ struct Step {
                          "' is not in the weights file");
   }
 
+  /// The batch and the tokens per sequence: sizes, or -1 where sized at
+  /// run time (then named by batchSymbol(), tokensSymbol()).
   int64_t batch() const { return inputs[ids].shape[0]; }
   int64_t tokens() const { return inputs[ids].shape[1]; }
+  const std::string &batchSymbol() const { return inputs[ids].symbolicDims[0]; }
+  const std::string &tokensSymbol() const {
+    return inputs[ids].symbolicDims[1];
+  }
+  /// The sizes of a run over `batch` sequences of `tokens` tokens, checked
+  /// against the graph's own where they are static.
+  void bind(int64_t runBatch, int64_t runTokens, Sizes &sizes) const {
+    auto one = [&](int64_t fixed, const std::string &symbol, int64_t size,
+                   const char *what) {
+      if (fixed < 0)
+        sizes[symbol] = size;
+      else if (fixed != size)
+        throw UsageError("the prompt has " + std::to_string(size) + " " +
+                         what + "; graph '" + name + "' takes " +
+                         std::to_string(fixed) + " (recompile for others, "
+                         "or with them sized at run time)");
+    };
+    one(batch(), batchSymbol(), runBatch, "sequences");
+    one(tokens(), tokensSymbol(), runTokens, "tokens per sequence");
+  }
 };
 
 std::vector<std::vector<int64_t>> parsePrompt(std::string text) {
@@ -149,7 +204,8 @@ public:
     if (decode_.tokens() != 1 || decode_.pos < 0 ||
         describe(decode_.inputs[size_t(decode_.pos)]) != "i32[]")
       throw UsageError("graph 'decode' takes ids: i64[B, 1] and pos: i32[]");
-    if (prefill_.batch() != decode_.batch())
+    if (dimText(prefill_.inputs[prefill_.ids], 0) !=
+        dimText(decode_.inputs[decode_.ids], 0))
       throw UsageError("prefill and decode take different batches");
     for (const auto &entry : prefill_.cacheOutput) {
       const fkrt::TensorInfo &t = prefill_.inputs[entry.first];
@@ -160,12 +216,9 @@ public:
       if (!shared)
         throw UsageError("cache '" + t.name + "' of prefill is no cache of "
                          "decode of the same type");
-      caches_.emplace(t.name, fkrt::DeviceBuffer(device, t.bytes));
     }
-    if (caches_.size() != decode_.cacheOutput.size())
+    if (prefill_.cacheOutput.size() != decode_.cacheOutput.size())
       throw UsageError("decode has caches that prefill has not");
-    prompt_ = fkrt::DeviceBuffer(device, prefill_.inputs[prefill_.ids].bytes);
-    ids_ = fkrt::DeviceBuffer(device, decode_.inputs[decode_.ids].bytes);
     pos_ = fkrt::DeviceBuffer(device, 4);
   }
 
@@ -175,13 +228,10 @@ public:
   generate(const std::vector<std::vector<int64_t>> &prompt, int64_t newTokens,
            double &prefillMs, double &decodeMs) {
     const Step &p = prefill_;
-    if (int64_t(prompt.size()) != p.batch() ||
-        int64_t(prompt[0].size()) != p.tokens())
-      throw UsageError("the prompt is [" + std::to_string(prompt.size()) +
-                       ", " + std::to_string(prompt[0].size()) +
-                       "] tokens; the prefill graph takes [" +
-                       std::to_string(p.batch()) + ", " +
-                       std::to_string(p.tokens()) + "] (recompile for others)");
+    int64_t promptTokens = int64_t(prompt[0].size());
+    sizes_.clear();
+    p.bind(int64_t(prompt.size()), promptTokens, sizes_);
+    decode_.bind(int64_t(prompt.size()), 1, sizes_);
     int64_t vocabulary = p.outputs[p.logits].shape.back();
     for (const auto &row : prompt)
       for (int64_t id : row)
@@ -189,22 +239,34 @@ public:
           throw UsageError("the prompt's ids must lie in [0, " +
                            std::to_string(vocabulary) +
                            ") (the logits' last axis)");
-    int64_t longest = p.tokens() + newTokens - 1;
+    int64_t longest = promptTokens + newTokens - 1;
+    // The buffers of this prompt's sizes.
+    caches_.clear();
+    results_.clear();
     for (const auto &entry : p.cacheOutput) {
       const fkrt::TensorInfo &t = p.inputs[entry.first];
-      if (t.shape.size() < 2 || t.shape[t.shape.size() - 2] < longest)
+      std::vector<int64_t> shape = shapeAt(t, sizes_);
+      if (shape.size() < 2 || shape[shape.size() - 2] < longest)
         throw UsageError("cache '" + t.name + "' (" + describe(t) +
                          ") does not hold " + std::to_string(longest) +
                          " positions on its second-last axis");
+      caches_.emplace(t.name,
+                      fkrt::DeviceBuffer(device_, bytesOf(t.dtype, shape)));
     }
     for (auto &entry : caches_)
       entry.second.fill(0);
+    auto idsBuffer = [&](const Step &step) {
+      const fkrt::TensorInfo &t = step.inputs[step.ids];
+      return fkrt::DeviceBuffer(device_, bytesOf(t.dtype, shapeAt(t, sizes_)));
+    };
+    prompt_ = idsBuffer(p);
+    ids_ = idsBuffer(decode_);
     std::vector<int64_t> flat;
     for (const auto &row : prompt)
       flat.insert(flat.end(), row.begin(), row.end());
     prompt_.copyFrom(flat.data());
 
-    size_t batch = size_t(p.batch());
+    size_t batch = prompt.size();
     std::vector<std::vector<int64_t>> tokens(batch);
     std::vector<int64_t> next(batch);
     auto start = std::chrono::steady_clock::now();
@@ -217,7 +279,7 @@ public:
     record(prefill_);
     auto afterPrefill = std::chrono::steady_clock::now();
     for (int64_t i = 1; i < newTokens; ++i) {
-      int32_t position = int32_t(p.tokens() + i - 1);
+      int32_t position = int32_t(promptTokens + i - 1);
       ids_.copyFrom(next.data());
       pos_.copyFrom(&position);
       record(decode_);
@@ -234,9 +296,18 @@ private:
     std::vector<fkrt::DeviceBuffer> &results = results_[step.name];
     if (results.empty())
       for (const fkrt::TensorInfo &t : step.outputs)
-        results.emplace_back(t.aliases >= 0 ? fkrt::DeviceBuffer()
-                                            : fkrt::DeviceBuffer(device_,
-                                                                 t.bytes));
+        results.emplace_back(
+            t.aliases >= 0
+                ? fkrt::DeviceBuffer()
+                : fkrt::DeviceBuffer(device_,
+                                     bytesOf(t.dtype, shapeAt(t, sizes_))));
+    // Each tensor's shape at this run, alive until the run is enqueued.
+    std::vector<std::vector<int64_t>> shapes;
+    shapes.reserve(step.inputs.size() + step.outputs.size());
+    auto shapeOf = [&](const fkrt::TensorInfo &t) -> const std::vector<int64_t> & {
+      shapes.push_back(shapeAt(t, sizes_));
+      return shapes.back();
+    };
     std::vector<fkrt_tensor> inputs, outputs;
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       const fkrt::TensorInfo &t = step.inputs[i];
@@ -246,14 +317,14 @@ private:
           i == step.ids ? (step.pos < 0 ? prompt_ : ids_)
           : int64_t(i) == step.pos ? pos_
                                    : caches_.at(t.name);
-      inputs.push_back(buffer.tensor(t.dtype, t.shape));
+      inputs.push_back(buffer.tensor(t.dtype, shapeOf(t)));
     }
     for (size_t j = 0; j < step.outputs.size(); ++j) {
       const fkrt::TensorInfo &t = step.outputs[j];
       const fkrt::DeviceBuffer &buffer =
           t.aliases >= 0 ? caches_.at(step.inputs[size_t(t.aliases)].name)
                          : results[j];
-      outputs.push_back(buffer.tensor(t.dtype, t.shape));
+      outputs.push_back(buffer.tensor(t.dtype, shapeOf(t)));
     }
     module_.run(step.name, inputs, outputs);
   }
@@ -272,6 +343,8 @@ private:
   fkrt::Module module_;
   int device_;
   Step prefill_, decode_;
+  /// The sizes of the prompt being generated from.
+  Sizes sizes_;
   std::map<std::string, fkrt::DeviceBuffer> caches_;
   std::map<std::string, std::vector<fkrt::DeviceBuffer>> results_;
   fkrt::DeviceBuffer prompt_, ids_, pos_;
