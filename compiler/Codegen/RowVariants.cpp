@@ -22,8 +22,7 @@ static constexpr int64_t kAttentionRowLimits[] = {kDecodeMaxQueries,
 /// run time.
 static bool hasRuntimeQueryRows(FusionOp fusion) {
   AttentionOp attention = fusion.getAttention();
-  return fusion.getKind() == FusionKind::Attention && attention &&
-         !AttentionShape(attention).queryRows.isStatic();
+  return attention && !AttentionShape(attention).queryRows.isStatic();
 }
 
 SmallVector<int64_t> mlir::fk::getRowVariantLimits(FusionOp fusion) {
