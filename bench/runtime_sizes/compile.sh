@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compiles bench/runtime_sizes/{mlp,causal_attention,decode_attention}.graph into
+# Compiles bench/runtime_sizes/{mlp,causal_attention,decode_attention,scores_softmax}.graph into
 # build/runtime-sizes-artifacts/ for bench/runtime_sizes/run.py on a GPU:
 # CASE.ptx, one artifact whose kernels read B and S at run time, and
 # CASE_bB_sS.ptx, the graph compiled for each of run.py's sizes (--bind),
@@ -7,6 +7,7 @@
 # FKC_RUNTIME_SIZES_VARIANT_FLAGS, if set, compiles the one artifact again
 # with those fkc flags (CASE_variant.ptx), which run.py times beside it
 # (e.g. "--attention-tile=128,128" for attention without row variants).
+# FKC_RUNTIME_SIZES_CASES (space-separated) narrows the cases compiled.
 #
 #   bash bench/runtime_sizes/compile.sh [FKC]
 set -euo pipefail
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/../.."
 fkc=${1:-build/bin/fkc}
 out=build/runtime-sizes-artifacts
 mkdir -p "$out"
-for case in mlp causal_attention decode_attention; do
+for case in ${FKC_RUNTIME_SIZES_CASES:-mlp causal_attention decode_attention scores_softmax}; do
   "$fkc" "bench/runtime_sizes/$case.graph" -o "$out/$case.ptx"
   if [ -n "${FKC_RUNTIME_SIZES_VARIANT_FLAGS:-}" ]; then
     # shellcheck disable=SC2086

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """What leaving sizes to run time costs: GPT-2 small's MLP block
 (bench/runtime_sizes/mlp.graph) and causal self-attention
-(bench/runtime_sizes/causal_attention.graph) over B x S tokens, and a
+(bench/runtime_sizes/causal_attention.graph) over B x S tokens, a
 decode step's attention over B sequences' caches of S keys
-(bench/runtime_sizes/decode_attention.graph), on a GPU.
+(bench/runtime_sizes/decode_attention.graph), and the softmax of
+[B, 12, S, S] attention scores, rows of a length given at run time
+(bench/runtime_sizes/scores_softmax.graph), on a GPU.
 
     python3 bench/runtime_sizes/run.py [--artifacts DIR] [--out DIR]
 
@@ -14,7 +16,7 @@ graph compiled for those sizes. At each size it times:
 - fkc, sizes bound when compiled (one artifact per size);
 - PyTorch eager (mlp: F.layer_norm, F.linear, F.gelu(approximate="tanh");
   attention: F.scaled_dot_product_attention, is_causal=True for the
-  prefill);
+  prefill; scores_softmax: torch.softmax);
 - torch.compile(dynamic=True): one compiled function for every size, the
   peer that also serves every size from one compilation.
 Outputs are compared with eager's first (relative L2 error). Each call is
@@ -47,6 +49,9 @@ SIZES = [(1, 1), (16, 1), (1, 8), (4, 16), (2, 48), (1, 77), (1, 128),
 # 16384 (bench/cases/attention_decode_*), one sequence, an odd length.
 DECODE_SIZES = [(8, 512), (8, 4096), (8, 16384), (1, 1), (1, 4096),
                 (16, 1000)]
+# (B, S) of the scores' softmax: rows of 1 to 1024 keys.
+SOFTMAX_SIZES = [(1, 1), (16, 1), (1, 77), (1, 128), (4, 333), (8, 512),
+                 (16, 1024)]
 WIDTH, HIDDEN = 768, 3072
 DECODE_HEADS, DECODE_HEAD_DIM = 32, 128
 
@@ -86,7 +91,8 @@ def random_half(torch, *shape, seed):
 # Each case: its graph (bench/runtime_sizes/CASE.graph), its sizes, its
 # inputs at (B, S) in the graph's order, and PyTorch's computation of them.
 CASE_SIZES = {"mlp": SIZES, "causal_attention": SIZES,
-              "decode_attention": DECODE_SIZES}
+              "decode_attention": DECODE_SIZES,
+              "scores_softmax": SOFTMAX_SIZES}
 
 
 def make_cases(torch, weights):
@@ -110,12 +116,17 @@ def make_cases(torch, weights):
         return [q] + [random_half(torch, batch, DECODE_HEADS, length,
                                   DECODE_HEAD_DIM, seed=length * 3 + i)
                       for i in range(2)]
+    def scores_inputs(batch, length):
+        return [random_half(torch, batch, 12, length, length,
+                            seed=batch * 7 + length)]
     sdpa = torch.nn.functional.scaled_dot_product_attention
     return {
         "mlp": (mlp_inputs, lambda inputs: torch_mlp(torch, inputs[0], weights)),
         "causal_attention": (attention_inputs,
                              lambda inputs: torch_attention(torch, *inputs)),
         "decode_attention": (decode_inputs, lambda inputs: sdpa(*inputs)),
+        "scores_softmax": (scores_inputs, lambda inputs: torch.softmax(
+            inputs[0] * 0.125, dim=-1)),
     }
 
 
@@ -240,7 +251,8 @@ def write_report(out, results, gpu_times, device, commit):
              "causal_attention (GPT-2 small): self-attention, 12 heads of "
              "64, split and merged in place; decode_attention: one query "
              "per sequence and head, 32 heads of 128, over S cached keys "
-             "(S is the cache length).", "",
+             "(S is the cache length); scores_softmax: softmax(x * 0.125) "
+             "over the last axis of [B, 12, S, S] f16 scores.", "",
              "| case | B | S | " + " | ".join(peers) + " | bound / run time | "
              "eager / run time | compile / run time | max rel L2 |",
              "|---|---|---|" + "---|" * (len(peers) + 4)]

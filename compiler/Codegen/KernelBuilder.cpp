@@ -234,6 +234,20 @@ struct Accumulation {
           buildScalarConstant(b, loc, elementType, static_cast<double>(count)));
     return roundToElementType(b, loc, total, elementType);
   }
+  /// The same for a count that may be given at run time (an index value).
+  Value finish(OpBuilder &b, Location loc, Value total,
+               OpFoldResult count) const {
+    if (std::optional<int64_t> known = getConstantIntValue(count))
+      return finish(b, loc, total, *known);
+    if (kind == Mean) {
+      Value asInteger = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                                     cast<Value>(count));
+      Value asFloat = arith::UIToFPOp::create(
+          b, loc, getComputeType(elementType), asInteger);
+      total = arith::DivFOp::create(b, loc, total, asFloat);
+    }
+    return roundToElementType(b, loc, total, elementType);
+  }
 
   Value combine(OpBuilder &b, Location loc, Value acc, Value x) const {
     bool isFloat = isa<FloatType>(elementType);
@@ -264,12 +278,6 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
   ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(root->getAttr("axes"));
   ArrayRef<int64_t> operandShape = tensorType(operand).getShape();
   auto resultType = tensorType(root->getResult(0));
-  for (int64_t axis : axes)
-    if (ShapedType::isDynamic(operandShape[axis]))
-      return root->emitOpError()
-             << "reduces axis " << axis
-             << ", whose size is given at run time; such a reduction "
-                "needs its size when compiled";
   Accumulation acc{
       isa<ReduceSumOp>(root)   ? Accumulation::Sum
       : isa<ReduceMaxOp>(root) ? Accumulation::Max
@@ -277,12 +285,11 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
                                : Accumulation::Mean,
       resultType.getElementType()};
 
-  SmallVector<int64_t> reducedShape;
-  int64_t reducedCount = 1;
-  for (int64_t axis : axes) {
-    reducedShape.push_back(operandShape[axis]);
-    reducedCount *= operandShape[axis];
-  }
+  // The reduced axes, symbolic ones read at run time.
+  SmallVector<Dim> operandDims = getDims(tensorType(operand));
+  SmallVector<Dim> reducedDims;
+  for (int64_t axis : axes)
+    reducedDims.push_back(operandDims[axis]);
 
   Dim items = getWorkItemCount(k.fusion);
   LogicalResult built = k.gridStrideLoop(k.idx.sizeValue(items), [&](Value i) {
@@ -290,14 +297,15 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
     Location loc = k.loc;
     SmallVector<Value> kept = k.idx.delinearize(i, k.idx.shapeOf(resultType));
     Value init = buildScalarConstant(b, loc, acc.elementType, acc.identity());
+    OpFoldResult reducedCount = k.idx.size(*elementCount(reducedDims));
     auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
-                                   k.idx.constant(reducedCount),
+                                   k.idx.value(reducedCount),
                                    k.idx.constant(1), ValueRange{init});
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       SmallVector<Value> reduced =
-          k.idx.delinearize(loop.getInductionVar(), reducedShape);
+          k.idx.delinearize(loop.getInductionVar(), reducedDims);
       // Interleave the kept and reduced coordinates into the operand's.
       SmallVector<Value> full;
       size_t nextKept = 0, nextReduced = 0;
@@ -322,35 +330,33 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
 
 /// One thread per output element: the dot product accumulates in the
 /// compute type (f32 for narrow floats); operands may be computed by the
-/// fusion (prologue) and results by its epilogue.
+/// fusion (prologue) and results by its epilogue. Every size may be given
+/// at run time.
 static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
   MatmulOp matmul = k.fusion.getMatmul();
   auto resultType = tensorType(matmul.getResult());
-  ArrayRef<int64_t> lhsShape = tensorType(matmul.getLhs()).getShape(),
-                    rhsShape = tensorType(matmul.getRhs()).getShape();
-  int64_t depth = lhsShape.back();
+  SmallVector<Dim> lhsShape = getDims(tensorType(matmul.getLhs())),
+                   rhsShape = getDims(tensorType(matmul.getRhs()));
+  Dim depth = lhsShape.back();
   Type elementType = resultType.getElementType();
 
-  if (k.sizes)
-    return k.fusion.emitOpError()
-           << "is a matmul over sizes given at run time, which its kernel "
-              "does not read";
-  int64_t items = getWorkItemCount(k.fusion).getCoefficient();
-  LogicalResult built = k.gridStrideLoop(items, [&](Value i) {
+  Dim items = getWorkItemCount(k.fusion);
+  LogicalResult built = k.gridStrideLoop(k.idx.sizeValue(items), [&](Value i) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
-    SmallVector<Value> coords = k.idx.delinearize(i, resultType.getShape());
+    SmallVector<Value> coords =
+        k.idx.delinearize(i, k.idx.shapeOf(resultType));
     ElementEmitter epilogue = k.makeEmitter();
     epilogue.contractionHook = [&](ArrayRef<Value> at) -> FailureOr<Value> {
       ArrayRef<Value> batch = at.drop_back(2);
       Value row = at[at.size() - 2], column = at.back();
       SmallVector<Value> lhsCoords =
-          k.idx.broadcastSource(batch, lhsShape.drop_back(2));
+          k.idx.broadcastSource(batch, ArrayRef(lhsShape).drop_back(2));
       SmallVector<Value> rhsCoords =
-          k.idx.broadcastSource(batch, rhsShape.drop_back(2));
+          k.idx.broadcastSource(batch, ArrayRef(rhsShape).drop_back(2));
       Value init = buildScalarConstant(b, loc, elementType, 0.0);
       auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
-                                     k.idx.constant(depth), k.idx.constant(1),
+                                     k.idx.sizeValue(depth), k.idx.constant(1),
                                      ValueRange{init});
       {
         OpBuilder::InsertionGuard guard(b);
@@ -521,31 +527,55 @@ static SmallVector<Value> reducedCoords(IndexBuilder &idx,
 /// is computed once, in registers, and reductions combine the threads'
 /// partial results with a block reduction. The row is read from device
 /// memory once, however many reductions and consumers it has.
+///
+/// Looped rows (isLoopedRowFusion: too long for registers, or of a length
+/// given at run time) are instead read in loops of `threads`-element
+/// rounds: one per reduction, in the order of the fusion's body (a
+/// reduction's loop uses those before it), then one that writes the
+/// fusion's rows, the row's elements computed again in each.
 static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
                                              const RowSpace &rows,
                                              gpu::GPUFuncOp kernel,
                                              TilingAttr tiling) {
-  int64_t length = rows.rowLength();
+  bool looped = isLoopedRowFusion(k.fusion, rows);
+  SmallVector<Dim> rowDims = rows.rowDims();
+  Dim lengthDim = *elementCount(rowDims);
   ArrayRef<int64_t> leadingShape = rows.leadingShape();
-  ArrayRef<int64_t> rowShape = ArrayRef(rows.shape).drop_front(rows.leadingRank);
   // A thread takes runs of `width` adjacent elements (vector accesses) when
-  // the row is one dimension; runs of a block are adjacent (coalesced).
+  // the row is one dimension of static length; runs of a block are
+  // adjacent (coalesced).
   int64_t width = tiling.getTile()[0];
   int64_t threads = tiling.getThreads();
-  if ((width > 1 && (rowShape.size() != 1 || length % width != 0)) ||
+  if ((width > 1 && (rowDims.size() != 1 || !lengthDim.isStatic() ||
+                     lengthDim.getCoefficient() % width != 0)) ||
       threads < 32 || threads > 1024 || threads % 32 != 0)
     return k.fusion.emitOpError()
            << "cannot be computed by " << threads << "-thread blocks in runs "
            << "of " << width << " elements";
-  int64_t runs = length / width;
-  int64_t threadRuns = llvm::divideCeil(runs, threads);
-  int64_t perThread = threadRuns * width;
   OpBuilder &b = k.b;
   Location loc = k.loc;
+  // The row's length and runs, and each thread's rounds over them: values
+  // of the run's sizes for a row of a length given at run time.
+  OpFoldResult length = k.idx.size(lengthDim);
+  OpFoldResult runs = length, rounds;
+  int64_t threadRuns = 0, perThread = 0;
+  if (lengthDim.isStatic()) {
+    runs = b.getIndexAttr(lengthDim.getCoefficient() / width);
+    threadRuns = llvm::divideCeil(lengthDim.getCoefficient() / width, threads);
+    perThread = threadRuns * width;
+    rounds = b.getIndexAttr(threadRuns);
+  } else {
+    rounds = arith::DivUIOp::create(
+                 b, loc,
+                 k.idx.add(k.idx.value(length), k.idx.constant(threads - 1)),
+                 k.idx.constant(threads))
+                 .getResult();
+  }
   // The leading dimensions, symbolic ones included.
-  SmallVector<Dim> leadingDims = getDims(leadingShape, rows.symbols);
+  SmallVector<Dim> leadingDims = rows.leadingDims();
   Dim rowCount = *elementCount(leadingDims);
   SmallVector<OpFoldResult> leadingSizes = k.idx.shapeOf(leadingDims);
+  SmallVector<OpFoldResult> rowSizes = k.idx.shapeOf(rowDims);
   BlockReducer reducer(k, kernel, threads);
   Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
@@ -570,30 +600,28 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
     // (`inRow` says which).
     auto runCoordinates = [&](Value r, Value &inRow, Value &start,
                               SmallVector<Value> &runCoords) {
-      inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r,
-                                    k.idx.constant(runs));
+      inRow = k.idx.inRange(r, runs);
       Value safe = arith::SelectOp::create(b, loc, inRow, r, k.idx.constant(0));
       start = width == 1 ? safe : k.idx.mul(safe, k.idx.constant(width));
       SmallVector<SmallVector<Value>> elements;
       for (int64_t e = 0; e < width; ++e) {
         Value j = e == 0 ? start : k.idx.add(start, k.idx.constant(e));
         SmallVector<Value> full(leading);
-        full.append(width == 1 ? k.idx.delinearize(j, rowShape)
+        full.append(width == 1 ? k.idx.delinearize(j, rowSizes)
                                : SmallVector<Value>{j});
         runCoords.push_back(full.back());
         elements.push_back(std::move(full));
       }
       return elements;
     };
-    // A streamed row (isStreamedRowFusion) is read in a loop by its one
-    // reduction; a row held in registers is read here, run by run.
-    bool streamed = isStreamedRowFusion(k.fusion, rows);
+    // A looped row is read in the loops below; a row held in registers is
+    // read here, run by run.
     // The loop's registers must leave room for the block's 1024 threads:
     // ptxas holds the kernel to its block size once it knows it.
-    if (streamed)
+    if (looped)
       kernel.setKnownBlockSizeAttr(
           b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-    for (int64_t q = 0; q < (streamed ? 0 : threadRuns); ++q) {
+    for (int64_t q = 0; q < (looped ? 0 : threadRuns); ++q) {
       Value r = k.idx.add(tid, k.idx.constant(q * threads));
       Value inRow, start;
       SmallVector<Value> runCoords;
@@ -606,63 +634,111 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
         emitter.vectorStart.addRun(start, runCoords);
     }
 
+    // The reductions of the current row, each computed once.
     DenseMap<Operation *, Value> reduced;
-    emitter.reductionHook = [&](Operation *op) -> FailureOr<Value> {
+    auto knownReduction = [&](Operation *op) -> FailureOr<Value> {
+      if (Value known = reduced.lookup(op))
+        return known;
+      return op->emitOpError() << "is used before it is reduced";
+    };
+    // Calls `body(inner, inRow, elements)` in a loop over this thread's
+    // rounds of the row: `inner` emits in the loop's body (its values do
+    // not outlive it; reductions already computed are known to it),
+    // `elements` the coordinates of the round's run, valid where `inRow`.
+    auto loopOverRow =
+        [&](ValueRange inits,
+            function_ref<FailureOr<SmallVector<Value>>(
+                ElementEmitter &, Value, ArrayRef<SmallVector<Value>>,
+                ValueRange)>
+                body) -> FailureOr<ValueRange> {
+      auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
+                                     k.idx.value(rounds), k.idx.constant(1),
+                                     inits);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value r = k.idx.add(tid, k.idx.mul(loop.getInductionVar(),
+                                         k.idx.constant(threads)));
+      Value inRow, start;
+      SmallVector<Value> runCoords;
+      SmallVector<SmallVector<Value>> elements =
+          runCoordinates(r, inRow, start, runCoords);
+      ElementEmitter inner = k.makeEmitter();
+      inner.vectorStart.width = width;
+      if (width > 1)
+        inner.vectorStart.addRun(start, runCoords);
+      inner.reductionHook = knownReduction;
+      FailureOr<SmallVector<Value>> carried =
+          body(inner, inRow, elements, loop.getRegionIterArgs());
+      if (failed(carried))
+        return failure();
+      // A loop without results has its terminator from the builder.
+      if (!inits.empty())
+        scf::YieldOp::create(b, loc, *carried);
+      return ValueRange(loop.getResults());
+    };
+
+    auto reduce = [&](Operation *op) -> FailureOr<Value> {
       if (Value known = reduced.lookup(op))
         return known;
       Accumulation acc = accumulationOf(op);
       Value identity =
           buildScalarConstant(b, loc, acc.elementType, acc.identity());
       Value partial = identity;
-      if (streamed) {
-        auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
-                                       k.idx.constant(threadRuns),
-                                       k.idx.constant(1), ValueRange{identity});
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value r = k.idx.add(tid, k.idx.mul(loop.getInductionVar(),
-                                           k.idx.constant(threads)));
-        Value inRow, start;
-        SmallVector<Value> runCoords;
-        SmallVector<SmallVector<Value>> elements =
-            runCoordinates(r, inRow, start, runCoords);
-        // An emitter of the loop's body: its values do not outlive it.
-        ElementEmitter inner = k.makeEmitter();
-        inner.vectorStart.width = width;
-        if (width > 1)
-          inner.vectorStart.addRun(start, runCoords);
-        Value running = loop.getRegionIterArgs()[0];
-        for (const SmallVector<Value> &element : elements) {
-          FailureOr<Value> x = inner.emit(op->getOperand(0), element);
-          if (failed(x))
-            return failure();
-          Value masked = arith::SelectOp::create(b, loc, inRow, *x, identity);
-          running = acc.combine(b, loc, running, masked);
-        }
-        scf::YieldOp::create(b, loc, running);
-        partial = loop.getResult(0);
+      if (looped) {
+        FailureOr<ValueRange> result = loopOverRow(
+            identity,
+            [&](ElementEmitter &inner, Value inRow,
+                ArrayRef<SmallVector<Value>> elements,
+                ValueRange running) -> FailureOr<SmallVector<Value>> {
+              Value total = running[0];
+              for (const SmallVector<Value> &element : elements) {
+                FailureOr<Value> x = inner.emit(op->getOperand(0), element);
+                if (failed(x))
+                  return failure();
+                Value masked =
+                    arith::SelectOp::create(b, loc, inRow, *x, identity);
+                total = acc.combine(b, loc, total, masked);
+              }
+              return SmallVector<Value>{total};
+            });
+        if (failed(result))
+          return failure();
+        partial = (*result)[0];
       }
-      for (int64_t p = 0; p < (streamed ? 0 : perThread); ++p) {
+      for (int64_t p = 0; p < (looped ? 0 : perThread); ++p) {
         FailureOr<Value> x = emitter.emit(op->getOperand(0), coords[p]);
         if (failed(x))
           return failure();
         Value masked = arith::SelectOp::create(b, loc, valid[p], *x, identity);
         partial = acc.combine(b, loc, partial, masked);
       }
-      Value total = acc.finish(b, loc, reducer.reduce(partial, acc), length);
+      Value total =
+          acc.finish(b, loc, reducer.reduce(partial, acc), length);
       reduced[op] = total;
       return total;
     };
+    emitter.reductionHook = reduce;
 
     Value isFirstThread = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, tid, k.idx.constant(0));
+    // A looped row's reductions, in order, before the loop that writes its
+    // rows: each a block-wide reduction that every thread takes part in.
+    if (looped)
+      for (Operation &op : k.fusion.getBody().front())
+        if (isReduction(&op) && failed(reduce(&op)))
+          return failure();
+    auto isRowValue = [&](Value value) {
+      return tensorType(value).getShape() == ArrayRef(rows.shape);
+    };
     // Every result element first, then the stores, a run under one
     // condition so that its stores can merge into a vector store.
     SmallVector<SmallVector<Value>> values;
     for (Value value : yieldedValues(k.fusion)) {
       auto type = tensorType(value);
       values.emplace_back();
-      bool isRow = type.getShape() == ArrayRef(rows.shape);
+      bool isRow = isRowValue(value);
+      if (isRow && looped)
+        continue;
       for (int64_t p = 0; p < (isRow ? perThread : 1); ++p) {
         FailureOr<Value> element =
             emitter.emit(value, isRow ? ArrayRef<Value>(coords[p])
@@ -678,7 +754,9 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
          llvm::zip(yieldedValues(k.fusion), k.results, values)) {
       auto type = tensorType(value);
       Type elementType = type.getElementType();
-      bool isRow = type.getShape() == ArrayRef(rows.shape);
+      bool isRow = isRowValue(value);
+      if (isRow && looped)
+        continue;
       int64_t groups = isRow ? threadRuns : 1;
       for (int64_t q = 0; q < groups; ++q) {
         auto ifOp = scf::IfOp::create(b, loc, isRow ? runValid[q] : isFirstThread,
@@ -698,6 +776,33 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
                   emitter.vectorStart, addressing);
         }
       }
+    }
+    // A looped row's rows, written in one more loop over the row.
+    if (looped && llvm::any_of(yieldedValues(k.fusion), isRowValue)) {
+      FailureOr<ValueRange> written = loopOverRow(
+          {},
+          [&](ElementEmitter &inner, Value inRow,
+              ArrayRef<SmallVector<Value>> elements,
+              ValueRange) -> FailureOr<SmallVector<Value>> {
+            auto ifOp = scf::IfOp::create(b, loc, inRow, /*withElse=*/false);
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(ifOp.thenBlock());
+            for (auto [value, buffer] :
+                 llvm::zip(yieldedValues(k.fusion), k.results)) {
+              if (!isRowValue(value))
+                continue;
+              for (const SmallVector<Value> &element : elements) {
+                FailureOr<Value> x = inner.emit(value, element);
+                if (failed(x))
+                  return failure();
+                k.store(*x, buffer, element,
+                        tensorType(value).getElementType(), &inner);
+              }
+            }
+            return SmallVector<Value>{};
+          });
+      if (failed(written))
+        return failure();
     }
   }
   gpu::ReturnOp::create(b, loc);

@@ -1,6 +1,7 @@
 //===- RowVariants.cpp - kernels for runs of few rows ---------------------===//
 
 #include "Codegen/RowVariants.h"
+#include "fk/IR/FkKernelLimits.h"
 #include "Codegen/AttentionShape.h"
 #include "Codegen/MatmulShape.h"
 
@@ -39,7 +40,8 @@ SmallVector<int64_t> mlir::fk::getRowVariantLimits(FusionOp fusion) {
     largest = *bound;
   } else {
     MatmulOp matmul = fusion.getMatmul();
-    if (fusion.getKind() != FusionKind::Matmul || !matmul)
+    if (fusion.getKind() != FusionKind::Matmul || !matmul ||
+        !whyNotTiledAtRuntimeSizes(matmul).empty())
       return {};
     MatmulShape shape(matmul);
     if (!shape.hasRuntimeRows() || !shape.rowsBounded)

@@ -60,6 +60,19 @@ static TilingAttr getElementOrRowTiling(FusionOp fusion) {
     std::optional<RowSpace> rows = getFusionRowSpace(fusion);
     if (!rows)
       return elements(1);
+    if (rows->hasRuntimeLength()) {
+      // Rows read in loops, an element per thread per round: threads for
+      // the longest row the bounds allow, at most 256 so that short runs
+      // leave few idle.
+      std::optional<Dim> length = elementCount(rows->rowDims());
+      std::optional<int64_t> longest =
+          length ? getLargestSize(*length, getDimBounds(fusion))
+                 : std::nullopt;
+      int64_t threads =
+          longest ? std::min(kRuntimeRowThreads, getRowKernelThreads(*longest, 1))
+                  : kRuntimeRowThreads;
+      return TilingAttr::get(ctx, KernelStrategy::Rows, {1}, threads);
+    }
     ArrayRef<int64_t> rowShape =
         ArrayRef(rows->shape).drop_front(rows->leadingRank);
     int64_t length = rows->rowLength();
@@ -98,6 +111,14 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
   case FusionKind::Reduction:
     return getElementOrRowTiling(fusion);
   case FusionKind::Matmul: {
+    // Sizes the tiled kernels do not read at run time (a contracted or
+    // right-operand dimension): the element-per-thread kernel reads them.
+    if (std::string why = whyNotTiledAtRuntimeSizes(fusion.getMatmul());
+        !why.empty()) {
+      if (whyNotTensorCores)
+        *whyNotTensorCores = why;
+      return getElementOrRowTiling(fusion);
+    }
     // Hopper's wgmma kernel where the target has it, else mma.sync (sm_80
     // and later); `matmulTile` is a tile of the target's kernel.
     SmallVector<int64_t> tile(matmulTile);

@@ -95,6 +95,10 @@ LogicalResult checkPromotion(FusionOp fusion, TilingAttr tiling,
 /// kernels every target runs); null for an attention fusion without one.
 TilingAttr getTiling(FusionOp fusion);
 
+/// The most threads of a row kernel over rows of a length given at run
+/// time (KernelBuilder's looped rows).
+inline constexpr int64_t kRuntimeRowThreads = 256;
+
 /// Threads of a row kernel whose rows hold `runs` runs of adjacent elements
 /// of `width` elements each: about 8 elements per thread, whole warps.
 int64_t getRowKernelThreads(int64_t runs, int64_t width);

@@ -15,8 +15,7 @@ std::optional<RowSpace> mlir::fk::getRowSpace(Operation *reduction) {
   ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(reduction->getAttr("axes"));
   int64_t first = static_cast<int64_t>(shape.size()) - axes.size();
   for (auto [i, axis] : llvm::enumerate(axes))
-    if (axis != first + static_cast<int64_t>(i) ||
-        ShapedType::isDynamic(shape[axis]))
+    if (axis != first + static_cast<int64_t>(i))
       return std::nullopt;
   RowSpace space;
   space.shape.assign(shape.begin(), shape.end());
@@ -25,7 +24,13 @@ std::optional<RowSpace> mlir::fk::getRowSpace(Operation *reduction) {
   return space;
 }
 
+bool RowSpace::hasRuntimeLength() const {
+  return llvm::any_of(ArrayRef(shape).drop_front(leadingRank),
+                      ShapedType::isDynamic);
+}
+
 int64_t RowSpace::rowLength() const {
+  assert(!hasRuntimeLength() && "a row of a length given at run time");
   int64_t length = 1;
   for (int64_t size : ArrayRef(shape).drop_front(leadingRank))
     length *= size;
@@ -34,6 +39,14 @@ int64_t RowSpace::rowLength() const {
 
 ArrayRef<int64_t> RowSpace::leadingShape() const {
   return ArrayRef(shape).take_front(leadingRank);
+}
+
+SmallVector<Dim> RowSpace::leadingDims() const {
+  return llvm::to_vector(ArrayRef(getDims(shape, symbols)).take_front(leadingRank));
+}
+
+SmallVector<Dim> RowSpace::rowDims() const {
+  return llvm::to_vector(ArrayRef(getDims(shape, symbols)).drop_front(leadingRank));
 }
 
 bool mlir::fk::equalUpToUnitDims(ArrayRef<int64_t> shape,
@@ -62,21 +75,21 @@ std::optional<RowSpace> mlir::fk::getFusionRowSpace(FusionOp fusion) {
       return std::nullopt;
     rows = space;
   }
-  if (!rows || rows->rowLength() == 0)
+  if (!rows || (!rows->hasRuntimeLength() && rows->rowLength() == 0))
     return std::nullopt;
   for (Value result : fusion.getResults()) {
     ArrayRef<int64_t> shape = tensorType(result).getShape();
     if (shape != ArrayRef(rows->shape) && !rows->isReducedShape(shape))
       return std::nullopt;
   }
-  if (rows->rowLength() > kMaxFusedRowLength &&
+  if (!rows->hasRuntimeLength() && rows->rowLength() > kMaxFusedRowLength &&
       !isStreamedRowFusion(fusion, *rows))
     return std::nullopt;
   return rows;
 }
 
 bool mlir::fk::isStreamedRowFusion(FusionOp fusion, const RowSpace &rows) {
-  if (rows.rowLength() <= kMaxFusedRowLength)
+  if (rows.hasRuntimeLength() || rows.rowLength() <= kMaxFusedRowLength)
     return false;
   int64_t reductions = llvm::count_if(fusion.getBody().front(), [](Operation &op) {
     return isReduction(&op);
@@ -85,4 +98,8 @@ bool mlir::fk::isStreamedRowFusion(FusionOp fusion, const RowSpace &rows) {
          llvm::all_of(fusion.getResults(), [&](Value result) {
            return rows.isReducedShape(tensorType(result).getShape());
          });
+}
+
+bool mlir::fk::isLoopedRowFusion(FusionOp fusion, const RowSpace &rows) {
+  return rows.hasRuntimeLength() || isStreamedRowFusion(fusion, rows);
 }

@@ -10,6 +10,7 @@
 #define FK_ANALYSIS_ROWSPACE_H
 
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkSymbolicShape.h"
 
 #include <optional>
 
@@ -25,14 +26,21 @@ inline constexpr int64_t kMaxFusedRowLength = 16384;
 struct RowSpace {
   SmallVector<int64_t> shape;
   int64_t leadingRank = 0;
-  /// The monomials of the dynamic (leading) dimensions of `shape`, as the
-  /// operand's type encodes them (dialects/fk/IR/FkSymbolicShape.h); null
-  /// for a static shape. A row is never symbolic: its length is the row
-  /// kernel's tiling.
+  /// The monomials of the dynamic dimensions of `shape`, as the operand's
+  /// type encodes them (dialects/fk/IR/FkSymbolicShape.h); null for a
+  /// static shape.
   Attribute symbols;
 
+  /// Whether a row's length is given at run time (a symbolic reduced
+  /// axis): the row kernel then loops over the row for each reduction and
+  /// for the rows it writes, instead of holding it in registers.
+  bool hasRuntimeLength() const;
+  /// The number of elements of a row, of a row of static length only.
   int64_t rowLength() const;
   ArrayRef<int64_t> leadingShape() const;
+  /// The leading dimensions and a row's dimensions, symbolic ones included.
+  SmallVector<Dim> leadingDims() const;
+  SmallVector<Dim> rowDims() const;
   /// Whether a value of `shape` holds one element per row: the leading
   /// shape up to dimensions of size 1.
   bool isReducedShape(ArrayRef<int64_t> shape) const;
@@ -59,6 +67,12 @@ std::optional<RowSpace> getFusionRowSpace(FusionOp fusion);
 /// only (an argmax or a sum over a 50257-word vocabulary), so that no
 /// element is needed twice.
 bool isStreamedRowFusion(FusionOp fusion, const RowSpace &rows);
+
+/// Whether the row kernel reads `fusion`'s rows in loops instead of holding
+/// them in registers: streamed rows, and rows of a length given at run time
+/// (each reduction and the rows written in a loop of their own, the row's
+/// elements computed again in each).
+bool isLoopedRowFusion(FusionOp fusion, const RowSpace &rows);
 
 /// Whether `shape` equals `other` but for dimensions of size 1.
 bool equalUpToUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> other);

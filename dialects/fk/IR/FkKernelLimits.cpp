@@ -269,22 +269,21 @@ static std::string symbolicAxis(Value value, int64_t axis) {
   return getDim(type, axis).str();
 }
 
-/// The matmul kernels tile the product's rows at run time: those of a
-/// left operand [batch..., M, K] whose batch dims fold into rows (the right
-/// operand has none), K and the right operand's sizes fixed when compiled.
-static std::string whyNotRuntimeSizedMatmul(MatmulOp matmul) {
+std::string mlir::fk::whyNotTiledAtRuntimeSizes(MatmulOp matmul) {
   auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
   auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
+  if (!isSymbolic(lhs) && !isSymbolic(rhs))
+    return "";
   const char *supported =
-      ", and matmul kernels read only their rows at run time (a left operand "
-      "[..., M, K] with K static, times a right operand [K, N] of static "
-      "sizes)";
+      ", and the tiled kernels read only a left operand's rows at run time "
+      "([..., M, K] with K static, times [K, N] of static sizes)";
   if (lhs.isDynamicDim(lhs.getRank() - 1))
-    return "this matmul contracts a dimension of size " +
-           getDim(lhs, lhs.getRank() - 1).str() + supported;
+    return "it contracts a dimension of size " +
+           getDim(lhs, lhs.getRank() - 1).str() + " given at run time" +
+           supported;
   if (isSymbolic(rhs) || rhs.getRank() != 2)
-    return "this matmul's right operand has shape " +
-           formatShape(getDims(rhs)) + supported;
+    return "its right operand has shape " + formatShape(getDims(rhs)) +
+           supported;
   return "";
 }
 
@@ -382,22 +381,30 @@ InFlightDiagnostic mlir::fk::emitNeedsSizesError(Operation *op,
 std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
   if (getOpSymbols(op).empty())
     return "";
-  if (auto matmul = dyn_cast<MatmulOp>(op))
-    return whyNotRuntimeSizedMatmul(matmul);
+  // Matmuls of any sizes given at run time: the tiled kernels read their
+  // rows, the element-per-thread kernel every size
+  // (whyNotTiledAtRuntimeSizes).
+  if (isa<MatmulOp>(op))
+    return "";
   if (auto attention = dyn_cast<AttentionOp>(op))
     return whyNotRuntimeSizedAttention(attention);
-  // A reduced axis sized at run time: the row kernel keeps a row's length
-  // in its tiling.
-  SmallVector<int64_t> reduced;
-  if (auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes"))
-    llvm::append_range(reduced, axes.asArrayRef());
-  else if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, ArgMaxOp, ArgMinOp>(op))
-    reduced.push_back(op->getAttrOfType<IntegerAttr>("axis").getInt());
-  for (int64_t axis : reduced)
-    if (std::string dim = symbolicAxis(op->getOperand(0), axis); !dim.empty())
-      return "this op reduces an axis of size " + dim +
-             ", and reductions over an axis sized at run time are not "
-             "built yet";
+  // Reductions read a reduced axis sized at run time (the row kernel in
+  // loops); an argmax or argmin has no first index of an empty one.
+  if (isa<ArgMaxOp, ArgMinOp>(op)) {
+    auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+    int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
+    if (axis < 0)
+      axis += type.getRank();
+    if (type.isDynamicDim(axis)) {
+      Dim dim = getDim(type, axis);
+      if (getSmallestSize(dim, getDimLowerBounds(op)) == 0)
+        return "this op finds the first index along an axis of size " +
+               dim.str() +
+               ", which may be 0, where there is none (give its symbols "
+               "lower bounds: where 1 <= " +
+               dim.getSymbols().front() + ")";
+    }
+  }
   if (auto gather = dyn_cast<GatherOp>(op))
     if (std::string dim = symbolicAxis(gather.getTable(), gather.getAxis());
         !dim.empty())

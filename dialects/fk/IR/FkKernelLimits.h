@@ -125,12 +125,20 @@ bool usesDecodeAttention(AttentionOp attention);
 std::string whyNoAttentionKernel(AttentionOp attention, TargetAttr target);
 
 /// Why the kernels cannot compute `op` with the sizes of the symbols its
-/// types hold given at run time, or "" if they can. Loop and row kernels
-/// read such sizes, and matmul kernels the rows of their left operand;
-/// other matmul sizes, attention, reductions along a symbolic axis, a
-/// gather along one, and an in-place window update need sizes when
+/// types hold given at run time, or "" if they can. Loop, row and
+/// reduction kernels read such sizes (a reduced axis included), matmul
+/// kernels too (whyNotTiledAtRuntimeSizes), attention kernels their batch
+/// and lengths (whyNotRuntimeSizedAttention); a gather along a symbolic
+/// axis and an argmax along one that may be empty need sizes when
 /// compiled.
 std::string whyNotRuntimeSized(Operation *op);
+
+/// Why the tiled matmul kernels (wgmma, mma.sync, the tiled CUDA-core
+/// kernel) cannot read the sizes of `matmul` given at run time, or "" if
+/// they can (or it has none): they read only the rows of a left operand
+/// [..., M, K] with K static, times a right operand [K, N] of static
+/// sizes. The element-per-thread kernel reads every size.
+std::string whyNotTiledAtRuntimeSizes(MatmulOp matmul);
 
 /// Reports at `op` that the sizes of its symbols, left to run time, are
 /// needed when compiled because of `why`, naming the --bind to give.

@@ -2,6 +2,7 @@
 
 #include "fk/IR/FkScalarSemantics.h"
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkSymbolicShape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -133,6 +134,16 @@ Attribute mlir::fk::doubleToAttribute(Type elementType, double value) {
 DenseElementsAttr mlir::fk::getSplatAttribute(ShapedType type, double value) {
   return DenseElementsAttr::get(
       type, doubleToAttribute(type.getElementType(), value));
+}
+
+Value mlir::fk::buildSplatTensor(OpBuilder &b, Location loc,
+                                 RankedTensorType type, double value) {
+  if (!isSymbolic(type))
+    return ConstantOp::create(b, loc, type, getSplatAttribute(type, value));
+  auto scalar = RankedTensorType::get({}, type.getElementType());
+  return BroadcastOp::create(
+      b, loc, type,
+      ConstantOp::create(b, loc, scalar, getSplatAttribute(scalar, value)));
 }
 
 //===----------------------------------------------------------------------===//

@@ -80,6 +80,12 @@ Attribute doubleToAttribute(Type elementType, double value);
 /// the value of a constant with one value everywhere.
 DenseElementsAttr getSplatAttribute(ShapedType type, double value);
 
+/// `value` at every element of `type`: a splat constant, or where the shape
+/// is sized at run time (a constant cannot hold its elements) a rank-0
+/// constant broadcast to it.
+Value buildSplatTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                       double value);
+
 //===----------------------------------------------------------------------===//
 // As arith/math ops
 //===----------------------------------------------------------------------===//

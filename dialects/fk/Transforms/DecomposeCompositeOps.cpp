@@ -12,6 +12,7 @@
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkScalarSemantics.h"
 #include "fk/IR/FkTarget.h"
+#include "fk/IR/FkSymbolicShape.h"
 #include "fk/IR/FkTypeInference.h"
 #include "fk/Transforms/Passes.h"
 
@@ -46,7 +47,7 @@ public:
   }
 
   Value splat(RankedTensorType type, double value) {
-    return ConstantOp::create(b, loc, type, getSplatAttribute(type, value));
+    return buildSplatTensor(b, loc, type, value);
   }
 
   template <typename OpTy> Value binary(Value lhs, Value rhs) {
@@ -62,8 +63,9 @@ public:
     return BroadcastOp::create(b, loc, type, v);
   }
 
-  Value reshape(Value v, ArrayRef<int64_t> shape) {
-    RankedTensorType type = typeOf(v).clone(shape);
+  /// `v` reshaped to `dims` (symbolic ones included).
+  Value reshape(Value v, ArrayRef<Dim> dims) {
+    RankedTensorType type = getTensorType(dims, typeOf(v).getElementType());
     if (typeOf(v) == type)
       return v;
     return ReshapeOp::create(b, loc, type, v);
@@ -72,20 +74,20 @@ public:
   /// `OpTy` over `axis` of `v`, broadcast back to the shape of `v`.
   template <typename OpTy> Value reduceAlong(Value v, int64_t axis) {
     RankedTensorType type = typeOf(v);
-    SmallVector<int64_t> reducedShape(type.getShape()), keptShape;
-    reducedShape.erase(reducedShape.begin() + axis);
-    keptShape.assign(type.getShape().begin(), type.getShape().end());
-    keptShape[axis] = 1;
-    Value reduced = OpTy::create(b, loc, type.clone(reducedShape), v,
-                                 b.getDenseI64ArrayAttr({axis}));
-    return broadcast(reshape(reduced, keptShape), type);
+    SmallVector<Dim> reducedDims = getDims(type), keptDims = getDims(type);
+    reducedDims.erase(reducedDims.begin() + axis);
+    keptDims[axis] = Dim(1);
+    Value reduced = OpTy::create(
+        b, loc, getTensorType(reducedDims, type.getElementType()), v,
+        b.getDenseI64ArrayAttr({axis}));
+    return broadcast(reshape(reduced, keptDims), type);
   }
 
   /// A vector of the length of `axis` of `type`, broadcast along that axis.
   Value broadcastAlong(Value vector, RankedTensorType type, int64_t axis) {
-    SmallVector<int64_t> shape(type.getRank() - axis, 1);
-    shape[0] = type.getDimSize(axis);
-    return broadcast(reshape(vector, shape), type);
+    SmallVector<Dim> dims(type.getRank() - axis, Dim(1));
+    dims[0] = getDim(type, axis);
+    return broadcast(reshape(vector, dims), type);
   }
 
   /// softmax of an f32 `x` along `axis`.
@@ -148,6 +150,22 @@ static Value decompose(RmsNormOp op) {
   return c.cast(y, Composer::typeOf(op.getOperand()).getElementType());
 }
 
+/// The causal diagonal's offset of `attention` (query i sees keys up to
+/// i + offset): its key count less its query rows, when that is known when
+/// compiled (static lengths, or lengths of one symbolic size).
+static std::optional<int64_t> getCausalOffset(AttentionOp attention) {
+  auto rows = [](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    return getDim(type, type.getRank() - 2);
+  };
+  Dim nq = rows(attention.getQuery()), nk = rows(attention.getKey());
+  if (nq == nk)
+    return 0;
+  if (nq.isStatic() && nk.isStatic())
+    return nk.getCoefficient() - nq.getCoefficient();
+  return std::nullopt;
+}
+
 static Value decompose(AttentionOp op) {
   Composer c(op);
   Type f32 = c.b.getF32Type();
@@ -168,30 +186,32 @@ static Value decompose(AttentionOp op) {
       scores, c.splat(Composer::typeOf(scores), op.getScale().convertToDouble()));
   if (Value mask = op.getMask()) {
     // The mask may add batch dimensions to the scores.
-    FailureOr<SmallVector<int64_t>> shape = inferBroadcastShape(
-        [&] { return op.emitOpError(); }, Composer::typeOf(scores).getShape(),
-        Composer::typeOf(mask).getShape());
+    FailureOr<SmallVector<Dim>> shape = inferBroadcastShape(
+        [&] { return op.emitOpError(); }, getDims(Composer::typeOf(scores)),
+        getDims(Composer::typeOf(mask)));
     assert(succeeded(shape) && "a verified mask broadcasts to the scores");
-    RankedTensorType type = Composer::typeOf(scores).clone(*shape);
+    RankedTensorType type = getTensorType(*shape, f32);
     scores = c.binary<AddOp>(c.broadcast(scores, type),
                              c.broadcast(c.cast(mask, f32), type));
   }
   RankedTensorType scoresType = Composer::typeOf(scores);
   if (op.getCausal()) {
     // Query i sees keys j <= i + nk - nq; the others get -inf added, as in
-    // the reference semantics (so a NaN score stays NaN).
-    int64_t nq = scoresType.getDimSize(scoresType.getRank() - 2),
-            nk = scoresType.getDimSize(scoresType.getRank() - 1);
-    auto indexType = RankedTensorType::get({nq, nk}, c.b.getI32Type());
+    // the reference semantics (so a NaN score stays NaN). Lengths given at
+    // run time are equal (getCausalOffset).
+    Dim nq = getDim(scoresType, scoresType.getRank() - 2),
+        nk = getDim(scoresType, scoresType.getRank() - 1);
+    auto indexType = getTensorType({nq, nk}, c.b.getI32Type());
     Value rows = IotaOp::create(c.b, c.loc, indexType, 0);
     Value columns = IotaOp::create(c.b, c.loc, indexType, 1);
-    Value lastVisible =
-        c.binary<AddOp>(rows, c.splat(indexType, static_cast<double>(nk - nq)));
+    Value lastVisible = c.binary<AddOp>(
+        rows,
+        c.splat(indexType, static_cast<double>(*getCausalOffset(op))));
     Value hidden = CompareOp::create(
         c.b, c.loc, indexType.clone(c.b.getI1Type()),
         ComparisonDirectionAttr::get(c.b.getContext(), ComparisonDirection::GT),
         columns, lastVisible);
-    auto planeType = RankedTensorType::get({nq, nk}, f32);
+    auto planeType = getTensorType({nq, nk}, f32);
     Value penalty = SelectOp::create(
         c.b, c.loc, planeType, hidden,
         c.splat(planeType, -std::numeric_limits<double>::infinity()),
@@ -228,9 +248,14 @@ static Value decomposeArgReduce(ArgReduceOpTy op) {
     hit = SelectOp::create(c.b, c.loc, boolType, isNaN, isNaN, hit);
   }
   auto indexType = type.clone(c.b.getI32Type());
+  // Past every index: the axis's size, or i32's largest where it is sized
+  // at run time (at least 1 then: fk-check-runtime-sizes).
+  int64_t past = type.isDynamicDim(axis)
+                     ? std::numeric_limits<int32_t>::max()
+                     : type.getDimSize(axis);
   Value candidates = SelectOp::create(
       c.b, c.loc, indexType, hit, IotaOp::create(c.b, c.loc, indexType, axis),
-      c.splat(indexType, static_cast<double>(type.getDimSize(axis))));
+      c.splat(indexType, static_cast<double>(past)));
   return ReduceMinOp::create(c.b, c.loc, op.getType(), candidates,
                              c.b.getDenseI64ArrayAttr({axis}));
 }
@@ -259,14 +284,16 @@ struct DecomposeCompositeOpsPass
                               : whyNoAttentionKernel(attention, *target);
         if (why.empty())
           return WalkResult::advance();
-        // Its naive kernels (a matmul of two symbolic operands, a softmax
-        // over a symbolic axis) cannot read sizes given at run time.
-        if (llvm::any_of(op->getOperandTypes(), isSymbolic)) {
+        // Its naive kernels (matmuls, a softmax) read sizes given at run
+        // time, but a causal mask over lengths of different symbolic sizes
+        // would need their difference.
+        if (attention.getCausal() && !getCausalOffset(attention)) {
           emitNeedsSizesError(op, "no attention kernel computes this "
                                   "attention (" +
                                       why +
-                                      "), and its naive kernels need their "
-                                      "sizes when compiled");
+                                      "), and its naive kernels' causal mask "
+                                      "needs the difference of its lengths "
+                                      "when compiled");
           return WalkResult::interrupt();
         }
         if (explain && !everyAttention)

@@ -69,9 +69,16 @@ static RankedTensorType tensorType(Value v) {
 static bool keepsRowsAligned(Operation *user, const RowSpace &space) {
   if (user->hasTrait<OpTrait::Elementwise>())
     return true;
-  if (auto reshape = dyn_cast<ReshapeOp>(user))
-    return equalUpToUnitDims(tensorType(reshape.getOperand()).getShape(),
-                             tensorType(reshape.getResult()).getShape());
+  if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+    // Compared as dimensions: [S, T] to [T, S] keeps the shape's dynamic
+    // positions but moves elements between rows.
+    auto nonUnit = [](Value v) {
+      SmallVector<Dim> dims = getDims(tensorType(v));
+      llvm::erase_if(dims, [](const Dim &d) { return d == Dim(1); });
+      return dims;
+    };
+    return nonUnit(reshape.getOperand()) == nonUnit(reshape.getResult());
+  }
   if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
     // [lead..., 1, ...] -> [lead..., row...]: the operand must have the
     // row's rank, its leading dims, and unit row dims.
@@ -366,9 +373,12 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
     if (!space)
       return "it reduces axes that are not the trailing axes of its operand "
              "(not a row)";
-    if (space->rowLength() == 0)
+    // Rows of a length given at run time are read in loops (the row kernel
+    // computes their elements again for each reduction and the rows it
+    // writes), so any length fuses.
+    if (!space->hasRuntimeLength() && space->rowLength() == 0)
       return "its rows are empty";
-    if (space->rowLength() > kMaxFusedRowLength)
+    if (!space->hasRuntimeLength() && space->rowLength() > kMaxFusedRowLength)
       return llvm::formatv("its rows of {0} elements do not fit on chip "
                            "(at most {1})",
                            space->rowLength(), kMaxFusedRowLength)
@@ -436,11 +446,13 @@ void FusionPlanner::offer(Operation *producer) {
       group->contraction = producer;
     group->hasReduction = isReduction(producer);
     // A row kernel (which reduces the rows and computes around them) only
-    // takes rows that fit on chip.
+    // takes rows that fit on chip, or rows of a length given at run time,
+    // which it reads in loops.
     if (group->hasReduction)
       if (std::optional<RowSpace> space = getRowSpace(producer);
-          space && space->rowLength() > 0 &&
-          space->rowLength() <= kMaxFusedRowLength)
+          space && (space->hasRuntimeLength() ||
+                    (space->rowLength() > 0 &&
+                     space->rowLength() <= kMaxFusedRowLength)))
         group->rows = space;
     groupsOf[producer].push_back(group.get());
     groups.push_back(std::move(group));

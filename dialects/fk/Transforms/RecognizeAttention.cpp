@@ -620,7 +620,7 @@ struct RecognizeAttentionPass
       // (s + m) * c: the attention adds c * m to its scaled scores.
       RankedTensorType maskType = tensorType(attention.mask);
       Value factor =
-          buildSplat(b, *attention.maskLoc, maskType, attention.maskScale);
+          buildSplatTensor(b, *attention.maskLoc, maskType, attention.maskScale);
       attention.mask = MulOp::create(b, *attention.maskLoc, maskType,
                                      attention.mask, factor);
     }
@@ -701,19 +701,6 @@ struct RecognizeAttentionPass
   /// The additive mask of a boolean one: 0 where the scores are kept,
   /// -inf where they are hidden, in the attention's dtype and the boolean
   /// mask's shape (the attention broadcasts it).
-  /// `value` at every element of `type`: a constant, or where the shape is
-  /// sized at run time (a constant cannot hold its elements) a scalar
-  /// constant broadcast to it.
-  static Value buildSplat(OpBuilder &b, Location loc, RankedTensorType type,
-                          double value) {
-    if (!isSymbolic(type))
-      return ConstantOp::create(b, loc, type, getSplatAttribute(type, value));
-    auto scalar = RankedTensorType::get({}, type.getElementType());
-    return BroadcastOp::create(
-        b, loc, type,
-        ConstantOp::create(b, loc, scalar, getSplatAttribute(scalar, value)));
-  }
-
   static Value buildAdditiveMask(OpBuilder &b, const Attention &attention) {
     Type dtype = tensorType(attention.query).getElementType();
     return selectByMask(b, *attention.booleanMaskLoc, attention,
@@ -726,8 +713,8 @@ struct RecognizeAttentionPass
   static Value selectByMask(OpBuilder &b, Location loc,
                             const Attention &attention, RankedTensorType type,
                             double kept, double hidden) {
-    Value onKept = buildSplat(b, loc, type, kept);
-    Value onHidden = buildSplat(b, loc, type, hidden);
+    Value onKept = buildSplatTensor(b, loc, type, kept);
+    Value onHidden = buildSplatTensor(b, loc, type, hidden);
     if (!attention.keptWhereTrue)
       std::swap(onKept, onHidden);
     return SelectOp::create(b, loc, type, attention.booleanMask, onKept,
