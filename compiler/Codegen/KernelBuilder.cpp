@@ -528,11 +528,13 @@ static SmallVector<Value> reducedCoords(IndexBuilder &idx,
 /// partial results with a block reduction. The row is read from device
 /// memory once, however many reductions and consumers it has.
 ///
-/// Looped rows (isLoopedRowFusion: too long for registers, or of a length
-/// given at run time) are instead read in loops of `threads`-element
-/// rounds: one per reduction, in the order of the fusion's body (a
-/// reduction's loop uses those before it), then one that writes the
-/// fusion's rows, the row's elements computed again in each.
+/// Rows of a length given at run time are held in registers as rows of
+/// their bound's length, the elements past the run's masked out. Looped
+/// rows (isLoopedRowFusion: too long for registers, or of a run-time
+/// length without a bound that keeps them short) are instead read in loops
+/// of `threads`-element rounds: one per reduction, in the order of the
+/// fusion's body (a reduction's loop uses those before it), then one that
+/// writes the fusion's rows, the row's elements computed again in each.
 static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
                                              const RowSpace &rows,
                                              gpu::GPUFuncOp kernel,
@@ -564,6 +566,10 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
     threadRuns = llvm::divideCeil(lengthDim.getCoefficient() / width, threads);
     perThread = threadRuns * width;
     rounds = b.getIndexAttr(threadRuns);
+  } else if (!looped) {
+    // Held in registers as rows of the bound's length, masked at the run's.
+    threadRuns = llvm::divideCeil(*getLongestRow(k.fusion, rows), threads);
+    perThread = threadRuns;
   } else {
     rounds = arith::DivUIOp::create(
                  b, loc,

@@ -61,16 +61,15 @@ static TilingAttr getElementOrRowTiling(FusionOp fusion) {
     if (!rows)
       return elements(1);
     if (rows->hasRuntimeLength()) {
-      // Rows read in loops, an element per thread per round: threads for
-      // the longest row the bounds allow, at most 256 so that short runs
-      // leave few idle.
-      std::optional<Dim> length = elementCount(rows->rowDims());
-      std::optional<int64_t> longest =
-          length ? getLargestSize(*length, getDimBounds(fusion))
-                 : std::nullopt;
+      // Rows held in registers as rows of the bound's length, or read in
+      // loops of an element per thread per round by at most 256 threads,
+      // so that short runs leave few idle.
+      std::optional<int64_t> longest = getLongestRow(fusion, *rows);
       int64_t threads =
-          longest ? std::min(kRuntimeRowThreads, getRowKernelThreads(*longest, 1))
-                  : kRuntimeRowThreads;
+          !longest ? kRuntimeRowThreads
+          : isLoopedRowFusion(fusion, *rows)
+              ? std::min(kRuntimeRowThreads, getRowKernelThreads(*longest, 1))
+              : getRowKernelThreads(*longest, 1);
       return TilingAttr::get(ctx, KernelStrategy::Rows, {1}, threads);
     }
     ArrayRef<int64_t> rowShape =

@@ -95,8 +95,8 @@ LogicalResult checkPromotion(FusionOp fusion, TilingAttr tiling,
 /// kernels every target runs); null for an attention fusion without one.
 TilingAttr getTiling(FusionOp fusion);
 
-/// The most threads of a row kernel over rows of a length given at run
-/// time (KernelBuilder's looped rows).
+/// The most threads of a row kernel that reads rows of a length given at
+/// run time in loops (isLoopedRowFusion).
 inline constexpr int64_t kRuntimeRowThreads = 256;
 
 /// Threads of a row kernel whose rows hold `runs` runs of adjacent elements

@@ -100,6 +100,19 @@ bool mlir::fk::isStreamedRowFusion(FusionOp fusion, const RowSpace &rows) {
          });
 }
 
+std::optional<int64_t> mlir::fk::getLongestRow(FusionOp fusion,
+                                               const RowSpace &rows) {
+  if (!rows.hasRuntimeLength())
+    return rows.rowLength();
+  std::optional<Dim> length = elementCount(rows.rowDims());
+  if (!length)
+    return std::nullopt;
+  return getLargestSize(*length, getDimBounds(fusion));
+}
+
 bool mlir::fk::isLoopedRowFusion(FusionOp fusion, const RowSpace &rows) {
-  return rows.hasRuntimeLength() || isStreamedRowFusion(fusion, rows);
+  if (!rows.hasRuntimeLength())
+    return isStreamedRowFusion(fusion, rows);
+  std::optional<int64_t> longest = getLongestRow(fusion, rows);
+  return !longest || *longest > kMaxFusedRowLength;
 }

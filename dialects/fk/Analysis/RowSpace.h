@@ -68,10 +68,18 @@ std::optional<RowSpace> getFusionRowSpace(FusionOp fusion);
 /// element is needed twice.
 bool isStreamedRowFusion(FusionOp fusion, const RowSpace &rows);
 
+/// The longest row of `fusion`'s row space `rows`: its length, or for a
+/// length given at run time its largest size under the bounds of the graph
+/// holding `fusion`; none where a symbol is unbounded.
+std::optional<int64_t> getLongestRow(FusionOp fusion, const RowSpace &rows);
+
 /// Whether the row kernel reads `fusion`'s rows in loops instead of holding
 /// them in registers: streamed rows, and rows of a length given at run time
-/// (each reduction and the rows written in a loop of their own, the row's
-/// elements computed again in each).
+/// that the bounds do not keep within kMaxFusedRowLength (each reduction
+/// and the rows written in a loop of their own, the row's elements
+/// computed again in each). Rows of a length given at run time within it
+/// are held in registers as rows of the bound's length, the elements past
+/// the run's length masked out.
 bool isLoopedRowFusion(FusionOp fusion, const RowSpace &rows);
 
 /// Whether `shape` equals `other` but for dimensions of size 1.
