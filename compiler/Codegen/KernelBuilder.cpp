@@ -571,11 +571,11 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
     threadRuns = llvm::divideCeil(*getLongestRow(k.fusion, rows), threads);
     perThread = threadRuns;
   } else {
-    rounds = arith::DivUIOp::create(
-                 b, loc,
-                 k.idx.add(k.idx.value(length), k.idx.constant(threads - 1)),
-                 k.idx.constant(threads))
-                 .getResult();
+    rounds =
+        arith::DivUIOp::create(
+            b, loc, k.idx.add(k.idx.value(length), k.idx.constant(threads - 1)),
+            k.idx.constant(threads))
+            .getResult();
   }
   // The leading dimensions, symbolic ones included.
   SmallVector<Dim> leadingDims = rows.leadingDims();
@@ -585,8 +585,8 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
   BlockReducer reducer(k, kernel, threads);
   Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  auto rowLoop = scf::ForOp::create(b, loc, blockId, k.idx.sizeValue(rowCount),
-                                    gridDim);
+  auto rowLoop =
+      scf::ForOp::create(b, loc, blockId, k.idx.sizeValue(rowCount), gridDim);
   LogicalResult built = success();
   {
     OpBuilder::InsertionGuard guard(b);
@@ -594,221 +594,247 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
     Value row = rowLoop.getInductionVar();
     SmallVector<Value> leading = k.idx.delinearize(row, leadingSizes);
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-
-    // The row elements of this thread: run r = tid + q * threads holds
-    // elements r * width + e.
-    ElementEmitter emitter = k.makeEmitter();
-    emitter.vectorStart.width = width;
-    SmallVector<Value> valid, runValid;
-    SmallVector<SmallVector<Value>> coords;
-    // The coordinates of a run of the row: run r holds elements r * width +
-    // e; a run past the row computes on element 0 and is masked out
-    // (`inRow` says which).
-    auto runCoordinates = [&](Value r, Value &inRow, Value &start,
-                              SmallVector<Value> &runCoords) {
-      inRow = k.idx.inRange(r, runs);
-      Value safe = arith::SelectOp::create(b, loc, inRow, r, k.idx.constant(0));
-      start = width == 1 ? safe : k.idx.mul(safe, k.idx.constant(width));
-      SmallVector<SmallVector<Value>> elements;
-      for (int64_t e = 0; e < width; ++e) {
-        Value j = e == 0 ? start : k.idx.add(start, k.idx.constant(e));
-        SmallVector<Value> full(leading);
-        full.append(width == 1 ? k.idx.delinearize(j, rowSizes)
-                               : SmallVector<Value>{j});
-        runCoords.push_back(full.back());
-        elements.push_back(std::move(full));
+    // The row's code: its elements held in registers, or (`inLoops`) read
+    // in loops of `rowRounds` rounds.
+    auto buildRow = [&](bool inLoops, OpFoldResult rowRounds) -> LogicalResult {
+      // The row elements of this thread: run r = tid + q * threads holds
+      // elements r * width + e.
+      ElementEmitter emitter = k.makeEmitter();
+      emitter.vectorStart.width = width;
+      SmallVector<Value> valid, runValid;
+      SmallVector<SmallVector<Value>> coords;
+      // The coordinates of a run of the row: run r holds elements r * width +
+      // e; a run past the row computes on element 0 and is masked out
+      // (`inRow` says which).
+      auto runCoordinates = [&](Value r, Value &inRow, Value &start,
+                                SmallVector<Value> &runCoords) {
+        inRow = k.idx.inRange(r, runs);
+        Value safe =
+            arith::SelectOp::create(b, loc, inRow, r, k.idx.constant(0));
+        start = width == 1 ? safe : k.idx.mul(safe, k.idx.constant(width));
+        SmallVector<SmallVector<Value>> elements;
+        for (int64_t e = 0; e < width; ++e) {
+          Value j = e == 0 ? start : k.idx.add(start, k.idx.constant(e));
+          SmallVector<Value> full(leading);
+          full.append(width == 1 ? k.idx.delinearize(j, rowSizes)
+                                 : SmallVector<Value>{j});
+          runCoords.push_back(full.back());
+          elements.push_back(std::move(full));
+        }
+        return elements;
+      };
+      // A inLoops row is read in the loops below; a row held in registers is
+      // read here, run by run.
+      // The loop's registers must leave room for the block's 1024 threads:
+      // ptxas holds the kernel to its block size once it knows it.
+      if (inLoops)
+        kernel.setKnownBlockSizeAttr(
+            b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+      for (int64_t q = 0; q < (inLoops ? 0 : threadRuns); ++q) {
+        Value r = k.idx.add(tid, k.idx.constant(q * threads));
+        Value inRow, start;
+        SmallVector<Value> runCoords;
+        for (SmallVector<Value> &full :
+             runCoordinates(r, inRow, start, runCoords)) {
+          valid.push_back(inRow);
+          coords.push_back(std::move(full));
+        }
+        runValid.push_back(inRow);
+        if (width > 1)
+          emitter.vectorStart.addRun(start, runCoords);
       }
-      return elements;
-    };
-    // A looped row is read in the loops below; a row held in registers is
-    // read here, run by run.
-    // The loop's registers must leave room for the block's 1024 threads:
-    // ptxas holds the kernel to its block size once it knows it.
-    if (looped)
-      kernel.setKnownBlockSizeAttr(
-          b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-    for (int64_t q = 0; q < (looped ? 0 : threadRuns); ++q) {
-      Value r = k.idx.add(tid, k.idx.constant(q * threads));
-      Value inRow, start;
-      SmallVector<Value> runCoords;
-      for (SmallVector<Value> &full : runCoordinates(r, inRow, start, runCoords)) {
-        valid.push_back(inRow);
-        coords.push_back(std::move(full));
+
+      // The reductions of the current row, each computed once.
+      DenseMap<Operation *, Value> reduced;
+      auto knownReduction = [&](Operation *op) -> FailureOr<Value> {
+        if (Value known = reduced.lookup(op))
+          return known;
+        return op->emitOpError() << "is used before it is reduced";
+      };
+      // Calls `body(inner, inRow, elements)` in a loop over this thread's
+      // rowRounds of the row: `inner` emits in the loop's body (its values do
+      // not outlive it; reductions already computed are known to it),
+      // `elements` the coordinates of the round's run, valid where `inRow`.
+      auto loopOverRow = [&](ValueRange inits,
+                             function_ref<FailureOr<SmallVector<Value>>(
+                                 ElementEmitter &, Value,
+                                 ArrayRef<SmallVector<Value>>, ValueRange)>
+                                 body) -> FailureOr<ValueRange> {
+        auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
+                                       k.idx.value(rowRounds),
+                                       k.idx.constant(1), inits);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value r = k.idx.add(
+            tid, k.idx.mul(loop.getInductionVar(), k.idx.constant(threads)));
+        Value inRow, start;
+        SmallVector<Value> runCoords;
+        SmallVector<SmallVector<Value>> elements =
+            runCoordinates(r, inRow, start, runCoords);
+        ElementEmitter inner = k.makeEmitter();
+        inner.vectorStart.width = width;
+        if (width > 1)
+          inner.vectorStart.addRun(start, runCoords);
+        inner.reductionHook = knownReduction;
+        FailureOr<SmallVector<Value>> carried =
+            body(inner, inRow, elements, loop.getRegionIterArgs());
+        if (failed(carried))
+          return failure();
+        // A loop without results has its terminator from the builder.
+        if (!inits.empty())
+          scf::YieldOp::create(b, loc, *carried);
+        return ValueRange(loop.getResults());
+      };
+
+      auto reduce = [&](Operation *op) -> FailureOr<Value> {
+        if (Value known = reduced.lookup(op))
+          return known;
+        Accumulation acc = accumulationOf(op);
+        Value identity =
+            buildScalarConstant(b, loc, acc.elementType, acc.identity());
+        Value partial = identity;
+        if (inLoops) {
+          FailureOr<ValueRange> result = loopOverRow(
+              identity,
+              [&](ElementEmitter &inner, Value inRow,
+                  ArrayRef<SmallVector<Value>> elements,
+                  ValueRange running) -> FailureOr<SmallVector<Value>> {
+                Value total = running[0];
+                for (const SmallVector<Value> &element : elements) {
+                  FailureOr<Value> x = inner.emit(op->getOperand(0), element);
+                  if (failed(x))
+                    return failure();
+                  Value masked =
+                      arith::SelectOp::create(b, loc, inRow, *x, identity);
+                  total = acc.combine(b, loc, total, masked);
+                }
+                return SmallVector<Value>{total};
+              });
+          if (failed(result))
+            return failure();
+          partial = (*result)[0];
+        }
+        for (int64_t p = 0; p < (inLoops ? 0 : perThread); ++p) {
+          FailureOr<Value> x = emitter.emit(op->getOperand(0), coords[p]);
+          if (failed(x))
+            return failure();
+          Value masked =
+              arith::SelectOp::create(b, loc, valid[p], *x, identity);
+          partial = acc.combine(b, loc, partial, masked);
+        }
+        Value total = acc.finish(b, loc, reducer.reduce(partial, acc), length);
+        reduced[op] = total;
+        return total;
+      };
+      emitter.reductionHook = reduce;
+
+      Value isFirstThread = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, tid, k.idx.constant(0));
+      // A inLoops row's reductions, in order, before the loop that writes its
+      // rows: each a block-wide reduction that every thread takes part in.
+      if (inLoops)
+        for (Operation &op : k.fusion.getBody().front())
+          if (isReduction(&op) && failed(reduce(&op)))
+            return failure();
+      auto isRowValue = [&](Value value) {
+        return tensorType(value).getShape() == ArrayRef(rows.shape);
+      };
+      // Every result element first, then the stores, a run under one
+      // condition so that its stores can merge into a vector store.
+      SmallVector<SmallVector<Value>> values;
+      for (Value value : yieldedValues(k.fusion)) {
+        auto type = tensorType(value);
+        values.emplace_back();
+        bool isRow = isRowValue(value);
+        if (isRow && inLoops)
+          continue;
+        for (int64_t p = 0; p < (isRow ? perThread : 1); ++p) {
+          FailureOr<Value> element = emitter.emit(
+              value, isRow
+                         ? ArrayRef<Value>(coords[p])
+                         : ArrayRef<Value>(reducedCoords(
+                               k.idx, leading, leadingShape, type.getShape())));
+          if (failed(element))
+            return failure();
+          values.back().push_back(*element);
+        }
       }
-      runValid.push_back(inRow);
-      if (width > 1)
-        emitter.vectorStart.addRun(start, runCoords);
-    }
-
-    // The reductions of the current row, each computed once.
-    DenseMap<Operation *, Value> reduced;
-    auto knownReduction = [&](Operation *op) -> FailureOr<Value> {
-      if (Value known = reduced.lookup(op))
-        return known;
-      return op->emitOpError() << "is used before it is reduced";
-    };
-    // Calls `body(inner, inRow, elements)` in a loop over this thread's
-    // rounds of the row: `inner` emits in the loop's body (its values do
-    // not outlive it; reductions already computed are known to it),
-    // `elements` the coordinates of the round's run, valid where `inRow`.
-    auto loopOverRow =
-        [&](ValueRange inits,
-            function_ref<FailureOr<SmallVector<Value>>(
-                ElementEmitter &, Value, ArrayRef<SmallVector<Value>>,
-                ValueRange)>
-                body) -> FailureOr<ValueRange> {
-      auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
-                                     k.idx.value(rounds), k.idx.constant(1),
-                                     inits);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value r = k.idx.add(tid, k.idx.mul(loop.getInductionVar(),
-                                         k.idx.constant(threads)));
-      Value inRow, start;
-      SmallVector<Value> runCoords;
-      SmallVector<SmallVector<Value>> elements =
-          runCoordinates(r, inRow, start, runCoords);
-      ElementEmitter inner = k.makeEmitter();
-      inner.vectorStart.width = width;
-      if (width > 1)
-        inner.vectorStart.addRun(start, runCoords);
-      inner.reductionHook = knownReduction;
-      FailureOr<SmallVector<Value>> carried =
-          body(inner, inRow, elements, loop.getRegionIterArgs());
-      if (failed(carried))
-        return failure();
-      // A loop without results has its terminator from the builder.
-      if (!inits.empty())
-        scf::YieldOp::create(b, loc, *carried);
-      return ValueRange(loop.getResults());
-    };
-
-    auto reduce = [&](Operation *op) -> FailureOr<Value> {
-      if (Value known = reduced.lookup(op))
-        return known;
-      Accumulation acc = accumulationOf(op);
-      Value identity =
-          buildScalarConstant(b, loc, acc.elementType, acc.identity());
-      Value partial = identity;
-      if (looped) {
-        FailureOr<ValueRange> result = loopOverRow(
-            identity,
+      for (auto [value, buffer, computed] :
+           llvm::zip(yieldedValues(k.fusion), k.results, values)) {
+        auto type = tensorType(value);
+        Type elementType = type.getElementType();
+        bool isRow = isRowValue(value);
+        if (isRow && inLoops)
+          continue;
+        int64_t groups = isRow ? threadRuns : 1;
+        for (int64_t q = 0; q < groups; ++q) {
+          auto ifOp =
+              scf::IfOp::create(b, loc, isRow ? runValid[q] : isFirstThread,
+                                /*withElse=*/false);
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          FlatAddressing addressing(k.idx, k.flatViews);
+          if (!isRow) {
+            k.store(
+                computed[0], buffer,
+                reducedCoords(k.idx, leading, leadingShape, type.getShape()),
+                elementType, VectorStart(), addressing);
+            continue;
+          }
+          for (int64_t e = 0; e < width; ++e) {
+            int64_t p = q * width + e;
+            k.store(computed[p], buffer, coords[p], elementType,
+                    emitter.vectorStart, addressing);
+          }
+        }
+      }
+      // A inLoops row's rows, written in one more loop over the row.
+      if (inLoops && llvm::any_of(yieldedValues(k.fusion), isRowValue)) {
+        FailureOr<ValueRange> written = loopOverRow(
+            {},
             [&](ElementEmitter &inner, Value inRow,
                 ArrayRef<SmallVector<Value>> elements,
-                ValueRange running) -> FailureOr<SmallVector<Value>> {
-              Value total = running[0];
-              for (const SmallVector<Value> &element : elements) {
-                FailureOr<Value> x = inner.emit(op->getOperand(0), element);
-                if (failed(x))
-                  return failure();
-                Value masked =
-                    arith::SelectOp::create(b, loc, inRow, *x, identity);
-                total = acc.combine(b, loc, total, masked);
+                ValueRange) -> FailureOr<SmallVector<Value>> {
+              auto ifOp = scf::IfOp::create(b, loc, inRow, /*withElse=*/false);
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPointToStart(ifOp.thenBlock());
+              for (auto [value, buffer] :
+                   llvm::zip(yieldedValues(k.fusion), k.results)) {
+                if (!isRowValue(value))
+                  continue;
+                for (const SmallVector<Value> &element : elements) {
+                  FailureOr<Value> x = inner.emit(value, element);
+                  if (failed(x))
+                    return failure();
+                  k.store(*x, buffer, element,
+                          tensorType(value).getElementType(), &inner);
+                }
               }
-              return SmallVector<Value>{total};
+              return SmallVector<Value>{};
             });
-        if (failed(result))
+        if (failed(written))
           return failure();
-        partial = (*result)[0];
       }
-      for (int64_t p = 0; p < (looped ? 0 : perThread); ++p) {
-        FailureOr<Value> x = emitter.emit(op->getOperand(0), coords[p]);
-        if (failed(x))
-          return failure();
-        Value masked = arith::SelectOp::create(b, loc, valid[p], *x, identity);
-        partial = acc.combine(b, loc, partial, masked);
-      }
-      Value total =
-          acc.finish(b, loc, reducer.reduce(partial, acc), length);
-      reduced[op] = total;
-      return total;
+      return success();
     };
-    emitter.reductionHook = reduce;
-
-    Value isFirstThread = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, tid, k.idx.constant(0));
-    // A looped row's reductions, in order, before the loop that writes its
-    // rows: each a block-wide reduction that every thread takes part in.
-    if (looped)
-      for (Operation &op : k.fusion.getBody().front())
-        if (isReduction(&op) && failed(reduce(&op)))
-          return failure();
-    auto isRowValue = [&](Value value) {
-      return tensorType(value).getShape() == ArrayRef(rows.shape);
-    };
-    // Every result element first, then the stores, a run under one
-    // condition so that its stores can merge into a vector store.
-    SmallVector<SmallVector<Value>> values;
-    for (Value value : yieldedValues(k.fusion)) {
-      auto type = tensorType(value);
-      values.emplace_back();
-      bool isRow = isRowValue(value);
-      if (isRow && looped)
-        continue;
-      for (int64_t p = 0; p < (isRow ? perThread : 1); ++p) {
-        FailureOr<Value> element =
-            emitter.emit(value, isRow ? ArrayRef<Value>(coords[p])
-                                      : ArrayRef<Value>(reducedCoords(
-                                            k.idx, leading, leadingShape,
-                                            type.getShape())));
-        if (failed(element))
-          return failure();
-        values.back().push_back(*element);
+    if (lengthDim.isStatic() || looped ||
+        getSmallestSize(lengthDim, getDimLowerBounds(k.fusion)) > 0) {
+      built = buildRow(looped, rounds);
+    } else {
+      // Rows held in registers compute their masked elements on the row's
+      // first, which an empty row (a run's length 0) does not have: it is
+      // built as rows read in loops of no rounds, its reductions their
+      // identities.
+      Value empty =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                k.idx.value(length), k.idx.constant(0));
+      auto ifEmpty = scf::IfOp::create(b, loc, empty, /*withElse=*/true);
+      b.setInsertionPointToStart(ifEmpty.thenBlock());
+      built = buildRow(/*inLoops=*/true, b.getIndexAttr(0));
+      if (succeeded(built)) {
+        b.setInsertionPointToStart(ifEmpty.elseBlock());
+        built = buildRow(/*inLoops=*/false, OpFoldResult());
       }
-    }
-    for (auto [value, buffer, computed] :
-         llvm::zip(yieldedValues(k.fusion), k.results, values)) {
-      auto type = tensorType(value);
-      Type elementType = type.getElementType();
-      bool isRow = isRowValue(value);
-      if (isRow && looped)
-        continue;
-      int64_t groups = isRow ? threadRuns : 1;
-      for (int64_t q = 0; q < groups; ++q) {
-        auto ifOp = scf::IfOp::create(b, loc, isRow ? runValid[q] : isFirstThread,
-                                      /*withElse=*/false);
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        FlatAddressing addressing(k.idx, k.flatViews);
-        if (!isRow) {
-          k.store(computed[0], buffer,
-                  reducedCoords(k.idx, leading, leadingShape, type.getShape()),
-                  elementType, VectorStart(), addressing);
-          continue;
-        }
-        for (int64_t e = 0; e < width; ++e) {
-          int64_t p = q * width + e;
-          k.store(computed[p], buffer, coords[p], elementType,
-                  emitter.vectorStart, addressing);
-        }
-      }
-    }
-    // A looped row's rows, written in one more loop over the row.
-    if (looped && llvm::any_of(yieldedValues(k.fusion), isRowValue)) {
-      FailureOr<ValueRange> written = loopOverRow(
-          {},
-          [&](ElementEmitter &inner, Value inRow,
-              ArrayRef<SmallVector<Value>> elements,
-              ValueRange) -> FailureOr<SmallVector<Value>> {
-            auto ifOp = scf::IfOp::create(b, loc, inRow, /*withElse=*/false);
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(ifOp.thenBlock());
-            for (auto [value, buffer] :
-                 llvm::zip(yieldedValues(k.fusion), k.results)) {
-              if (!isRowValue(value))
-                continue;
-              for (const SmallVector<Value> &element : elements) {
-                FailureOr<Value> x = inner.emit(value, element);
-                if (failed(x))
-                  return failure();
-                k.store(*x, buffer, element,
-                        tensorType(value).getElementType(), &inner);
-              }
-            }
-            return SmallVector<Value>{};
-          });
-      if (failed(written))
-        return failure();
     }
   }
   gpu::ReturnOp::create(b, loc);
