@@ -218,16 +218,24 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
     source.push_back(Value()); // the gathered coordinate, once known
     llvm::append_range(source, all.drop_front(axis + indexRank));
     Value table = gather.getTable(), indices = gather.getIndices();
-    int64_t size = tensorType(table).getDimSize(axis);
+    // The axis's size, or its value where it is given at run time.
+    OpFoldResult size = idx.size(getDim(tensorType(table), axis));
     SmallVector<Value> indexCoords(all.slice(axis, indexRank));
     // The index element first, then the table's element it selects.
     return ElementStep::after(
         {ElementRef{indices, indexCoords}},
         [this, table, source, axis,
          size](ArrayRef<Value> v) mutable -> FailureOr<ElementStep> {
-          Value &c = gatherCoordinates[{v[0], size}];
-          if (!c)
-            c = buildGatherCoordinate(b, loc, v[0], size);
+          Value &c = gatherCoordinates[{v[0], size.getOpaqueValue()}];
+          if (!c) {
+            if (std::optional<int64_t> known = getConstantIntValue(size))
+              c = buildGatherCoordinate(b, loc, v[0], *known);
+            else
+              c = buildGatherCoordinate(
+                  b, loc, v[0],
+                  arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                               cast<Value>(size)));
+          }
           source[axis] = c;
           return ElementStep::forward(table, source);
         });

@@ -482,7 +482,9 @@ private:
   std::map<std::vector<void *>, Value> cache;
   /// The table coordinate of each (index value, axis size), built once so
   /// that the elements of a run read one table slice through one view.
-  DenseMap<std::pair<Value, int64_t>, Value> gatherCoordinates;
+  /// Keyed by the index element and the axis's size (an attribute or the
+  /// value of a size given at run time).
+  DenseMap<std::pair<Value, void *>, Value> gatherCoordinates;
 
 public:
   FlatAddressing addressing;

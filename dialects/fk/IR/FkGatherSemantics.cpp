@@ -18,20 +18,25 @@ int64_t mlir::fk::normalizeGatherIndex(double index, int64_t size) {
 
 Value mlir::fk::buildGatherCoordinate(OpBuilder &b, Location loc, Value index,
                                       int64_t size) {
+  return buildGatherCoordinate(
+      b, loc, index,
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(size)));
+}
+
+Value mlir::fk::buildGatherCoordinate(OpBuilder &b, Location loc, Value index,
+                                      Value size) {
   // In i64, where an i32 index plus the size cannot overflow.
   Type i64 = b.getI64Type();
   if (index.getType() != i64)
     index = arith::ExtSIOp::create(b, loc, i64, index);
-  auto constant = [&](int64_t value) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
-  };
-  Value zero = constant(0);
+  Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+  Value one = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1));
   Value isNegative =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
-  Value fromEnd = arith::AddIOp::create(b, loc, index, constant(size));
+  Value fromEnd = arith::AddIOp::create(b, loc, index, size);
   Value shifted = arith::SelectOp::create(b, loc, isNegative, fromEnd, index);
   Value clamped = arith::MinSIOp::create(
       b, loc, arith::MaxSIOp::create(b, loc, shifted, zero),
-      constant(size - 1));
+      arith::SubIOp::create(b, loc, size, one));
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), clamped);
 }

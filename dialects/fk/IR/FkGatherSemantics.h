@@ -23,6 +23,10 @@ int64_t normalizeGatherIndex(double index, int64_t size);
 /// The same as an `index` value, from a compute-type (i32 or i64) `index`.
 Value buildGatherCoordinate(OpBuilder &b, Location loc, Value index,
                             int64_t size);
+/// The same along an axis whose size (> 0) is the i64 `size`, a size
+/// given at run time.
+Value buildGatherCoordinate(OpBuilder &b, Location loc, Value index,
+                            Value size);
 
 } // namespace mlir::fk
 

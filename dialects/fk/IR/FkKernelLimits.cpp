@@ -252,11 +252,28 @@ bool mlir::fk::usesDecodeAttention(AttentionOp attention) {
 
 std::string mlir::fk::whyNoAttentionKernel(AttentionOp attention,
                                            TargetAttr target) {
+  // Sizes given at run time that the kernels do not read: its naive
+  // kernels read every size.
+  if (std::string why = whyNotRuntimeSizedAttention(attention); !why.empty())
+    return why;
   std::string flash = whyNotFlashAttention(attention, target);
   if (flash.empty() || usesDecodeAttention(attention))
     return "";
   return flash + "; and not the decode kernel: " +
          whyNotDecodeAttention(attention);
+}
+
+std::optional<int64_t> mlir::fk::getCausalOffset(AttentionOp attention) {
+  auto rows = [](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    return getDim(type, type.getRank() - 2);
+  };
+  Dim nq = rows(attention.getQuery()), nk = rows(attention.getKey());
+  if (nq == nk)
+    return 0;
+  if (nq.isStatic() && nk.isStatic())
+    return nk.getCoefficient() - nq.getCoefficient();
+  return std::nullopt;
 }
 
 /// The symbols of dimension `axis` of `value`'s type, "" if it is a size.
@@ -294,7 +311,9 @@ std::string mlir::fk::whyNotTiledAtRuntimeSizes(MatmulOp matmul) {
 /// over the run's cache), and both a mask input's strides (a padding mask
 /// [B, 1, 1, S]). Head dims are fixed when compiled, and the bounds keep the batch count within the grid's y
 /// and the lengths within the kernels' 32-bit key indices.
-static std::string whyNotRuntimeSizedAttention(AttentionOp attention) {
+std::string mlir::fk::whyNotRuntimeSizedAttention(AttentionOp attention) {
+  if (llvm::none_of(attention->getOperandTypes(), isSymbolic))
+    return "";
   const char *supported =
       ", and attention kernels read at run time only their batch "
       "dimensions, the flash kernel its query rows and keys, and the decode "
@@ -386,8 +405,16 @@ std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
   // (whyNotTiledAtRuntimeSizes).
   if (isa<MatmulOp>(op))
     return "";
-  if (auto attention = dyn_cast<AttentionOp>(op))
-    return whyNotRuntimeSizedAttention(attention);
+  // An attention whose sizes its kernels do not read is decomposed into
+  // naive kernels that read every size, but for a causal mask over lengths
+  // whose difference is not known when compiled.
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    std::string why = whyNotRuntimeSizedAttention(attention);
+    if (why.empty() || !attention.getCausal() || getCausalOffset(attention))
+      return "";
+    return why + "; and its naive kernels' causal mask needs the difference "
+                 "of its lengths when compiled";
+  }
   // Reductions read a reduced axis sized at run time (the row kernel in
   // loops); an argmax or argmin has no first index of an empty one.
   if (isa<ArgMaxOp, ArgMinOp>(op)) {
@@ -405,10 +432,18 @@ std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
                dim.getSymbols().front() + ")";
     }
   }
-  if (auto gather = dyn_cast<GatherOp>(op))
-    if (std::string dim = symbolicAxis(gather.getTable(), gather.getAxis());
-        !dim.empty())
-      return "this gather reads along an axis of size " + dim +
-             ", and the index clamp needs that size when compiled";
+  // A gather clamps its indices into the run's axis, which must not be
+  // empty.
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    auto table = cast<RankedTensorType>(gather.getTable().getType());
+    if (table.isDynamicDim(gather.getAxis())) {
+      Dim dim = getDim(table, gather.getAxis());
+      if (getSmallestSize(dim, getDimLowerBounds(op)) == 0)
+        return "this gather reads along an axis of size " + dim.str() +
+               ", which may be 0, where no index selects an element (give "
+               "its symbols lower bounds: where 1 <= " +
+               dim.getSymbols().front() + ")";
+    }
+  }
   return "";
 }

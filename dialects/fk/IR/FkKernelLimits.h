@@ -14,6 +14,7 @@
 
 #include "fk/IR/FkOps.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::fk {
@@ -128,10 +129,25 @@ std::string whyNoAttentionKernel(AttentionOp attention, TargetAttr target);
 /// types hold given at run time, or "" if they can. Loop, row and
 /// reduction kernels read such sizes (a reduced axis included), matmul
 /// kernels too (whyNotTiledAtRuntimeSizes), attention kernels their batch
-/// and lengths (whyNotRuntimeSizedAttention); a gather along a symbolic
-/// axis and an argmax along one that may be empty need sizes when
-/// compiled.
+/// and lengths (whyNotRuntimeSizedAttention; other attentions are
+/// decomposed, but for a causal mask over lengths of different symbolic
+/// sizes); a gather or an argmax along a symbolic axis that may be empty
+/// needs a lower bound or sizes.
 std::string whyNotRuntimeSized(Operation *op);
+
+/// Why the attention kernels cannot read `attention`'s sizes given at run
+/// time, or "" if they can (or it has none): they read its batch, the
+/// flash kernel its query rows and keys where they are as many (or the
+/// keys of fixed ones), the decode kernel its keys, within the bounds of
+/// the grid and 32-bit key indices; head dims are fixed when compiled.
+/// whyNoAttentionKernel gives this reason first: such an attention is
+/// decomposed into naive kernels, which read every size.
+std::string whyNotRuntimeSizedAttention(AttentionOp attention);
+
+/// The causal diagonal's offset of `attention` (query i sees keys up to
+/// i + offset): its key count less its query rows, when that is known when
+/// compiled (static lengths, or lengths of one symbolic size).
+std::optional<int64_t> getCausalOffset(AttentionOp attention);
 
 /// Why the tiled matmul kernels (wgmma, mma.sync, the tiled CUDA-core
 /// kernel) cannot read the sizes of `matmul` given at run time, or "" if

@@ -150,22 +150,6 @@ static Value decompose(RmsNormOp op) {
   return c.cast(y, Composer::typeOf(op.getOperand()).getElementType());
 }
 
-/// The causal diagonal's offset of `attention` (query i sees keys up to
-/// i + offset): its key count less its query rows, when that is known when
-/// compiled (static lengths, or lengths of one symbolic size).
-static std::optional<int64_t> getCausalOffset(AttentionOp attention) {
-  auto rows = [](Value v) {
-    auto type = cast<RankedTensorType>(v.getType());
-    return getDim(type, type.getRank() - 2);
-  };
-  Dim nq = rows(attention.getQuery()), nk = rows(attention.getKey());
-  if (nq == nk)
-    return 0;
-  if (nq.isStatic() && nk.isStatic())
-    return nk.getCoefficient() - nq.getCoefficient();
-  return std::nullopt;
-}
-
 static Value decompose(AttentionOp op) {
   Composer c(op);
   Type f32 = c.b.getF32Type();
