@@ -10,7 +10,7 @@ import torch.utils._pytree as pytree
 from .dtypes import Unsupported
 from .errors import FkcError
 from .names import KEYWORDS, LANGUAGE_OPS
-from .sizes import as_dim
+from .sizes import as_dim, is_symbolic
 
 
 def _symbol(name):
@@ -172,6 +172,17 @@ class TorchSizes:
             upper = getattr(upper, "upper", None)
             if upper is not None and upper.is_Integer:
                 self.bounds[str(name)] = int(upper)
+        # {name: smallest size} the lowering needs (require_nonempty).
+        self.lower_bounds = {}
+
+    def require_nonempty(self, dim):
+        """Notes that the graph reads an element of an axis of size `dim` (a
+        gather along it: gather C3), so that a symbolic one takes each of its
+        symbols' smallest size as 1 (`where 1 <= S`), as the PyTorch code
+        that indexes it assumes; kernels reading sizes at run time need it."""
+        if is_symbolic(dim):
+            for symbol in dim.free_symbols:
+                self.lower_bounds[str(symbol)] = 1
 
     def dim(self, size):
         """A size of torch's (int or SymInt; a SymFloat or SymBool of sizes) as an

@@ -8,17 +8,29 @@ METADATA_KEY = "fkc.state_dict_names"
 
 class GraphDef:
     """One graph of the file: parameters [(name, type text)], statements, results,
-    and the bounds {symbol: largest size} of its symbolic dimensions."""
+    and the bounds {symbol: largest size} and lower bounds {symbol: smallest
+    size} of its symbolic dimensions."""
 
-    def __init__(self, name, parameters, statements, results, bounds=None):
+    def __init__(self, name, parameters, statements, results, bounds=None,
+                 lower_bounds=None):
         self.name, self.parameters = name, list(parameters)
         self.statements, self.results = list(statements), list(results)
         self.bounds = dict(bounds or {})
+        self.lower_bounds = dict(lower_bounds or {})
 
     def render(self):
         head = f"graph {self.name}("
         params = [f"{name}: {type_text}" for name, type_text in self.parameters]
-        where = ", ".join(f"{symbol} <= {bound}" for symbol, bound in self.bounds.items())
+
+        def bounded(symbol):
+            text = symbol
+            if symbol in self.lower_bounds:
+                text = f"{self.lower_bounds[symbol]} <= {text}"
+            if symbol in self.bounds:
+                text = f"{text} <= {self.bounds[symbol]}"
+            return text
+        symbols = list(self.bounds) + [s for s in self.lower_bounds if s not in self.bounds]
+        where = ", ".join(bounded(symbol) for symbol in symbols)
         lines = [head + (",\n" + " " * len(head)).join(params) + ")"
                  + (f" where {where}" if where else "") + " {"]
         for s in self.statements:

@@ -198,7 +198,7 @@ class _Importer:
         inputs = {name: example_inputs[node.name] for node, name in user_inputs
                   if node.name in example_inputs}
         main = GraphDef(self.graph_name, parameters, self.text.statements, results,
-                        self.sizes.bounds)
+                        self.sizes.bounds, self.sizes.lower_bounds)
         graphs = factor_layers(main, self.text.types, self.layers_as_graphs, self.sizes.symbols())
         return Graph(graphs, self.model_name, tensors, state_dict_names, inputs)
 

@@ -120,8 +120,14 @@ def _factor(main, prefix, cls, layers, types, taken, symbols):
     name = legalize(cls)
     while name in taken or name in LANGUAGE_OPS:
         name += "_layer"
+    # The callee's symbols are bounded as the caller's: each is a graph of the
+    # file, compiled symbolic too.
+    callee_types = " ".join(types[a] for a in first.inputs)
+
+    def own(bounds):
+        return {s: b for s, b in bounds.items() if re.search(rf"\b{re.escape(s)}\b", callee_types)}
     callee = GraphDef(name, [(parameters[a], types[a]) for a in first.inputs], body,
-                      first.outputs)
+                      first.outputs, own(main.bounds), own(main.lower_bounds))
 
     statements, calls = [], {p.positions[0]: p for p in parts}
     skip = {q for p in parts for q in p.positions}

@@ -47,12 +47,13 @@ def image_inputs(batch, length, with_mask):
 # (model, dynamic_shapes in one of the forms torch.export takes, the types of
 # the graph's inputs, its bounds, (B, S) sizes to bind, the inputs at a size).
 CASES = {
-    "gpt2": ({"input_ids": {1: "S"}}, ["input_ids: i64[2, S]"], "", [(2, 1), (2, 7), (2, 8)],
+    "gpt2": ({"input_ids": {1: "S"}}, ["input_ids: i64[2, S]"], " where 1 <= S",
+             [(2, 1), (2, 7), (2, 8)],
              token_inputs),
     "llama": (({0: Dim("B", max=4), 1: Dim("S", max=64)},), ["input_ids: i64[B, S]"],
-              " where B <= 4, S <= 64", [(1, 1), (3, 7), (2, 8)], token_inputs),
+              " where 1 <= B <= 4, 1 <= S <= 64", [(1, 1), (3, 7), (2, 8)], token_inputs),
     "bert": ({"input_ids": [None, "S"], "attention_mask": [None, "S"]},
-             ["input_ids: i64[2, S]", "attention_mask: i64[2, S]"], " where S <= 32",
+             ["input_ids: i64[2, S]", "attention_mask: i64[2, S]"], " where 1 <= S <= 32",
              [(2, 1), (2, 7), (2, 8)], token_inputs),
     "vit": ({"pixel_values": {0: "B"}}, ["pixel_values: f32[B, 3, 32, 32]"], "",
             [(1, 8), (3, 8), (2, 8)], image_inputs),
@@ -81,10 +82,16 @@ def test_model_matches_torch_at_each_size(name, tmp_path):
         for result, want in zip(graph.outputs, expected):
             assert results[result].shape == want.shape, (result, batch, length)
             assert relative_error(results[result], want) < TOLERANCE, (result, batch, length)
-    # Compiled at the example's sizes (the last of `sizes`).
+    # Compiled at the example's sizes (the last of `sizes`), and, where every
+    # symbol is bounded (the workspace between kernels is sized at the
+    # bounds), as one artifact for every size, its kernels reading the sizes
+    # at run time.
     run_fkc(os.path.join(str(tmp_path), "model.graph"), "--bind",
             ",".join(f"{s}={bound[s]}" for s in sorted(symbols)), "-o",
             os.path.join(str(tmp_path), "model.ptx"))
+    if all(re.search(rf"\b{s} <= \d", where) for s in symbols):
+        run_fkc(os.path.join(str(tmp_path), "model.graph"), "-o",
+                os.path.join(str(tmp_path), "model_any_size.ptx"))
 
 
 def test_encoder_decoder_with_two_lengths(tmp_path):
@@ -132,7 +139,7 @@ class Positions(torch.nn.Module):
 def test_sizes_as_numbers_and_slices_of_symbolic_axes(tmp_path):
     module = Positions().eval()
     graph = fkc.from_torch(module, (torch.randn(2, 6, 4),), dynamic_shapes={"x": {1: "S"}})
-    assert "where S <= 16" in graph.text  # the table has 16 rows
+    assert "where 1 <= S <= 16" in graph.text  # the table has 16 rows; S is indexed
     for length in (1, 5, 16):
         torch.manual_seed(length)
         x = torch.randn(2, length, 4)

@@ -12,6 +12,14 @@ aten = torch.ops.aten
 INDEX_DTYPES = (torch.int32, torch.int64)
 
 
+def _gather(ctx, table, index, axis=None):
+    """`gather(table, index[, axis=axis])`: `table` a tensor, `index` an
+    expression. Along a symbolic axis the graph's bounds keep it from being
+    empty (gather C3), as the indexing PyTorch code assumes."""
+    ctx.sizes.require_nonempty(table.shape[axis or 0])
+    return f"gather({table.name}, {index}" + ("" if axis is None else f", axis={axis}") + ")"
+
+
 def _slice_expr(x, axis, start, stop, step=1):
     return f"slice({x.name}, axis={axis}, start={start}, stop={stop}, step={step})"
 
@@ -40,6 +48,7 @@ def _gathered(ctx, x, axis, start, step, length):
 
     def take(part, offset):
         where = positions.name if offset == 0 else f"{positions.name} - {offset}"
+        ctx.sizes.require_nonempty(part.shape[axis])
         return f"gather({ctx.ref(part, x.dtype)}, {where}, axis={axis})"
     expr = take(parts[-1], offsets[-1])
     if len(parts) > 1:
@@ -161,12 +170,12 @@ def constant_pad_nd(ctx, x, pad, value=0):
 
 @lowers(aten.embedding.default)
 def embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    return ctx.result(f"gather({weight.name}, {indices.name})")
+    return ctx.result(_gather(ctx, weight, indices.name))
 
 
 @lowers(aten.index_select.default)
 def index_select(ctx, x, dim, index):
-    return ctx.result(f"gather({x.name}, {index.name}, axis={normalize_dim(dim, x.rank)})")
+    return ctx.result(_gather(ctx, x, index.name, normalize_dim(dim, x.rank)))
 
 
 def _gather_linear(ctx, x, dims, coords, out_shape):
@@ -183,7 +192,7 @@ def _gather_linear(ctx, x, dims, coords, out_shape):
         terms.append(coord if stride == 1 else f"{coord} * {ctx.ref(stride, torch.int64)}")
         stride *= x.shape[d]
     index = ctx.emit(" + ".join(reversed(terms)), torch.int64, out_shape, "index")
-    return f"gather({table.name}, {index.name})"
+    return _gather(ctx, table, index.name)
 
 
 def _wrapped(ctx, index, n, suffix):
@@ -202,7 +211,7 @@ def index(ctx, x, indices):
         raise Unsupported("indexing with a boolean mask (its result size depends on the data)")
     if len(dims) == 1:
         d = dims[0]
-        return ctx.result(f"gather({x.name}, {ctx.ref(indices[d])}, axis={d})")
+        return ctx.result(_gather(ctx, x, ctx.ref(indices[d]), d))
     index_shape = broadcast_shapes([indices[d].shape for d in dims])
     coords = [_wrapped(ctx, indices[d], x.shape[d], f"i{d}") for d in dims]
     others = [d for d in range(x.rank) if d not in dims]
