@@ -25,8 +25,8 @@ struct AttentionShape {
   /// `keyRows` are what the kernels read.
   int64_t queries, keys, headDim, valueHeadDim;
   Dim queryRows, keyRows;
-  /// Batch dims of the result and of each operand (whyNotRuntimeSized
-  /// allows symbols in these only).
+  /// Batch dims of the result and of each operand (the kernels take
+  /// symbols in these only: whyNotRuntimeSizedAttention).
   SmallVector<Dim> batch, queryBatch, keyBatch, valueBatch;
   /// The heads of the query, key and value when they are head splits read
   /// in place (see getHeadSplitInput: [..., H, T, D] tiles of a

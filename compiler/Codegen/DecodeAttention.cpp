@@ -154,10 +154,10 @@ mlir::fk::getDecodeAttentionPartialTypes(AttentionOp attention,
   AttentionShape shape(attention);
   Type f32 = Float32Type::get(attention.getContext());
   // A symbolic batch count's partials are sized at its bounds (which
-  // whyNotRuntimeSized requires).
+  // whyNotRuntimeSizedAttention requires of the kernels' attentions).
   std::optional<int64_t> largest =
       getLargestSize(shape.getBatchCount(), getDimBounds(attention));
-  assert(largest && "fk-check-runtime-sizes requires a bounded batch count");
+  assert(largest && "whyNoAttentionKernel requires a bounded batch count");
   int64_t batch = *largest;
   return {MemRefType::get({batch, shape.queries, tiling.splits, 2}, f32),
           MemRefType::get(

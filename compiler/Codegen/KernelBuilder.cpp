@@ -298,9 +298,9 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
     SmallVector<Value> kept = k.idx.delinearize(i, k.idx.shapeOf(resultType));
     Value init = buildScalarConstant(b, loc, acc.elementType, acc.identity());
     OpFoldResult reducedCount = k.idx.size(*elementCount(reducedDims));
-    auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
-                                   k.idx.value(reducedCount),
-                                   k.idx.constant(1), ValueRange{init});
+    auto loop =
+        scf::ForOp::create(b, loc, k.idx.constant(0), k.idx.value(reducedCount),
+                           k.idx.constant(1), ValueRange{init});
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -344,8 +344,7 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
   LogicalResult built = k.gridStrideLoop(k.idx.sizeValue(items), [&](Value i) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
-    SmallVector<Value> coords =
-        k.idx.delinearize(i, k.idx.shapeOf(resultType));
+    SmallVector<Value> coords = k.idx.delinearize(i, k.idx.shapeOf(resultType));
     ElementEmitter epilogue = k.makeEmitter();
     epilogue.contractionHook = [&](ArrayRef<Value> at) -> FailureOr<Value> {
       ArrayRef<Value> batch = at.drop_back(2);
@@ -355,9 +354,9 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
       SmallVector<Value> rhsCoords =
           k.idx.broadcastSource(batch, ArrayRef(rhsShape).drop_back(2));
       Value init = buildScalarConstant(b, loc, elementType, 0.0);
-      auto loop = scf::ForOp::create(b, loc, k.idx.constant(0),
-                                     k.idx.sizeValue(depth), k.idx.constant(1),
-                                     ValueRange{init});
+      auto loop =
+          scf::ForOp::create(b, loc, k.idx.constant(0), k.idx.sizeValue(depth),
+                             k.idx.constant(1), ValueRange{init});
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());
@@ -594,9 +593,10 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
     Value row = rowLoop.getInductionVar();
     SmallVector<Value> leading = k.idx.delinearize(row, leadingSizes);
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    // The row's code: its elements held in registers, or (`inLoops`) read
+    // The row's code: its elements held in registers, or (`readInLoops`) read
     // in loops of `rowRounds` rounds.
-    auto buildRow = [&](bool inLoops, OpFoldResult rowRounds) -> LogicalResult {
+    auto buildRow = [&](bool readInLoops,
+                        OpFoldResult rowRounds) -> LogicalResult {
       // The row elements of this thread: run r = tid + q * threads holds
       // elements r * width + e.
       ElementEmitter emitter = k.makeEmitter();
@@ -623,14 +623,14 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
         }
         return elements;
       };
-      // A inLoops row is read in the loops below; a row held in registers is
+      // A looped row is read in the loops below; a row held in registers is
       // read here, run by run.
       // The loop's registers must leave room for the block's 1024 threads:
       // ptxas holds the kernel to its block size once it knows it.
-      if (inLoops)
+      if (readInLoops)
         kernel.setKnownBlockSizeAttr(
             b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-      for (int64_t q = 0; q < (inLoops ? 0 : threadRuns); ++q) {
+      for (int64_t q = 0; q < (readInLoops ? 0 : threadRuns); ++q) {
         Value r = k.idx.add(tid, k.idx.constant(q * threads));
         Value inRow, start;
         SmallVector<Value> runCoords;
@@ -693,7 +693,7 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
         Value identity =
             buildScalarConstant(b, loc, acc.elementType, acc.identity());
         Value partial = identity;
-        if (inLoops) {
+        if (readInLoops) {
           FailureOr<ValueRange> result = loopOverRow(
               identity,
               [&](ElementEmitter &inner, Value inRow,
@@ -714,7 +714,7 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
             return failure();
           partial = (*result)[0];
         }
-        for (int64_t p = 0; p < (inLoops ? 0 : perThread); ++p) {
+        for (int64_t p = 0; p < (readInLoops ? 0 : perThread); ++p) {
           FailureOr<Value> x = emitter.emit(op->getOperand(0), coords[p]);
           if (failed(x))
             return failure();
@@ -730,14 +730,14 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
 
       Value isFirstThread = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::eq, tid, k.idx.constant(0));
-      // A inLoops row's reductions, in order, before the loop that writes its
+      // A looped row's reductions, in order, before the loop that writes its
       // rows: each a block-wide reduction that every thread takes part in.
-      if (inLoops)
+      if (readInLoops)
         for (Operation &op : k.fusion.getBody().front())
           if (isReduction(&op) && failed(reduce(&op)))
             return failure();
       auto isRowValue = [&](Value value) {
-        return tensorType(value).getShape() == ArrayRef(rows.shape);
+        return rows.isRowType(tensorType(value));
       };
       // Every result element first, then the stores, a run under one
       // condition so that its stores can merge into a vector store.
@@ -746,7 +746,7 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
         auto type = tensorType(value);
         values.emplace_back();
         bool isRow = isRowValue(value);
-        if (isRow && inLoops)
+        if (isRow && readInLoops)
           continue;
         for (int64_t p = 0; p < (isRow ? perThread : 1); ++p) {
           FailureOr<Value> element = emitter.emit(
@@ -764,7 +764,7 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
         auto type = tensorType(value);
         Type elementType = type.getElementType();
         bool isRow = isRowValue(value);
-        if (isRow && inLoops)
+        if (isRow && readInLoops)
           continue;
         int64_t groups = isRow ? threadRuns : 1;
         for (int64_t q = 0; q < groups; ++q) {
@@ -788,8 +788,8 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
           }
         }
       }
-      // A inLoops row's rows, written in one more loop over the row.
-      if (inLoops && llvm::any_of(yieldedValues(k.fusion), isRowValue)) {
+      // A looped row's rows, written in one more loop over the row.
+      if (readInLoops && llvm::any_of(yieldedValues(k.fusion), isRowValue)) {
         FailureOr<ValueRange> written = loopOverRow(
             {},
             [&](ElementEmitter &inner, Value inRow,
@@ -830,10 +830,10 @@ static FailureOr<LaunchShape> buildRowKernel(KernelContext &k,
                                 k.idx.value(length), k.idx.constant(0));
       auto ifEmpty = scf::IfOp::create(b, loc, empty, /*withElse=*/true);
       b.setInsertionPointToStart(ifEmpty.thenBlock());
-      built = buildRow(/*inLoops=*/true, b.getIndexAttr(0));
+      built = buildRow(/*readInLoops=*/true, b.getIndexAttr(0));
       if (succeeded(built)) {
         b.setInsertionPointToStart(ifEmpty.elseBlock());
-        built = buildRow(/*inLoops=*/false, OpFoldResult());
+        built = buildRow(/*readInLoops=*/false, OpFoldResult());
       }
     }
   }

@@ -54,7 +54,8 @@ MatmulShape::MatmulShape(MatmulOp matmul) {
     lhsBatch.clear();
     rhsBatch.clear();
   }
-  // Symbolic rows (whyNotRuntimeSized allows no other symbolic size): their
+  // Symbolic rows (the tiled kernels take no other symbolic size:
+  // whyNotTiledAtRuntimeSizes): their
   // monomial, and their largest size for the heuristics.
   if (isSymbolic(lhsType)) {
     SmallVector<Dim> rowDims(foldedBatch);
@@ -102,6 +103,8 @@ std::string mlir::fk::whyNotOperandTiles(FusionOp fusion) {
     if (!isa<BlockArgument>(operand))
       return "an operand is computed in the fusion (a prologue); tiled "
              "kernels copy tiles of fusion inputs only";
+  if (std::string why = whyNotTiledAtRuntimeSizes(matmul); !why.empty())
+    return why;
   MatmulShape shape(matmul);
   if (shape.m == 0 || shape.n == 0 || shape.k == 0)
     return "the matmul has no elements";

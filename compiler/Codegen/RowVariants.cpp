@@ -1,9 +1,9 @@
 //===- RowVariants.cpp - kernels for runs of few rows ---------------------===//
 
 #include "Codegen/RowVariants.h"
-#include "fk/IR/FkKernelLimits.h"
 #include "Codegen/AttentionShape.h"
 #include "Codegen/MatmulShape.h"
+#include "fk/IR/FkKernelLimits.h"
 
 using namespace mlir;
 using namespace mlir::fk;

@@ -177,7 +177,7 @@ class TorchSizes:
 
     def require_nonempty(self, dim):
         """Notes that the graph reads an element of an axis of size `dim` (a
-        gather along it: gather C3), so that a symbolic one takes each of its
+        gather along it, gather C3; an argmax), so that a symbolic one takes each of its
         symbols' smallest size as 1 (`where 1 <= S`), as the PyTorch code
         that indexes it assumes; kernels reading sizes at run time need it."""
         if is_symbolic(dim):

@@ -2,6 +2,7 @@
 
 #include "fk/Analysis/Descriptions.h"
 #include "fk/IR/FkOps.h"
+#include "fk/IR/FkSymbolicShape.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -49,36 +50,38 @@ std::string mlir::fk::describeOp(Operation *op) {
   return name;
 }
 
+/// The axis a gather reads along. Symbolic, its slices count per unit of
+/// its symbols, as the sizes of symbolic tensors do (its coefficient).
+static Dim getGatherAxis(GatherOp gather) {
+  return getDim(cast<RankedTensorType>(gather.getTable().getType()),
+                gather.getAxis());
+}
 
 /// The number of table slices a gather reads at most: one per index, and
 /// repeated indices read the same slice.
 static int64_t gatheredSlices(GatherOp gather) {
-  auto table = cast<RankedTensorType>(gather.getTable().getType());
   int64_t indices = getElementsPerSymbolUnit(
       cast<RankedTensorType>(gather.getIndices().getType()));
-  return std::min(indices, table.getDimSize(gather.getAxis()));
+  Dim axis = getGatherAxis(gather);
+  return axis.isStatic() ? std::min(indices, axis.getCoefficient()) : indices;
 }
 
 int64_t mlir::fk::getGatherTableReadBytes(Operation *op) {
   auto gather = cast<GatherOp>(op);
-  int64_t size = cast<RankedTensorType>(gather.getTable().getType())
-                     .getDimSize(gather.getAxis());
+  int64_t size = getGatherAxis(gather).getCoefficient();
   int64_t tableBytes = getTensorBytes(gather.getTable());
   return size == 0 ? 0 : tableBytes / size * gatheredSlices(gather);
 }
 
 std::string mlir::fk::describeGatherReads(Operation *op) {
   auto gather = cast<GatherOp>(op);
-  int64_t size = cast<RankedTensorType>(gather.getTable().getType())
-                     .getDimSize(gather.getAxis());
   int64_t tableBytes = getTensorBytes(gather.getTable());
   int64_t read = getGatherTableReadBytes(op);
-  int64_t indices = gatheredSlices(gather);
   return llvm::formatv("{0} reads at most {1} of the {2} slices of its "
                        "table along axis {3} ({4} of {5})",
-                       describeOp(op), std::min(indices, size), size,
-                       gather.getAxis(), formatBytes(read),
-                       formatBytes(tableBytes))
+                       describeOp(op), gatheredSlices(gather),
+                       getGatherAxis(gather).str(), gather.getAxis(),
+                       formatBytes(read), formatBytes(tableBytes))
       .str();
 }
 

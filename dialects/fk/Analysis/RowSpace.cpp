@@ -42,27 +42,32 @@ ArrayRef<int64_t> RowSpace::leadingShape() const {
 }
 
 SmallVector<Dim> RowSpace::leadingDims() const {
-  return llvm::to_vector(ArrayRef(getDims(shape, symbols)).take_front(leadingRank));
+  return llvm::to_vector(
+      ArrayRef(getDims(shape, symbols)).take_front(leadingRank));
 }
 
 SmallVector<Dim> RowSpace::rowDims() const {
-  return llvm::to_vector(ArrayRef(getDims(shape, symbols)).drop_front(leadingRank));
+  return llvm::to_vector(
+      ArrayRef(getDims(shape, symbols)).drop_front(leadingRank));
 }
 
-bool mlir::fk::equalUpToUnitDims(ArrayRef<int64_t> shape,
-                                ArrayRef<int64_t> other) {
-  auto drop = [](ArrayRef<int64_t> s) {
-    SmallVector<int64_t> kept;
-    for (int64_t size : s)
-      if (size != 1)
-        kept.push_back(size);
+bool mlir::fk::equalUpToUnitDims(ArrayRef<Dim> dims, ArrayRef<Dim> other) {
+  auto drop = [](ArrayRef<Dim> d) {
+    SmallVector<Dim> kept;
+    for (const Dim &dim : d)
+      if (dim != Dim(1))
+        kept.push_back(dim);
     return kept;
   };
-  return drop(shape) == drop(other);
+  return drop(dims) == drop(other);
 }
 
-bool RowSpace::isReducedShape(ArrayRef<int64_t> other) const {
-  return equalUpToUnitDims(other, leadingShape());
+bool RowSpace::isRowType(RankedTensorType type) const {
+  return getDims(type) == getDims(shape, symbols);
+}
+
+bool RowSpace::isReducedType(RankedTensorType type) const {
+  return equalUpToUnitDims(getDims(type), leadingDims());
 }
 
 std::optional<RowSpace> mlir::fk::getFusionRowSpace(FusionOp fusion) {
@@ -77,11 +82,13 @@ std::optional<RowSpace> mlir::fk::getFusionRowSpace(FusionOp fusion) {
   }
   if (!rows || (!rows->hasRuntimeLength() && rows->rowLength() == 0))
     return std::nullopt;
-  for (Value result : fusion.getResults()) {
-    ArrayRef<int64_t> shape = tensorType(result).getShape();
-    if (shape != ArrayRef(rows->shape) && !rows->isReducedShape(shape))
+  // Row and leading element counts whose coefficients fit 64 bits.
+  if (!elementCount(rows->rowDims()) || !elementCount(rows->leadingDims()))
+    return std::nullopt;
+  for (Value result : fusion.getResults())
+    if (!rows->isRowType(tensorType(result)) &&
+        !rows->isReducedType(tensorType(result)))
       return std::nullopt;
-  }
   if (!rows->hasRuntimeLength() && rows->rowLength() > kMaxFusedRowLength &&
       !isStreamedRowFusion(fusion, *rows))
     return std::nullopt;
@@ -96,7 +103,7 @@ bool mlir::fk::isStreamedRowFusion(FusionOp fusion, const RowSpace &rows) {
   });
   return reductions == 1 &&
          llvm::all_of(fusion.getResults(), [&](Value result) {
-           return rows.isReducedShape(tensorType(result).getShape());
+           return rows.isReducedType(tensorType(result));
          });
 }
 

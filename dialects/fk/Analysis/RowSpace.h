@@ -32,8 +32,8 @@ struct RowSpace {
   Attribute symbols;
 
   /// Whether a row's length is given at run time (a symbolic reduced
-  /// axis): the row kernel then loops over the row for each reduction and
-  /// for the rows it writes, instead of holding it in registers.
+  /// axis): the row kernel then holds the row as one of the bound's length
+  /// or reads it in loops (isLoopedRowFusion).
   bool hasRuntimeLength() const;
   /// The number of elements of a row, of a row of static length only.
   int64_t rowLength() const;
@@ -41,9 +41,12 @@ struct RowSpace {
   /// The leading dimensions and a row's dimensions, symbolic ones included.
   SmallVector<Dim> leadingDims() const;
   SmallVector<Dim> rowDims() const;
-  /// Whether a value of `shape` holds one element per row: the leading
-  /// shape up to dimensions of size 1.
-  bool isReducedShape(ArrayRef<int64_t> shape) const;
+  /// Whether a value of `type` holds the rows: the row space's dimensions,
+  /// symbolic ones included (compared as dimensions: [S, T] is not [T, S]).
+  bool isRowType(RankedTensorType type) const;
+  /// Whether a value of `type` holds one element per row: the leading
+  /// dimensions up to dimensions of size 1.
+  bool isReducedType(RankedTensorType type) const;
 
   bool operator==(const RowSpace &other) const {
     return shape == other.shape && leadingRank == other.leadingRank &&
@@ -82,8 +85,8 @@ std::optional<int64_t> getLongestRow(FusionOp fusion, const RowSpace &rows);
 /// the run's length masked out.
 bool isLoopedRowFusion(FusionOp fusion, const RowSpace &rows);
 
-/// Whether `shape` equals `other` but for dimensions of size 1.
-bool equalUpToUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> other);
+/// Whether `dims` equals `other` but for dimensions of size 1.
+bool equalUpToUnitDims(ArrayRef<Dim> dims, ArrayRef<Dim> other);
 
 } // namespace mlir::fk
 

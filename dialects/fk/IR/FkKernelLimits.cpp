@@ -126,15 +126,16 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
     return "query, key, value and result differ in element type";
   int64_t queries = query.getShape()[query.getRank() - 2];
   int64_t keys = key.getShape()[key.getRank() - 2];
-  // (A length given at run time is bounded by whyNotRuntimeSized; at 0 the
-  // flash kernel reads no key block.)
+  // (A length given at run time is bounded: whyNotRuntimeSizedAttention,
+  // which whyNoAttentionKernel asks first; at 0 the flash kernel reads no
+  // key block.)
   if (queries == 0 || keys == 0)
     return "it has no queries or no keys";
   // The kernels compare key and query indices in 32 bits.
   if (queries >= (int64_t(1) << 31) || keys >= (int64_t(1) << 31))
     return "2^31 or more queries or keys";
   // A symbolic batch count is checked against its bounds by
-  // whyNotRuntimeSized.
+  // whyNotRuntimeSizedAttention.
   if (!isSymbolic(result) &&
       ShapedType::getNumElements(result.getShape().drop_back(2)) > 65535)
     return "more than 65535 batches (the grid's y)";
@@ -397,6 +398,35 @@ InFlightDiagnostic mlir::fk::emitNeedsSizesError(Operation *op,
                          << formatBindHint(symbols) << ")";
 }
 
+/// "S, which may be 0" where dimension `axis` of `type` is symbolic and
+/// the lower bounds of the graph holding `op` let it be 0; "" otherwise.
+static std::string whyMayBeEmpty(Operation *op, RankedTensorType type,
+                                 int64_t axis) {
+  if (!type.isDynamicDim(axis))
+    return "";
+  Dim dim = getDim(type, axis);
+  if (getSmallestSize(dim, getDimLowerBounds(op)) != 0)
+    return "";
+  return dim.str() + ", which may be 0";
+}
+
+/// " (give its symbols lower bounds: where 1 <= B, 1 <= S)": the symbols
+/// of dimension `axis` of `type` that may be 0.
+static std::string formatLowerBoundHint(RankedTensorType type, int64_t axis,
+                                        Operation *op) {
+  if (axis < 0)
+    axis += type.getRank();
+  DictionaryAttr lowerBounds = getDimLowerBounds(op);
+  SmallVector<std::string> bounds;
+  Dim dim = getDim(type, axis);
+  for (const std::string &symbol : dim.getSymbols())
+    if (getSmallestSize(Dim::symbol(symbol), lowerBounds) == 0 &&
+        !llvm::is_contained(bounds, "1 <= " + symbol))
+      bounds.push_back("1 <= " + symbol);
+  return " (give its symbols lower bounds: where " + llvm::join(bounds, ", ") +
+         ")";
+}
+
 std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
   if (getOpSymbols(op).empty())
     return "";
@@ -415,35 +445,25 @@ std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
     return why + "; and its naive kernels' causal mask needs the difference "
                  "of its lengths when compiled";
   }
-  // Reductions read a reduced axis sized at run time (the row kernel in
-  // loops); an argmax or argmin has no first index of an empty one.
+  // Reductions read a reduced axis sized at run time; an argmax or argmin
+  // has no first index of an empty one, and a gather clamps its indices
+  // into the run's axis, which must hold an element.
   if (isa<ArgMaxOp, ArgMinOp>(op)) {
     auto type = cast<RankedTensorType>(op->getOperand(0).getType());
     int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
-    if (axis < 0)
-      axis += type.getRank();
-    if (type.isDynamicDim(axis)) {
-      Dim dim = getDim(type, axis);
-      if (getSmallestSize(dim, getDimLowerBounds(op)) == 0)
-        return "this op finds the first index along an axis of size " +
-               dim.str() +
-               ", which may be 0, where there is none (give its symbols "
-               "lower bounds: where 1 <= " +
-               dim.getSymbols().front() + ")";
-    }
+    if (std::string why =
+            whyMayBeEmpty(op, type, axis < 0 ? axis + type.getRank() : axis);
+        !why.empty())
+      return "this op finds the first index along an axis of size " + why +
+             ", where there is none" + formatLowerBoundHint(type, axis, op);
   }
-  // A gather clamps its indices into the run's axis, which must not be
-  // empty.
   if (auto gather = dyn_cast<GatherOp>(op)) {
     auto table = cast<RankedTensorType>(gather.getTable().getType());
-    if (table.isDynamicDim(gather.getAxis())) {
-      Dim dim = getDim(table, gather.getAxis());
-      if (getSmallestSize(dim, getDimLowerBounds(op)) == 0)
-        return "this gather reads along an axis of size " + dim.str() +
-               ", which may be 0, where no index selects an element (give "
-               "its symbols lower bounds: where 1 <= " +
-               dim.getSymbols().front() + ")";
-    }
+    if (std::string why = whyMayBeEmpty(op, table, gather.getAxis());
+        !why.empty())
+      return "this gather reads along an axis of size " + why +
+             ", where no index selects an element" +
+             formatLowerBoundHint(table, gather.getAxis(), op);
   }
   return "";
 }

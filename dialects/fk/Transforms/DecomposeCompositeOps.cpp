@@ -11,11 +11,10 @@
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkScalarSemantics.h"
-#include "fk/IR/FkTarget.h"
 #include "fk/IR/FkSymbolicShape.h"
+#include "fk/IR/FkTarget.h"
 #include "fk/IR/FkTypeInference.h"
 #include "fk/Transforms/Passes.h"
-
 
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
@@ -77,9 +76,9 @@ public:
     SmallVector<Dim> reducedDims = getDims(type), keptDims = getDims(type);
     reducedDims.erase(reducedDims.begin() + axis);
     keptDims[axis] = Dim(1);
-    Value reduced = OpTy::create(
-        b, loc, getTensorType(reducedDims, type.getElementType()), v,
-        b.getDenseI64ArrayAttr({axis}));
+    Value reduced =
+        OpTy::create(b, loc, getTensorType(reducedDims, type.getElementType()),
+                     v, b.getDenseI64ArrayAttr({axis}));
     return broadcast(reshape(reduced, keptDims), type);
   }
 
@@ -189,8 +188,7 @@ static Value decompose(AttentionOp op) {
     Value rows = IotaOp::create(c.b, c.loc, indexType, 0);
     Value columns = IotaOp::create(c.b, c.loc, indexType, 1);
     Value lastVisible = c.binary<AddOp>(
-        rows,
-        c.splat(indexType, static_cast<double>(*getCausalOffset(op))));
+        rows, c.splat(indexType, static_cast<double>(*getCausalOffset(op))));
     Value hidden = CompareOp::create(
         c.b, c.loc, indexType.clone(c.b.getI1Type()),
         ComparisonDirectionAttr::get(c.b.getContext(), ComparisonDirection::GT),
@@ -234,9 +232,8 @@ static Value decomposeArgReduce(ArgReduceOpTy op) {
   auto indexType = type.clone(c.b.getI32Type());
   // Past every index: the axis's size, or i32's largest where it is sized
   // at run time (at least 1 then: fk-check-runtime-sizes).
-  int64_t past = type.isDynamicDim(axis)
-                     ? std::numeric_limits<int32_t>::max()
-                     : type.getDimSize(axis);
+  int64_t past = type.isDynamicDim(axis) ? std::numeric_limits<int32_t>::max()
+                                         : type.getDimSize(axis);
   Value candidates = SelectOp::create(
       c.b, c.loc, indexType, hit, IotaOp::create(c.b, c.loc, indexType, axis),
       c.splat(indexType, static_cast<double>(past)));

@@ -69,26 +69,22 @@ static RankedTensorType tensorType(Value v) {
 static bool keepsRowsAligned(Operation *user, const RowSpace &space) {
   if (user->hasTrait<OpTrait::Elementwise>())
     return true;
-  if (auto reshape = dyn_cast<ReshapeOp>(user)) {
-    // Compared as dimensions: [S, T] to [T, S] keeps the shape's dynamic
-    // positions but moves elements between rows.
-    auto nonUnit = [](Value v) {
-      SmallVector<Dim> dims = getDims(tensorType(v));
-      llvm::erase_if(dims, [](const Dim &d) { return d == Dim(1); });
-      return dims;
-    };
-    return nonUnit(reshape.getOperand()) == nonUnit(reshape.getResult());
-  }
+  // Compared as dimensions: [S, T] to [T, S] keeps the shape's dynamic
+  // positions but moves elements between rows.
+  if (auto reshape = dyn_cast<ReshapeOp>(user))
+    return equalUpToUnitDims(getDims(tensorType(reshape.getOperand())),
+                             getDims(tensorType(reshape.getResult())));
   if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
     // [lead..., 1, ...] -> [lead..., row...]: the operand must have the
     // row's rank, its leading dims, and unit row dims.
-    ArrayRef<int64_t> from = tensorType(broadcast.getOperand()).getShape();
-    if (static_cast<int64_t>(from.size()) != static_cast<int64_t>(space.shape.size()) ||
-        tensorType(broadcast.getResult()).getShape() != ArrayRef(space.shape))
+    SmallVector<Dim> from = getDims(tensorType(broadcast.getOperand()));
+    if (from.size() != space.shape.size() ||
+        !space.isRowType(tensorType(broadcast.getResult())))
       return false;
-    for (auto [i, size] : llvm::enumerate(from))
-      if (static_cast<int64_t>(i) < space.leadingRank ? size != space.shape[i]
-                                                      : size != 1)
+    SmallVector<Dim> leading = space.leadingDims();
+    for (auto [i, dim] : llvm::enumerate(from))
+      if (static_cast<int64_t>(i) < space.leadingRank ? dim != leading[i]
+                                                      : dim != Dim(1))
         return false;
     return true;
   }
@@ -373,9 +369,9 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
     if (!space)
       return "it reduces axes that are not the trailing axes of its operand "
              "(not a row)";
-    // Rows of a length given at run time are read in loops (the row kernel
-    // computes their elements again for each reduction and the rows it
-    // writes), so any length fuses.
+    // Rows of a length given at run time fuse whatever their length: the
+    // row kernel holds them at their bound's length or reads them in loops
+    // (isLoopedRowFusion).
     if (!space->hasRuntimeLength() && space->rowLength() == 0)
       return "its rows are empty";
     if (!space->hasRuntimeLength() && space->rowLength() > kMaxFusedRowLength)
@@ -392,9 +388,8 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
                            describeOp(user))
           .str();
     // The kernel writes rows or reduced rows.
-    ArrayRef<int64_t> out = tensorType(root->getResult(0)).getShape();
-    if (!group.rows && out != ArrayRef(space->shape) &&
-        !equalUpToUnitDims(out, space->leadingShape()))
+    RankedTensorType out = tensorType(root->getResult(0));
+    if (!group.rows && !space->isRowType(out) && !space->isReducedType(out))
       return "the consumer kernel's result is neither a row nor a reduced "
              "row of it";
   }
@@ -403,12 +398,12 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
     if (group.hasReduction && !group.rows)
       return "it is also a graph result, and the consumer kernel's "
              "reduction writes one result only";
-    ArrayRef<int64_t> shape = tensorType(producer->getResult(0)).getShape();
-    ArrayRef<int64_t> out = tensorType(root->getResult(0)).getShape();
-    bool written = shape == out;
+    RankedTensorType type = tensorType(producer->getResult(0));
+    bool written =
+        type.getShape() == tensorType(root->getResult(0)).getShape() &&
+        getDims(type) == getDims(tensorType(root->getResult(0)));
     if (group.rows)
-      written = shape == ArrayRef(group.rows->shape) ||
-                equalUpToUnitDims(shape, group.rows->leadingShape());
+      written = group.rows->isRowType(type) || group.rows->isReducedType(type);
     if (!written)
       return "it is also a graph result, of a shape the consumer kernel does "
              "not write";
@@ -446,8 +441,8 @@ void FusionPlanner::offer(Operation *producer) {
       group->contraction = producer;
     group->hasReduction = isReduction(producer);
     // A row kernel (which reduces the rows and computes around them) only
-    // takes rows that fit on chip, or rows of a length given at run time,
-    // which it reads in loops.
+    // takes rows that fit on chip, or rows of a length given at run time
+    // (held at their bound's length or read in loops).
     if (group->hasReduction)
       if (std::optional<RowSpace> space = getRowSpace(producer);
           space && (space->hasRuntimeLength() ||
@@ -688,6 +683,10 @@ void FusionPlanner::transposeTf32RightOperands() {
       return;
     if (auto transpose = rhs.getDefiningOp<TransposeOp>();
         transpose && swapsLastTwoDims(transpose))
+      return;
+    // Sizes given at run time that the tiled kernels do not read: the
+    // element-per-thread kernel reads any layout.
+    if (!whyNotTiledAtRuntimeSizes(matmul).empty())
       return;
     int64_t rank = rhsType.getRank();
     int64_t k = rhsType.getDimSize(rank - 2);

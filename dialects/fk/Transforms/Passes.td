@@ -46,9 +46,10 @@ def FkCheckRuntimeSizes : Pass<"fk-check-runtime-sizes", "ModuleOp"> {
     A symbol that fk-bind-dims left without a size is read by the kernels
     at run time. Each op whose kernel cannot read it is an error at the op
     naming the symbols to bind (`whyNotRuntimeSized`,
-    fk/IR/FkKernelLimits.h): `the sizes of S, K are left to run time, but
-    this matmul contracts a dimension of size K, ...; give them sizes
-    (--bind S=SIZE,K=SIZE)`. The last pass of the `canonical` stage, after
+    fk/IR/FkKernelLimits.h): `the sizes of B, S are left to run time, but
+    this op finds the first index along an axis of size S, which may be 0,
+    ...; give them sizes (--bind B=SIZE,S=SIZE)`. The last pass of the
+    `canonical` stage, after
     fk-recognize-attention, so that an attention written as matmul,
     softmax and matmul is judged as the fk.attention its kernel computes.
   }];

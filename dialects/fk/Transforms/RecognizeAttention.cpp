@@ -619,8 +619,8 @@ struct RecognizeAttentionPass
     if (attention.mask && attention.maskScale != 1.0) {
       // (s + m) * c: the attention adds c * m to its scaled scores.
       RankedTensorType maskType = tensorType(attention.mask);
-      Value factor =
-          buildSplatTensor(b, *attention.maskLoc, maskType, attention.maskScale);
+      Value factor = buildSplatTensor(b, *attention.maskLoc, maskType,
+                                      attention.maskScale);
       attention.mask = MulOp::create(b, *attention.maskLoc, maskType,
                                      attention.mask, factor);
     }

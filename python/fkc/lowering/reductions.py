@@ -53,6 +53,9 @@ def _arg(ctx, op, x, dim, keepdim):
     axis = normalize_dim(dim, x.rank)
     if x.rank == 0:
         raise Unsupported(f"{op} of a scalar")
+    # The first index of an empty axis is none: torch raises, fkc needs the
+    # axis bounded from below (`where 1 <= S`: docs/language.md section 4).
+    ctx.sizes.require_nonempty(x.shape[axis])
     keep = ", keepdims=true" if keepdim else ""
     return f"cast({op}({x.name}, axis={axis}{keep}), to=i64)"
 
