@@ -277,16 +277,6 @@ std::optional<int64_t> mlir::fk::getCausalOffset(AttentionOp attention) {
   return std::nullopt;
 }
 
-/// The symbols of dimension `axis` of `value`'s type, "" if it is a size.
-static std::string symbolicAxis(Value value, int64_t axis) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (axis < 0)
-    axis += type.getRank();
-  if (axis < 0 || axis >= type.getRank() || !type.isDynamicDim(axis))
-    return "";
-  return getDim(type, axis).str();
-}
-
 std::string mlir::fk::whyNotTiledAtRuntimeSizes(MatmulOp matmul) {
   auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
   auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
