@@ -5,6 +5,7 @@
 #include "fk/IR/FkSymbolicShape.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -26,6 +27,14 @@ int64_t mlir::fk::getTensorBytes(Value value) {
   int64_t elementBytes =
       element.isSignlessInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
   return getElementsPerSymbolUnit(type) * elementBytes;
+}
+
+std::string mlir::fk::describeSymbolUnits(Operation *root) {
+  SmallVector<std::string> symbols;
+  collectSymbols(root, symbols);
+  if (symbols.empty())
+    return "";
+  return ", counted with " + llvm::join(symbols, " = ") + " = 1";
 }
 
 std::string mlir::fk::formatBytes(int64_t bytes) {

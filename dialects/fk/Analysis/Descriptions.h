@@ -19,6 +19,12 @@ namespace mlir::fk {
 int64_t getTensorBytes(Value value);
 /// "256.0 MiB".
 std::string formatBytes(int64_t bytes);
+
+/// ", counted with B = S = 1": how the byte counts of remarks about
+/// `root` (an op, or a graph's function) read where it has symbolic
+/// dimensions (getTensorBytes counts them per unit of their symbols); ""
+/// where it has none.
+std::string describeSymbolUnits(Operation *root);
 /// "'h' (fk.add)": the statement name of an op, for remarks.
 std::string describeOp(Operation *op);
 /// The most bytes of its table an fk.gather reads: the slices its indices

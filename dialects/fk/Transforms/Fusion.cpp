@@ -514,10 +514,11 @@ void FusionPlanner::offer(Operation *producer) {
     join(producer, *group, returned);
     remark(producer,
            llvm::formatv("{0} fused into the kernel of {1}: saves {2} of "
-                         "device memory traffic (a write and a read of {3}){4}{5}",
+                         "device memory traffic (a write and a read of "
+                         "{3}{6}){4}{5}",
                          describeOp(producer), describeOp(group->root),
                          formatBytes(2 * bytes), formatBytes(bytes),
-                         indexing, layout));
+                         indexing, layout, describeSymbolUnits(producer)));
   }
   if (consumers.size() > 1)
     remark(producer, llvm::formatv("duplicated into {0} kernels: it is index "
@@ -753,9 +754,10 @@ void FusionPlanner::run() {
   }
   remark(fn, llvm::formatv("graph '{0}': {1} ops in {2} kernels; predicted "
                            "device memory traffic {3} ({4} with a kernel "
-                           "per op)",
+                           "per op){5}",
                            fn.getSymName(), ops.size(), kernels,
-                           formatBytes(traffic), formatBytes(unfusedTraffic)));
+                           formatBytes(traffic), formatBytes(unfusedTraffic),
+                           describeSymbolUnits(fn)));
 }
 
 namespace {
