@@ -37,6 +37,18 @@ int64_t RowSpace::rowLength() const {
   return length;
 }
 
+std::string RowSpace::whyNotOnChip() const {
+  if (hasRuntimeLength())
+    return "";
+  if (rowLength() == 0)
+    return "its rows are empty";
+  if (rowLength() > kMaxFusedRowLength)
+    return "its rows of " + std::to_string(rowLength()) +
+           " elements do not fit on chip (at most " +
+           std::to_string(kMaxFusedRowLength) + ")";
+  return "";
+}
+
 ArrayRef<int64_t> RowSpace::leadingShape() const {
   return ArrayRef(shape).take_front(leadingRank);
 }
@@ -80,7 +92,7 @@ std::optional<RowSpace> mlir::fk::getFusionRowSpace(FusionOp fusion) {
       return std::nullopt;
     rows = space;
   }
-  if (!rows || (!rows->hasRuntimeLength() && rows->rowLength() == 0))
+  if (!rows)
     return std::nullopt;
   // Row and leading element counts whose coefficients fit 64 bits.
   if (!elementCount(rows->rowDims()) || !elementCount(rows->leadingDims()))
@@ -89,8 +101,8 @@ std::optional<RowSpace> mlir::fk::getFusionRowSpace(FusionOp fusion) {
     if (!rows->isRowType(tensorType(result)) &&
         !rows->isReducedType(tensorType(result)))
       return std::nullopt;
-  if (!rows->hasRuntimeLength() && rows->rowLength() > kMaxFusedRowLength &&
-      !isStreamedRowFusion(fusion, *rows))
+  // Rows off chip only where they are streamed (never empty ones).
+  if (!rows->whyNotOnChip().empty() && !isStreamedRowFusion(fusion, *rows))
     return std::nullopt;
   return rows;
 }

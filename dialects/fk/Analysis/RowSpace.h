@@ -13,6 +13,7 @@
 #include "fk/IR/FkSymbolicShape.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::fk {
 
@@ -37,6 +38,11 @@ struct RowSpace {
   bool hasRuntimeLength() const;
   /// The number of elements of a row, of a row of static length only.
   int64_t rowLength() const;
+  /// Why a row kernel does not keep these rows on chip (empty rows, or
+  /// rows longer than kMaxFusedRowLength), or "" if it does. Rows of a
+  /// length given at run time are kept, whatever their length: held at
+  /// their bound's length or read in loops (isLoopedRowFusion).
+  std::string whyNotOnChip() const;
   ArrayRef<int64_t> leadingShape() const;
   /// The leading dimensions and a row's dimensions, symbolic ones included.
   SmallVector<Dim> leadingDims() const;

@@ -277,6 +277,13 @@ std::optional<int64_t> mlir::fk::getCausalOffset(AttentionOp attention) {
   return std::nullopt;
 }
 
+std::string mlir::fk::whyNotDecomposedAtRuntimeSizes(AttentionOp attention) {
+  if (!attention.getCausal() || getCausalOffset(attention))
+    return "";
+  return "its naive kernels' causal mask needs the difference of its "
+         "lengths when compiled";
+}
+
 std::string mlir::fk::whyNotTiledAtRuntimeSizes(MatmulOp matmul) {
   auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
   auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
@@ -404,8 +411,6 @@ static std::string whyMayBeEmpty(Operation *op, RankedTensorType type,
 /// of dimension `axis` of `type` that may be 0.
 static std::string formatLowerBoundHint(RankedTensorType type, int64_t axis,
                                         Operation *op) {
-  if (axis < 0)
-    axis += type.getRank();
   DictionaryAttr lowerBounds = getDimLowerBounds(op);
   SmallVector<std::string> bounds;
   Dim dim = getDim(type, axis);
@@ -430,10 +435,8 @@ std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
   // whose difference is not known when compiled.
   if (auto attention = dyn_cast<AttentionOp>(op)) {
     std::string why = whyNotRuntimeSizedAttention(attention);
-    if (why.empty() || !attention.getCausal() || getCausalOffset(attention))
-      return "";
-    return why + "; and its naive kernels' causal mask needs the difference "
-                 "of its lengths when compiled";
+    std::string naive = whyNotDecomposedAtRuntimeSizes(attention);
+    return why.empty() || naive.empty() ? "" : why + "; and " + naive;
   }
   // Reductions read a reduced axis sized at run time; an argmax or argmin
   // has no first index of an empty one, and a gather clamps its indices
@@ -441,9 +444,9 @@ std::string mlir::fk::whyNotRuntimeSized(Operation *op) {
   if (isa<ArgMaxOp, ArgMinOp>(op)) {
     auto type = cast<RankedTensorType>(op->getOperand(0).getType());
     int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
-    if (std::string why =
-            whyMayBeEmpty(op, type, axis < 0 ? axis + type.getRank() : axis);
-        !why.empty())
+    if (axis < 0)
+      axis += type.getRank();
+    if (std::string why = whyMayBeEmpty(op, type, axis); !why.empty())
       return "this op finds the first index along an axis of size " + why +
              ", where there is none" + formatLowerBoundHint(type, axis, op);
   }

@@ -149,6 +149,11 @@ std::string whyNotRuntimeSizedAttention(AttentionOp attention);
 /// compiled (static lengths, or lengths of one symbolic size).
 std::optional<int64_t> getCausalOffset(AttentionOp attention);
 
+/// Why `attention`, decomposed into naive kernels, cannot read its sizes
+/// given at run time, or "" if it can: its causal mask needs the
+/// difference of its lengths (getCausalOffset) when compiled.
+std::string whyNotDecomposedAtRuntimeSizes(AttentionOp attention);
+
 /// Why the tiled matmul kernels (wgmma, mma.sync, the tiled CUDA-core
 /// kernel) cannot read the sizes of `matmul` given at run time, or "" if
 /// they can (or it has none): they read only the rows of a left operand

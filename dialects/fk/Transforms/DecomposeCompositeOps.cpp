@@ -268,13 +268,11 @@ struct DecomposeCompositeOpsPass
         // Its naive kernels (matmuls, a softmax) read sizes given at run
         // time, but a causal mask over lengths of different symbolic sizes
         // would need their difference.
-        if (attention.getCausal() && !getCausalOffset(attention)) {
+        if (std::string naive = whyNotDecomposedAtRuntimeSizes(attention);
+            !naive.empty()) {
           emitNeedsSizesError(op, "no attention kernel computes this "
                                   "attention (" +
-                                      why +
-                                      "), and its naive kernels' causal mask "
-                                      "needs the difference of its lengths "
-                                      "when compiled");
+                                      why + "), and " + naive);
           return WalkResult::interrupt();
         }
         if (explain && !everyAttention)

@@ -369,16 +369,8 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
     if (!space)
       return "it reduces axes that are not the trailing axes of its operand "
              "(not a row)";
-    // Rows of a length given at run time fuse whatever their length: the
-    // row kernel holds them at their bound's length or reads them in loops
-    // (isLoopedRowFusion).
-    if (!space->hasRuntimeLength() && space->rowLength() == 0)
-      return "its rows are empty";
-    if (!space->hasRuntimeLength() && space->rowLength() > kMaxFusedRowLength)
-      return llvm::formatv("its rows of {0} elements do not fit on chip "
-                           "(at most {1})",
-                           space->rowLength(), kMaxFusedRowLength)
-          .str();
+    if (std::string why = space->whyNotOnChip(); !why.empty())
+      return why;
     if (group.hasReduction && !group.rows)
       return "the consumer kernel's reduction is not over rows";
     if (group.rows && !(*group.rows == *space))
@@ -399,9 +391,7 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
       return "it is also a graph result, and the consumer kernel's "
              "reduction writes one result only";
     RankedTensorType type = tensorType(producer->getResult(0));
-    bool written =
-        type.getShape() == tensorType(root->getResult(0)).getShape() &&
-        getDims(type) == getDims(tensorType(root->getResult(0)));
+    bool written = getDims(type) == getDims(tensorType(root->getResult(0)));
     if (group.rows)
       written = group.rows->isRowType(type) || group.rows->isReducedType(type);
     if (!written)
@@ -441,13 +431,10 @@ void FusionPlanner::offer(Operation *producer) {
       group->contraction = producer;
     group->hasReduction = isReduction(producer);
     // A row kernel (which reduces the rows and computes around them) only
-    // takes rows that fit on chip, or rows of a length given at run time
-    // (held at their bound's length or read in loops).
+    // takes rows it keeps on chip.
     if (group->hasReduction)
       if (std::optional<RowSpace> space = getRowSpace(producer);
-          space && (space->hasRuntimeLength() ||
-                    (space->rowLength() > 0 &&
-                     space->rowLength() <= kMaxFusedRowLength)))
+          space && space->whyNotOnChip().empty())
         group->rows = space;
     groupsOf[producer].push_back(group.get());
     groups.push_back(std::move(group));

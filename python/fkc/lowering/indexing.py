@@ -12,12 +12,14 @@ aten = torch.ops.aten
 INDEX_DTYPES = (torch.int32, torch.int64)
 
 
-def _gather(ctx, table, index, axis=None):
-    """`gather(table, index[, axis=axis])`: `table` a tensor, `index` an
-    expression. Along a symbolic axis the graph's bounds keep it from being
-    empty (gather C3), as the indexing PyTorch code assumes."""
+def _gather(ctx, table, index, axis=None, dtype=None):
+    """`gather(table, index[, axis=axis])`: `table` a tensor (cast to `dtype`
+    where given), `index` an expression. Along a symbolic axis the graph's
+    bounds keep it from being empty (gather C3), as the indexing PyTorch
+    code assumes."""
     ctx.sizes.require_nonempty(table.shape[axis or 0])
-    return f"gather({table.name}, {index}" + ("" if axis is None else f", axis={axis}") + ")"
+    return (f"gather({ctx.ref(table, dtype)}, {index}"
+            + ("" if axis is None else f", axis={axis}") + ")")
 
 
 def _slice_expr(x, axis, start, stop, step=1):
@@ -48,8 +50,7 @@ def _gathered(ctx, x, axis, start, step, length):
 
     def take(part, offset):
         where = positions.name if offset == 0 else f"{positions.name} - {offset}"
-        ctx.sizes.require_nonempty(part.shape[axis])
-        return f"gather({ctx.ref(part, x.dtype)}, {where}, axis={axis})"
+        return _gather(ctx, part, where, axis, x.dtype)
     expr = take(parts[-1], offsets[-1])
     if len(parts) > 1:
         # The positions along `axis`, broadcast against the parts' other dimensions.
