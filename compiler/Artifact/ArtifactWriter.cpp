@@ -2,6 +2,7 @@
 
 #include "Artifact/ArtifactWriter.h"
 #include "Artifact/BufferPlan.h"
+#include "Codegen/KernelWrites.h"
 #include "Codegen/Passes.h"
 #include "Codegen/RuntimeSizes.h"
 #include "fk/IR/FkInout.h"
@@ -69,6 +70,8 @@ private:
     /// The arguments as the manifest states them: a buffer, a tensor map
     /// of one, or an integer (a size computed per run).
     llvm::json::Array args;
+    /// The arguments the kernel may write, where known.
+    std::optional<llvm::json::Array> writes;
   };
 
   llvm::json::Array tensors(bool outputs);
@@ -144,6 +147,9 @@ LogicalResult GraphManifest::build() {
       if (failed(constant(shared, entry.sharedBytes)))
         return failure();
     int64_t index = launches.size();
+    if (auto writes = launch->getAttrOfType<DenseI64ArrayAttr>(
+            kWrittenOperandsAttrName))
+      entry.writes = llvm::json::Array(writes.asArrayRef());
     for (Value arg : launch.getKernelOperands()) {
       // A size passed to the kernel (RuntimeSizes.h).
       if (arg.getType().isInteger(64)) {
@@ -354,6 +360,8 @@ void GraphManifest::write(llvm::raw_ostream &os) {
                              {"block", llvm::json::Array(launch.block)},
                              {"shared_bytes", launch.sharedBytes},
                              {"args", std::move(launch.args)}};
+    if (launch.writes)
+      entry["writes"] = std::move(*launch.writes);
     os << (i ? ",\n  " : "\n  ") << compact(std::move(entry));
   }
   os << "]}";

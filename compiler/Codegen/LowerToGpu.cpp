@@ -3,6 +3,7 @@
 #include "Codegen/DecodeAttention.h"
 #include "Codegen/FlashAttention.h"
 #include "Codegen/KernelBuilder.h"
+#include "Codegen/KernelWrites.h"
 #include "Codegen/MatmulShape.h"
 #include "Codegen/Passes.h"
 #include "Codegen/RowVariants.h"
@@ -540,7 +541,11 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
   Value shared;
   if (shape.sharedBytes != 0)
     shared = arith::ConstantIntOp::create(b, loc, shape.sharedBytes, 32);
-  gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, shared, arguments);
+  auto launch =
+      gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, shared, arguments);
+  // What the runtime may run beside it (KernelWrites.h).
+  launch->setAttr(kWrittenOperandsAttrName,
+                  b.getDenseI64ArrayAttr(getWrittenArguments(kernel)));
 }
 
 LogicalResult GraphLowering::bindSymbols(Block *entry) {
