@@ -93,10 +93,8 @@ void load(Loaded &l) {
     out = reinterpret_cast<std::remove_reference_t<decltype(out)>>(
         dlsym(library, name));
   };
-  optional("cuStreamCreate", d.streamCreate);
-  optional("cuStreamDestroy_v2", d.streamDestroy);
-  optional("cuStreamBeginCapture_v2", d.streamBeginCapture);
-  optional("cuStreamEndCapture", d.streamEndCapture);
+  optional("cuGraphCreate", d.graphCreate);
+  optional("cuGraphAddKernelNode_v2", d.graphAddKernelNode);
   optional("cuGraphInstantiateWithFlags", d.graphInstantiateWithFlags);
   optional("cuGraphDestroy", d.graphDestroy);
   optional("cuGraphExecDestroy", d.graphExecDestroy);

@@ -27,7 +27,9 @@ using Function = struct CUfunc_st *;
 using Stream = struct CUstream_st *;
 using Event = struct CUevent_st *;
 using Graph = struct CUgraph_st *;
+using GraphNode = struct CUgraphNode_st *;
 using GraphExec = struct CUgraphExec_st *;
+using Kernel = struct CUkern_st *;
 using JitOption = int; // CUjit_option
 
 constexpr Result kSuccess = 0;
@@ -40,10 +42,19 @@ constexpr JitOption kJitLogVerbose = 12;
 constexpr unsigned kEventDefault = 0;
 constexpr unsigned kEventDisableTiming = 2;
 constexpr int kFuncAttributeMaxDynamicSharedSizeBytes = 8;
-constexpr unsigned kStreamNonBlocking = 1;
-/// CUstreamCaptureMode: only this thread's unsafe calls are prohibited
-/// while it captures.
-constexpr int kStreamCaptureModeThreadLocal = 1;
+
+/// CUDA_KERNEL_NODE_PARAMS (version 2, CUDA 12.0 and later): a kernel launch
+/// as a node of a CUDA graph; `kernel` and `context` stay null.
+struct KernelNodeParams {
+  Function function = nullptr;
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  unsigned sharedBytes = 0;
+  void **params = nullptr;
+  void **extra = nullptr;
+  Kernel kernel = nullptr;
+  Context context = nullptr;
+};
 
 /// CUtensorMap: an opaque TMA descriptor. cuTensorMapEncodeTiled needs it
 /// 64-byte aligned; cuda.h declares it 128-byte aligned.
@@ -103,21 +114,19 @@ struct Driver {
                                  void *, const uint64_t *, const uint64_t *,
                                  const uint32_t *, const uint32_t *, int, int,
                                  int, int);
-  /// Optional: the stream-capture and graph entry points that replay a
+  /// Optional (CUDA 12.0 and later): the graph entry points that replay a
   /// graph's launches as a CUDA graph (GraphReplay.h); without any of them
   /// runs launch kernel by kernel.
-  Result (*streamCreate)(Stream *, unsigned);
-  Result (*streamDestroy)(Stream);
-  Result (*streamBeginCapture)(Stream, int);
-  Result (*streamEndCapture)(Stream, Graph *);
+  Result (*graphCreate)(Graph *, unsigned);
+  Result (*graphAddKernelNode)(GraphNode *, Graph, const GraphNode *, size_t,
+                               const KernelNodeParams *);
   Result (*graphInstantiateWithFlags)(GraphExec *, Graph, unsigned long long);
   Result (*graphDestroy)(Graph);
   Result (*graphExecDestroy)(GraphExec);
   Result (*graphLaunch)(GraphExec, Stream);
   bool hasGraphs() const {
-    return streamCreate && streamDestroy && streamBeginCapture &&
-           streamEndCapture && graphInstantiateWithFlags && graphDestroy &&
-           graphExecDestroy && graphLaunch;
+    return graphCreate && graphAddKernelNode && graphInstantiateWithFlags &&
+           graphDestroy && graphExecDestroy && graphLaunch;
   }
 };
 

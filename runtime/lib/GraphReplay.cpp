@@ -44,12 +44,12 @@ fkrt_status GraphReplays::run(const cu::Driver &d, const ReplayKey &key,
     release(d, oldest->second);
     replays.erase(oldest);
   }
-  // A capture that fails (no memory for the replay's own workspace, a
+  // A recording that fails (no memory for the replay's own workspace, a
   // launch the driver rejects) has run nothing: the run goes kernel by
   // kernel instead, which needs no new memory when a pooled workspace is
   // idle, and reports a failing launch as a run does.
   Replay replay;
-  if (capture(d, workspaceBytes, recorder, where, replay) != FKRT_SUCCESS) {
+  if (build(d, workspaceBytes, recorder, where, replay) != FKRT_SUCCESS) {
     release(d, replay);
     return FKRT_SUCCESS;
   }
@@ -57,7 +57,7 @@ fkrt_status GraphReplays::run(const cu::Driver &d, const ReplayKey &key,
   return launch(d, replays.emplace(key, replay).first->second, stream, where);
 }
 
-fkrt_status GraphReplays::capture(const cu::Driver &d, uint64_t workspaceBytes,
+fkrt_status GraphReplays::build(const cu::Driver &d, uint64_t workspaceBytes,
                                   const Recorder &recorder,
                                   const std::string &where, Replay &replay) {
   cu::Result r;
@@ -70,28 +70,46 @@ fkrt_status GraphReplays::capture(const cu::Driver &d, uint64_t workspaceBytes,
   if (fkrt_status status = recorder.prepare(replay.workspace);
       status != FKRT_SUCCESS)
     return status;
-  cu::Stream captured;
-  if ((r = d.streamCreate(&captured, cu::kStreamNonBlocking)) != cu::kSuccess)
-    return driverFailure(d, where, "cuStreamCreate", r);
-  fkrt_status status = FKRT_SUCCESS;
+  std::vector<ReplayLaunch> launches;
+  if (fkrt_status status = recorder.record(replay.workspace, launches);
+      status != FKRT_SUCCESS)
+    return status;
   cu::Graph graph = nullptr;
-  if ((r = d.streamBeginCapture(captured, cu::kStreamCaptureModeThreadLocal)) !=
-      cu::kSuccess) {
-    status = driverFailure(d, where, "cuStreamBeginCapture", r);
-  } else {
-    status = recorder.enqueue(replay.workspace, captured);
-    // The capture ends whatever happened, so the stream can go.
-    r = d.streamEndCapture(captured, &graph);
-    if (status == FKRT_SUCCESS && r != cu::kSuccess)
-      status = driverFailure(d, where, "cuStreamEndCapture", r);
+  if ((r = d.graphCreate(&graph, 0)) != cu::kSuccess)
+    return driverFailure(d, where, "cuGraphCreate", r);
+  fkrt_status status = FKRT_SUCCESS;
+  std::vector<cu::GraphNode> nodes(launches.size());
+  std::vector<cu::GraphNode> waits;
+  std::vector<void *> pointers;
+  for (size_t i = 0; i < launches.size() && status == FKRT_SUCCESS; ++i) {
+    ReplayLaunch &launch = launches[i];
+    cu::KernelNodeParams params;
+    params.function = launch.function;
+    std::copy(launch.grid, launch.grid + 3, params.grid);
+    std::copy(launch.block, launch.block + 3, params.block);
+    params.sharedBytes = launch.sharedBytes;
+    // The driver copies the arguments' values when it adds the node.
+    pointers.clear();
+    for (uint64_t &argument : launch.arguments)
+      pointers.push_back(&argument);
+    params.params = pointers.empty() ? nullptr : pointers.data();
+    waits.clear();
+    for (size_t earlier : launch.waitsFor)
+      waits.push_back(nodes[earlier]);
+    if ((r = d.graphAddKernelNode(&nodes[i], graph,
+                                  waits.empty() ? nullptr : waits.data(),
+                                  waits.size(), &params)) != cu::kSuccess)
+      status = driverFailure(d, where,
+                             ("cuGraphAddKernelNode (launch " +
+                              std::to_string(i) + ")")
+                                 .c_str(),
+                             r);
   }
-  d.streamDestroy(captured);
   if (status == FKRT_SUCCESS &&
       (r = d.graphInstantiateWithFlags(&replay.exec, graph, 0)) !=
           cu::kSuccess)
     status = driverFailure(d, where, "cuGraphInstantiateWithFlags", r);
-  if (graph)
-    d.graphDestroy(graph);
+  d.graphDestroy(graph);
   return status;
 }
 

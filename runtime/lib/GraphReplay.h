@@ -2,11 +2,13 @@
 //
 // Launching a graph's kernels one by one costs the host a few microseconds a
 // launch, which a small decode step of many short kernels feels. A CUDA
-// graph of the launches, captured once, is enqueued with one call. The
-// captured launches hold the run's addresses, so a replay serves one set of
-// input and output addresses, and owns a workspace whose tensor map
-// descriptors stay encoded for them. A set is captured the second time it is
-// run: a set run once pays no capture.
+// graph of the launches, built once, is enqueued with one call. Its nodes
+// are the launches, its edges what each must wait for (LaunchDependencies.h),
+// so that launches that touch disjoint memory, or only read the same, run at
+// once. The recorded launches hold the run's addresses, so a replay serves
+// one set of input and output addresses, and owns a workspace whose tensor
+// map descriptors stay encoded for them. A set is recorded the second time
+// it is run: a set run once pays no recording.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,11 +29,11 @@
 
 namespace fkrt {
 
-/// What a replay is captured for: a graph and the address of every input
+/// What a replay is recorded for: a graph and the address of every input
 /// and output of the run.
 struct ReplayKey {
   size_t graph = 0;
-  /// The run's symbol sizes (a graph with symbols is captured per set).
+  /// The run's symbol sizes (a graph with symbols is recorded per set).
   std::vector<int64_t> sizes;
   std::vector<uintptr_t> addresses;
   bool operator<(const ReplayKey &other) const {
@@ -44,29 +46,41 @@ struct ReplayKey {
   }
 };
 
+/// A launch of a replay: the kernel, its shape, each argument's 8-byte
+/// value, and the earlier launches of the replay it waits for.
+struct ReplayLaunch {
+  cu::Function function = nullptr;
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  unsigned sharedBytes = 0;
+  std::vector<uint64_t> arguments;
+  std::vector<size_t> waitsFor;
+};
+
 /// The replays of one module's graphs. Thread-safe.
 class GraphReplays {
 public:
-  /// Replays captured at once at most; the least recently used goes first.
+  /// Replays held at once at most; the least recently used goes first.
   static constexpr size_t kMaxReplays = 8;
-  /// Keys remembered as run once (candidates for a capture).
+  /// Keys remembered as run once (candidates for a replay).
   static constexpr size_t kMaxSeen = 32;
 
-  /// How a capture records the run's work for a workspace of its own.
+  /// How a replay records the run's work for a workspace of its own.
   struct Recorder {
     /// Writes the run's tensor map descriptors into `workspace`, before the
-    /// capture (synchronously: the copy is not part of the replay).
+    /// graph is built (synchronously: the copy is not part of the replay).
     std::function<fkrt_status(cu::DevicePtr workspace)> prepare;
-    /// Enqueues the run's launches on `stream`, with `workspace`.
-    std::function<fkrt_status(cu::DevicePtr workspace, cu::Stream stream)>
-        enqueue;
+    /// The run's launches with `workspace`, in the graph's order.
+    std::function<fkrt_status(cu::DevicePtr workspace,
+                              std::vector<ReplayLaunch> &launches)>
+        record;
   };
 
-  /// Enqueues the replay of `key` on `stream`, capturing it first when the
+  /// Enqueues the replay of `key` on `stream`, recording it first when the
   /// key is run the second time, and sets `replayed`; when it stays false
-  /// (a key run once, a driver without graphs, a capture that failed, which
-  /// runs nothing) the caller launches the kernels itself. Replays of one
-  /// key run one after the other, whatever their streams (they share a
+  /// (a key run once, a driver without graphs, a recording that failed,
+  /// which runs nothing) the caller launches the kernels itself. Replays of
+  /// one key run one after the other, whatever their streams (they share a
   /// workspace).
   fkrt_status run(const cu::Driver &d, const ReplayKey &key,
                   uint64_t workspaceBytes, const Recorder &recorder,
@@ -92,7 +106,7 @@ private:
     uint64_t lastUse = 0;
   };
 
-  fkrt_status capture(const cu::Driver &d, uint64_t workspaceBytes,
+  fkrt_status build(const cu::Driver &d, uint64_t workspaceBytes,
                       const Recorder &recorder, const std::string &where,
                       Replay &replay);
   fkrt_status launch(const cu::Driver &d, Replay &replay, cu::Stream stream,

@@ -883,6 +883,41 @@ private:
         graph.tensorMaps[arg.tensorMap].arg = i;
       }
     }
+    return readWrites(value, path, launch);
+  }
+
+  /// R60: the optional `writes`, distinct indices of buffer or tensor map
+  /// arguments. Without it every such argument may be written.
+  bool readWrites(const Value &value, const std::string &path,
+                  LaunchSpec &launch) {
+    launch.writes.assign(launch.args.size(), false);
+    const Value *writes = value.find("writes");
+    if (!writes) {
+      for (size_t i = 0; i < launch.args.size(); ++i)
+        launch.writes[i] = launch.args[i].kind == ArgSpec::Buffer ||
+                           launch.args[i].kind == ArgSpec::TensorMap;
+      return true;
+    }
+    std::string listPath = join(path, "writes");
+    if (writes->kind != Value::Array)
+      return fail(listPath, "expected an array");
+    for (size_t i = 0; i < writes->elements.size(); ++i) {
+      std::string entryPath = listPath + "[" + std::to_string(i) + "]";
+      size_t arg = 0;
+      if (!readInt(writes->elements[i], entryPath, 0,
+                   static_cast<int64_t>(launch.args.size()) - 1,
+                   "the index of one of the launch's arguments", arg))
+        return false;
+      ArgSpec::Kind kind = launch.args[arg].kind;
+      if (kind != ArgSpec::Buffer && kind != ArgSpec::TensorMap)
+        return fail(entryPath, "argument " + std::to_string(arg) +
+                                   " is an integer, which a kernel cannot "
+                                   "write");
+      if (launch.writes[arg])
+        return fail(entryPath,
+                    "argument " + std::to_string(arg) + " is listed twice");
+      launch.writes[arg] = true;
+    }
     return true;
   }
 

@@ -140,6 +140,9 @@ struct LaunchSpec {
   unsigned block[3] = {1, 1, 1};
   unsigned sharedBytes = 0;
   std::vector<ArgSpec> args;
+  /// Per argument, whether the kernel may write through it (`writes`); when
+  /// the manifest does not say, every buffer and tensor map argument.
+  std::vector<bool> writes;
 };
 
 struct GraphSpec {

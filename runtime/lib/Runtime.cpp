@@ -5,6 +5,7 @@
 
 #include "Cuda.h"
 #include "GraphReplay.h"
+#include "LaunchDependencies.h"
 #include "Manifest.h"
 #include "Status.h"
 #include "WeightBinding.h"
@@ -60,8 +61,11 @@ struct fkrt_module_impl {
   /// Every workspace allocated, and those not in use by a run.
   std::vector<Workspace> workspaces;
   std::vector<size_t> idle;
-  /// Runs replayed as CUDA graphs (fkrt_module_set_cuda_graphs).
+  /// Runs replayed as CUDA graphs (fkrt_set_cuda_graphs).
   std::atomic<bool> cudaGraphs{true};
+  /// Replays whose launches run at once where their memory allows
+  /// (fkrt_set_concurrent_launches).
+  std::atomic<bool> concurrentLaunches{true};
   GraphReplays replays;
   /// Per graph, per input: the device copy of its bound weight
   /// (fkrt_bind_weights), 0 if unbound; empty until a graph is bound.
@@ -743,6 +747,14 @@ fkrt_status checkAliasing(const GraphSpec &g, const fkrt_tensor *inputs,
   return FKRT_SUCCESS;
 }
 
+/// The bytes of buffer `b` in a run: an input's or output's at the run's
+/// sizes, a workspace buffer's reserve.
+uint64_t bufferBytes(const BufferSpec &b, const RunSizes &sizes) {
+  return b.kind == BufferSpec::Input    ? sizes.inputBytes[b.index]
+         : b.kind == BufferSpec::Output ? sizes.outputBytes[b.index]
+                                        : b.bytes;
+}
+
 /// The device address of buffer `b` in a run.
 cu::DevicePtr bufferAddress(const BufferSpec &b, const fkrt_tensor *inputs,
                             const fkrt_tensor *outputs,
@@ -862,9 +874,7 @@ fkrt_status planTensorMap(const GraphSpec &g, const TensorMapSpec &t,
     if (fkrt_status status = compute(false, i, run.strides[i]))
       return status;
   const BufferSpec &b = g.buffers[t.buffer];
-  uint64_t bytes = b.kind == BufferSpec::Input    ? sizes.inputBytes[b.index]
-                   : b.kind == BufferSpec::Output ? sizes.outputBytes[b.index]
-                                                  : b.bytes;
+  uint64_t bytes = bufferBytes(b, sizes);
   uint64_t reach = 0;
   bool fits = tensorMapReach(t.rank, run.dims, run.strides,
                              fkrt_dtype_size(t.dtype), reach);
@@ -946,57 +956,116 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
   return FKRT_SUCCESS;
 }
 
-/// Enqueues every launch of graph `gi` (as `plan` makes them, for a graph
-/// sized per run) on `stream` with workspace base `workspace` (0 when the
-/// graph needs none), whose tensor map descriptors are already in place.
-fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
-                    const fkrt_tensor *outputs, const RunPlan &plan,
-                    cu::DevicePtr workspace, cu::Stream stream,
-                    const std::string &where) {
+/// The launches of graph `gi` that a run makes (as `plan` makes them, for a
+/// graph sized per run), with workspace base `workspace` (0 when the graph
+/// needs none): launches without blocks are left out. `index` is the
+/// launch's place in the manifest.
+std::vector<ReplayLaunch> prepareLaunches(fkrt_module m, size_t gi,
+                                          const fkrt_tensor *inputs,
+                                          const fkrt_tensor *outputs,
+                                          const RunPlan &plan,
+                                          cu::DevicePtr workspace,
+                                          std::vector<size_t> &index) {
   const GraphSpec &g = m->manifest.graphs[gi];
   const cu::DevicePtr descriptors = workspace + g.descriptorOffset();
-  std::vector<uint64_t> slots;
-  std::vector<void *> params;
+  std::vector<ReplayLaunch> launches;
+  index.clear();
   for (size_t li = 0; li < g.launches.size(); ++li) {
     const LaunchSpec &l = g.launches[li];
     const RunLaunch *run =
         plan.launches.empty() ? nullptr : &plan.launches[li];
     if (run && run->skipped)
       continue;
-    const unsigned *grid = run ? run->grid : l.grid;
+    ReplayLaunch launch;
+    launch.function = m->functions[gi][li];
+    std::copy(run ? run->grid : l.grid, (run ? run->grid : l.grid) + 3,
+              launch.grid);
+    std::copy(l.block, l.block + 3, launch.block);
+    launch.sharedBytes = l.sharedBytes;
     // Each argument gets an 8-byte slot; the driver copies as many bytes as
     // the kernel's parameter takes, so an i32 sits at its slot's start.
-    slots.assign(l.args.size(), 0);
-    params.assign(l.args.size(), nullptr);
+    launch.arguments.assign(l.args.size(), 0);
     for (size_t ai = 0; ai < l.args.size(); ++ai) {
       const ArgSpec &a = l.args[ai];
+      uint64_t &slot = launch.arguments[ai];
       if (a.kind == ArgSpec::I32) {
         int32_t v = static_cast<int32_t>(run ? run->values[ai] : a.value);
-        std::memcpy(&slots[ai], &v, sizeof(v));
+        std::memcpy(&slot, &v, sizeof(v));
       } else if (a.kind == ArgSpec::I64) {
         const int64_t &v = run ? run->values[ai] : a.value;
-        std::memcpy(&slots[ai], &v, sizeof(v));
+        std::memcpy(&slot, &v, sizeof(v));
       } else if (a.kind == ArgSpec::TensorMap) {
         cu::DevicePtr p = descriptors + kTensorMapBytes * a.tensorMap;
-        std::memcpy(&slots[ai], &p, sizeof(p));
+        std::memcpy(&slot, &p, sizeof(p));
       } else {
         cu::DevicePtr p =
             bufferAddress(g.buffers[a.buffer], inputs, outputs, workspace);
-        std::memcpy(&slots[ai], &p, sizeof(p));
+        std::memcpy(&slot, &p, sizeof(p));
       }
-      params[ai] = &slots[ai];
     }
+    launches.push_back(std::move(launch));
+    index.push_back(li);
+  }
+  return launches;
+}
+
+/// Enqueues every launch of graph `gi` (as prepareLaunches makes them) on
+/// `stream`, one after the other, with workspace base `workspace`, whose
+/// tensor map descriptors are already in place.
+fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
+                    const fkrt_tensor *outputs, const RunPlan &plan,
+                    cu::DevicePtr workspace, cu::Stream stream,
+                    const std::string &where) {
+  const GraphSpec &g = m->manifest.graphs[gi];
+  std::vector<size_t> index;
+  std::vector<ReplayLaunch> launches =
+      prepareLaunches(m, gi, inputs, outputs, plan, workspace, index);
+  std::vector<void *> params;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    ReplayLaunch &l = launches[i];
+    params.clear();
+    for (uint64_t &argument : l.arguments)
+      params.push_back(&argument);
     cu::Result r = m->driver->launchKernel(
-        m->functions[gi][li], grid[0], grid[1], grid[2], l.block[0],
-        l.block[1], l.block[2], l.sharedBytes, stream,
+        l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+        l.block[2], l.sharedBytes, stream,
         params.empty() ? nullptr : params.data(), nullptr);
     if (r != cu::kSuccess)
       return fail(runStatus(r),
-                  where + " launch " + std::to_string(li) + " (kernel '" +
-                      l.kernel + "'): " +
-                      cu::describe(*m->driver, "cuLaunchKernel", r));
+                  where + " launch " + std::to_string(index[i]) +
+                      " (kernel '" + g.launches[index[i]].kernel +
+                      "'): " + cu::describe(*m->driver, "cuLaunchKernel", r));
   }
   return FKRT_SUCCESS;
+}
+
+/// The device memory each of `launches` (launch `index[i]` of graph `g`)
+/// touches in a run: the bytes of every buffer it passes, by itself or
+/// through a tensor map, marked written where the manifest says the kernel
+/// may write through that argument.
+std::vector<std::vector<MemoryAccess>>
+getMemoryAccesses(const GraphSpec &g, const std::vector<size_t> &index,
+                  const fkrt_tensor *inputs, const fkrt_tensor *outputs,
+                  const RunSizes &sizes, cu::DevicePtr workspace) {
+  std::vector<std::vector<MemoryAccess>> accesses;
+  for (size_t li : index) {
+    const LaunchSpec &l = g.launches[li];
+    std::vector<MemoryAccess> &mine = accesses.emplace_back();
+    for (size_t ai = 0; ai < l.args.size(); ++ai) {
+      const ArgSpec &a = l.args[ai];
+      if (a.kind != ArgSpec::Buffer && a.kind != ArgSpec::TensorMap)
+        continue;
+      const BufferSpec &b =
+          g.buffers[a.kind == ArgSpec::Buffer ? a.buffer
+                                              : g.tensorMaps[a.tensorMap].buffer];
+      MemoryAccess access;
+      access.begin = bufferAddress(b, inputs, outputs, workspace);
+      access.end = access.begin + bufferBytes(b, sizes);
+      access.write = l.writes[ai];
+      mine.push_back(access);
+    }
+  }
+  return accesses;
 }
 
 /// The replay of a run of graph `gi`: its graph, sizes and buffer
@@ -1021,7 +1090,7 @@ ReplayKey replayKey(size_t gi, const fkrt_tensor *inputs,
 GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
                                 const fkrt_tensor *inputs,
                                 const fkrt_tensor *outputs,
-                                const RunPlan &plan,
+                                const RunPlan &plan, const RunSizes &sizes,
                                 const std::string &where) {
   GraphReplays::Recorder r;
   r.prepare = [=, &plan](cu::DevicePtr workspace) {
@@ -1041,8 +1110,21 @@ GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
                       cu::describe(*m->driver, "cuMemcpyHtoD", result));
     return FKRT_SUCCESS;
   };
-  r.enqueue = [=, &plan](cu::DevicePtr workspace, cu::Stream stream) {
-    return enqueue(m, gi, inputs, outputs, plan, workspace, stream, where);
+  r.record = [=, &plan, &sizes](cu::DevicePtr workspace,
+                                std::vector<ReplayLaunch> &launches) {
+    const GraphSpec &g = m->manifest.graphs[gi];
+    std::vector<size_t> index;
+    launches = prepareLaunches(m, gi, inputs, outputs, plan, workspace, index);
+    if (!m->concurrentLaunches) {
+      for (size_t i = 1; i < launches.size(); ++i)
+        launches[i].waitsFor = {i - 1};
+      return FKRT_SUCCESS;
+    }
+    std::vector<std::vector<size_t>> waits = getLaunchDependencies(
+        getMemoryAccesses(g, index, inputs, outputs, sizes, workspace));
+    for (size_t i = 0; i < launches.size(); ++i)
+      launches[i].waitsFor = std::move(waits[i]);
+    return FKRT_SUCCESS;
   };
   return r;
 }
@@ -1066,6 +1148,26 @@ extern "C" fkrt_status fkrt_set_cuda_graphs(fkrt_module m, int enabled) {
 
 extern "C" int fkrt_cuda_graphs(fkrt_module m) {
   return m && m->cudaGraphs ? 1 : 0;
+}
+
+extern "C" fkrt_status fkrt_set_concurrent_launches(fkrt_module m,
+                                                    int enabled) {
+  return guarded([&] {
+    if (!m)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_set_concurrent_launches: module is null");
+    if (m->concurrentLaunches.exchange(enabled != 0) != (enabled != 0) &&
+        m->loaded) {
+      // The replays held were built in the other order.
+      cu::ContextScope scope(*m->driver, m->context);
+      m->replays.clear(*m->driver);
+    }
+    return FKRT_SUCCESS;
+  });
+}
+
+extern "C" int fkrt_concurrent_launches(fkrt_module m) {
+  return m && m->concurrentLaunches ? 1 : 0;
 }
 
 extern "C" size_t fkrt_cuda_graph_count(fkrt_module m) {
@@ -1156,7 +1258,7 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     if (replayable) {
       bool replayed;
       GraphReplays::Recorder record =
-          recorder(m, gi, inputs, outputs, plan, where);
+          recorder(m, gi, inputs, outputs, plan, sizes, where);
       auto prepare = record.prepare;
       record.prepare = [&, prepare](cu::DevicePtr workspace) {
         fkrt_status planStatus = ensurePlan();

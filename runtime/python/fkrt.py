@@ -175,6 +175,8 @@ def library():
             "fkrt_driver_available": (status, []),
             "fkrt_set_cuda_graphs": (status, [m, ctypes.c_int]),
             "fkrt_cuda_graphs": (ctypes.c_int, [m]),
+            "fkrt_set_concurrent_launches": (status, [m, ctypes.c_int]),
+            "fkrt_concurrent_launches": (ctypes.c_int, [m]),
             "fkrt_cuda_graph_count": (size, [m]),
         }
         for name, (restype, argtypes) in protos.items():
@@ -502,13 +504,26 @@ class Module:
     def cuda_graphs(self):
         """Whether runs replay their launches as CUDA graphs (default
         True): a graph run twice with the same input and output addresses is
-        captured once and then enqueued with one call. Set it while no run is
+        recorded once and then enqueued with one call. Set it while no run is
         in flight."""
         return bool(self._lib.fkrt_cuda_graphs(self._m))
 
     @cuda_graphs.setter
     def cuda_graphs(self, enabled):
         _check(self._lib.fkrt_set_cuda_graphs(self._m, 1 if enabled else 0))
+
+    @property
+    def concurrent_launches(self):
+        """Whether a replay runs launches at once where their memory allows
+        (default True): a launch waits only for the earlier ones that write
+        memory it touches or touch memory it writes. False runs them one
+        after the other. Set it while no run is in flight."""
+        return bool(self._lib.fkrt_concurrent_launches(self._m))
+
+    @concurrent_launches.setter
+    def concurrent_launches(self, enabled):
+        _check(self._lib.fkrt_set_concurrent_launches(self._m,
+                                                      1 if enabled else 0))
 
     @property
     def cuda_graph_count(self):

@@ -174,6 +174,9 @@ class ManifestTest(unittest.TestCase):
             m.cuda_graphs = False
             self.assertFalse(m.cuda_graphs)
             self.assertEqual(m.cuda_graph_count, 0)
+            self.assertTrue(m.concurrent_launches)
+            m.concurrent_launches = False
+            self.assertFalse(m.concurrent_launches)
 
     def test_inout_aliases(self):
         with fkrt.Module(INOUT) as m:

@@ -9,6 +9,8 @@
 
 #include <cuda.h>
 
+#include <cstddef>
+
 using namespace fkrt;
 
 static_assert(cu::kSuccess == CUDA_SUCCESS, "CUDA_SUCCESS");
@@ -24,10 +26,23 @@ static_assert(cu::kJitLogVerbose == CU_JIT_LOG_VERBOSE, "jit option");
 static_assert(cu::kErrorOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY, "CUresult");
 static_assert(cu::kEventDefault == CU_EVENT_DEFAULT, "event flag");
 static_assert(cu::kEventDisableTiming == CU_EVENT_DISABLE_TIMING, "event flag");
-static_assert(cu::kStreamNonBlocking == CU_STREAM_NON_BLOCKING, "stream flag");
-static_assert(cu::kStreamCaptureModeThreadLocal ==
-                  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
-              "stream capture mode");
+static_assert(sizeof(cu::KernelNodeParams) == sizeof(CUDA_KERNEL_NODE_PARAMS_v2),
+              "CUDA_KERNEL_NODE_PARAMS_v2");
+static_assert(offsetof(cu::KernelNodeParams, grid) ==
+                      offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimX) &&
+                  offsetof(cu::KernelNodeParams, block) ==
+                      offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimX) &&
+                  offsetof(cu::KernelNodeParams, sharedBytes) ==
+                      offsetof(CUDA_KERNEL_NODE_PARAMS_v2, sharedMemBytes) &&
+                  offsetof(cu::KernelNodeParams, params) ==
+                      offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kernelParams) &&
+                  offsetof(cu::KernelNodeParams, extra) ==
+                      offsetof(CUDA_KERNEL_NODE_PARAMS_v2, extra) &&
+                  offsetof(cu::KernelNodeParams, kernel) ==
+                      offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kern) &&
+                  offsetof(cu::KernelNodeParams, context) ==
+                      offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx),
+              "CUDA_KERNEL_NODE_PARAMS_v2 fields");
 static_assert(cu::kFuncAttributeMaxDynamicSharedSizeBytes ==
                   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
               "function attribute");

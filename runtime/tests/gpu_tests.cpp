@@ -373,8 +373,9 @@ void testSymbolicTensorMaps(const std::string &dataDir) {
 
 /// The tests of this file: add.ptx, the device API, bound weights, tensor
 /// maps, JIT and load errors.
-/// Replays as CUDA graphs: a set of addresses is captured on its second
-/// run and replayed after; disabling frees the replays; at most 8 are held.
+/// Replays as CUDA graphs: a set of addresses is recorded on its second
+/// run and replayed after; disabling frees the replays, as does switching
+/// concurrent launches; at most 8 are held.
 void testCudaGraphs(const std::string &ptx) {
   fkrt_module m = nullptr;
   CHECK(fkrt_module_load_memory(ptx.data(), ptx.size(), &m) == FKRT_SUCCESS);
@@ -385,6 +386,18 @@ void testCudaGraphs(const std::string &ptx) {
   // runAdd's buffers are new at every call: three runs on one set.
   CHECK(runAdd(m, nullptr, 2, 3));
   CHECK_EQ(fkrt_cuda_graph_count(m), 1u);
+  // Launches in order instead of at once where memory allows: switching
+  // frees the replays, which are built again in the new order.
+  CHECK_EQ(fkrt_concurrent_launches(m), 1);
+  CHECK_EQ(fkrt_set_concurrent_launches(m, 0), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_concurrent_launches(m), 0);
+  CHECK_EQ(fkrt_cuda_graph_count(m), 0u);
+  CHECK(runAdd(m, nullptr, 4, 3));
+  CHECK_EQ(fkrt_cuda_graph_count(m), 1u);
+  CHECK_EQ(fkrt_set_concurrent_launches(m, 1), FKRT_SUCCESS);
+  CHECK_EQ(fkrt_cuda_graph_count(m), 0u);
+  CHECK_EQ(fkrt_set_concurrent_launches(nullptr, 1),
+           FKRT_ERROR_INVALID_ARGUMENT);
   CHECK_EQ(fkrt_set_cuda_graphs(m, 0), FKRT_SUCCESS);
   CHECK_EQ(fkrt_cuda_graphs(m), 0);
   CHECK_EQ(fkrt_cuda_graph_count(m), 0u);

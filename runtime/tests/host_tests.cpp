@@ -603,7 +603,8 @@ void testBufferErrors() {
                 "manifest: graphs[0].buffers[1].id: expected a non-negative integer");
 }
 
-/// R30 to R36: launches and their arguments, as the manifest has them.
+/// R30 to R36 and R60: launches and their arguments, as the manifest has
+/// them.
 void testLaunchErrors() {
   expectInvalid("R35", edited(R"({"buffer": 2})", R"({"buffer": 42})"),
                 "manifest: graphs[0].launches[0].args[1].buffer: unknown buffer id 42");
@@ -666,6 +667,25 @@ void testLaunchErrors() {
                 "non-negative 32-bit integer");
   expectInvalid("R12", edited(R"("shared_bytes": 0, )", ""),
                 "manifest: graphs[0].launches[0]: missing field 'shared_bytes'");
+  // R60: `writes`, the arguments the kernel may write.
+  const std::string lastArg = R"({"i32": 7}])";
+  expectLoads(artifact(edited(lastArg, R"({"i32": 7}], "writes": [2, 1])")),
+              "writes listing two buffers");
+  expectLoads(artifact(edited(lastArg, R"({"i32": 7}], "writes": [])")),
+              "writes listing nothing");
+  expectInvalid("R60", edited(lastArg, R"({"i32": 7}], "writes": 2)"),
+                "manifest: graphs[0].launches[0].writes: expected an array");
+  expectInvalid("R60", edited(lastArg, R"({"i32": 7}], "writes": [5])"),
+                "manifest: graphs[0].launches[0].writes[0]: expected the index "
+                "of one of the launch's arguments, found 5");
+  expectInvalid("R60", edited(lastArg, R"({"i32": 7}], "writes": [-1])"),
+                "manifest: graphs[0].launches[0].writes[0]: expected the index");
+  expectInvalid("R60", edited(lastArg, R"({"i32": 7}], "writes": [3])"),
+                "manifest: graphs[0].launches[0].writes[0]: argument 3 is an "
+                "integer, which a kernel cannot write");
+  expectInvalid("R60", edited(lastArg, R"({"i32": 7}], "writes": [2, 2])"),
+                "manifest: graphs[0].launches[0].writes[1]: argument 2 is "
+                "listed twice");
 }
 
 /// A version-2 manifest whose launches take tensor maps over an input (of

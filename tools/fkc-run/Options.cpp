@@ -38,6 +38,9 @@ std::string fkcrun::usage() {
          "  --no-cuda-graphs  launch kernel by kernel; by default a graph's\n"
          "                    later runs replay a CUDA graph, and the outputs\n"
          "                    of the replay are checked too\n"
+         "  --serial-launches a replay runs its launches one after the other;\n"
+         "                    by default launches that touch disjoint memory\n"
+         "                    (or only read the same) run at once\n"
          "  --list            print the artifact's graph names and exit\n"
          "  -h, --help        print this help and exit\n"
          "\n"
@@ -86,6 +89,10 @@ bool fkcrun::parseOptions(int argc, const char *const *argv, Options &options,
     }
     if (arg == "--no-cuda-graphs") {
       options.cudaGraphs = false;
+      continue;
+    }
+    if (arg == "--serial-launches") {
+      options.concurrentLaunches = false;
       continue;
     }
     if (arg == "--bench" || arg == "--list") {

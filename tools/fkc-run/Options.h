@@ -40,6 +40,9 @@ struct Options {
   std::vector<std::pair<std::string, int64_t>> sizes;
   /// Replay runs as CUDA graphs (the runtime's default).
   bool cudaGraphs = true;
+  /// Replays run launches at once where their memory allows (the
+  /// runtime's default); --serial-launches runs them in order.
+  bool concurrentLaunches = true;
   bool help = false;
 };
 

@@ -492,6 +492,7 @@ int main(int argc, char **argv) {
     }
 
     module.setCudaGraphs(options.cudaGraphs);
+    module.setConcurrentLaunches(options.concurrentLaunches);
     module.loadCuda(options.device);
     std::printf("fkc-run: %s (target %s%s) on device %d: %s\n",
                 options.artifact.c_str(), module.target().c_str(),

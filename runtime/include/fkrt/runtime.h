@@ -304,7 +304,7 @@ FKRT_API fkrt_status fkrt_run_bound(fkrt_module module, const char *graph_name,
 
 /// Whether fkrt_run replays a graph's launches as a CUDA graph (on by
 /// default). A graph of two or more launches run a second time with the same
-/// input and output addresses is captured once into a CUDA graph with a
+/// input and output addresses is recorded once into a CUDA graph with a
 /// workspace of its own, and later runs with those addresses enqueue it with
 /// one call instead of one per kernel; runs of one replay execute one after
 /// the other, whatever their streams. At most 8 replays are held per module,
@@ -315,6 +315,20 @@ FKRT_API fkrt_status fkrt_set_cuda_graphs(fkrt_module module, int enabled);
 
 /// 1 if fkrt_run replays as CUDA graphs, 0 if not or on a null module.
 FKRT_API int fkrt_cuda_graphs(fkrt_module module);
+
+/// Whether a replay (fkrt_set_cuda_graphs) runs launches at once where
+/// their memory allows (on by default): a launch waits only for the earlier
+/// launches that write memory it touches or touch memory it writes (as the
+/// manifest's `writes` say), so a decode step's query, key and value
+/// projections run together. Off, a replay's launches run one after the
+/// other, as runs without replays always do. Changing it frees the replays
+/// held; call it while no run of the module is in flight.
+FKRT_API fkrt_status fkrt_set_concurrent_launches(fkrt_module module,
+                                                  int enabled);
+
+/// 1 if replays run launches at once where their memory allows, 0 if not or
+/// on a null module.
+FKRT_API int fkrt_concurrent_launches(fkrt_module module);
 
 /// The number of CUDA graphs the module holds (0 on a null module).
 FKRT_API size_t fkrt_cuda_graph_count(fkrt_module module);

@@ -190,6 +190,14 @@ public:
     check(fkrt_set_cuda_graphs(m_, enabled ? 1 : 0));
   }
   bool cudaGraphs() const { return fkrt_cuda_graphs(m_) != 0; }
+  /// Whether replays run launches at once where their memory allows; see
+  /// fkrt_set_concurrent_launches.
+  void setConcurrentLaunches(bool enabled) {
+    check(fkrt_set_concurrent_launches(m_, enabled ? 1 : 0));
+  }
+  bool concurrentLaunches() const {
+    return fkrt_concurrent_launches(m_) != 0;
+  }
   size_t cudaGraphCount() const { return fkrt_cuda_graph_count(m_); }
 
   /// Binds the tensors of the .safetensors file at `path` to inputs of

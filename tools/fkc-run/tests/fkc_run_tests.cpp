@@ -304,7 +304,10 @@ void testOptions() {
               error) &&
         o.check == "b.fkt" && o.bench && o.iterations == 5 && o.warmup == 0);
   CHECK(parse("--list m.ptx", o, error) && o.list && o.cudaGraphs);
-  CHECK(parse("m.ptx --no-cuda-graphs", o, error) && !o.cudaGraphs);
+  CHECK(parse("m.ptx --no-cuda-graphs", o, error) && !o.cudaGraphs &&
+        o.concurrentLaunches);
+  CHECK(parse("m.ptx --serial-launches", o, error) && o.cudaGraphs &&
+        !o.concurrentLaunches);
   CHECK(parse("m.ptx --help --bogus", o, error) && o.help);
   CHECK(parse("-- -odd.ptx", o, error) && o.artifact == "-odd.ptx");
   CHECK(usage().find("--check FILE.fkt") != std::string::npos);
