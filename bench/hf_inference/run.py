@@ -53,6 +53,8 @@ from inference_timing import FkcGraph, time_calls  # noqa: E402
 TOLERANCE = 2e-2
 FKC, EAGER, COMPILED = "fkc", "transformers eager", "torch.compile"
 PEERS = (FKC, EAGER, COMPILED)
+# fkc's replays with their launches in order (Module.concurrent_launches off).
+FKC_SERIAL = "fkc, launches in order"
 # Seconds a torch.compile peer (two shapes) is assumed to need at most:
 # --time-limit skips it when fewer are left.
 COMPILE_RESERVE_S = 120
@@ -207,6 +209,11 @@ class Bench:
         else:
             for graph, call in (("prefill", prefill), ("decode", decode)):
                 self.record(entry, graph, FKC, time_calls(torch, call, self.budget))
+            # The same calls with the replays' launches one after the other.
+            module.concurrent_launches = False
+            for graph, call in (("prefill", prefill), ("decode", decode)):
+                self.record(entry, graph, FKC_SERIAL,
+                            time_calls(torch, call, self.budget))
         module.close()
 
     def run_compiled(self, entry, graph, call, reference):
@@ -300,6 +307,19 @@ def report(results, header):
                      f"{tokens_per_s(b, t[FKC])} | {ms(t[EAGER])} | {tokens_per_s(b, t[EAGER])} | "
                      f"{ms(t[COMPILED])} | {tokens_per_s(b, t[COMPILED])} | "
                      f"{ratio(t[EAGER], t[FKC])} | {ratio(t[COMPILED], t[FKC])} |")
+    lines += ["", "## fkc's launches at once and in order (ms)", "",
+              "fkc's replays run launches that touch disjoint memory at once (the "
+              "default); the same artifacts with `Module.concurrent_launches = False` "
+              "run them one after the other.", "",
+              "| model | batch | prompt | prefill | in order | speed-up | decode step | "
+              "in order | speed-up |", "|---|---|---|---|---|---|---|---|---|"]
+    for c in configs:
+        t = {(g, p): median_of(results, c["config"], g, p)
+             for g in ("prefill", "decode") for p in (FKC, FKC_SERIAL)}
+        lines.append(f"| {c['model']} | {c['batch']} | {c['prompt']} | "
+                     + " | ".join(f"{ms(t[(g, FKC)])} | {ms(t[(g, FKC_SERIAL)])} | "
+                                  f"{ratio(t[(g, FKC_SERIAL)], t[(g, FKC)])}"
+                                  for g in ("prefill", "decode")) + " |")
     lines += ["", "## Checks against transformers eager", "",
               "Relative L2 of the logits and of the worst cache, and the share of rows "
               "(sequence, position) whose argmax agrees; torch.compile's first outputs "

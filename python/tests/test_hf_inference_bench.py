@@ -190,6 +190,8 @@ def test_configurations_and_report(tmp_path):
                 "ok": True},
                timing("gpt2_b16_p128", "prefill", run.FKC, 2.0),
                timing("gpt2_b16_p128", "decode", run.FKC, 0.5),
+               timing("gpt2_b16_p128", "prefill", run.FKC_SERIAL, 2.5),
+               timing("gpt2_b16_p128", "decode", run.FKC_SERIAL, 0.6),
                timing("gpt2_b16_p128", "prefill", run.EAGER, 4.0),
                timing("gpt2_b16_p128", "decode", run.EAGER, 8.0),
                timing("gpt2_b16_p128", "decode", run.COMPILED, 0.25),
@@ -201,6 +203,8 @@ def test_configurations_and_report(tmp_path):
     # Decode: tokens/s is batch / step time.
     assert "| gpt2 | 16 | 128 | 0.500 | 32000 | 8.000 | 2000 | 0.250 | 64000 | 16.00x | 0.50x |" \
         in text
+    # fkc's launches at once against in order.
+    assert "| gpt2 | 16 | 128 | 2.000 | 2.500 | 1.25x | 0.500 | 0.600 | 1.20x |" in text
     assert "- gpt2_b16_p128, torch.compile prefill: Unsupported: x" in text
     saved = json.loads((tmp_path / "out" / "hf-inference.json").read_text())
     assert saved["device"] == "GPU" and saved["results"] == results
@@ -297,6 +301,7 @@ def test_run_end_to_end_on_the_cpu(tmp_path, monkeypatch):
         assert check["ok"], check
         timed = {(r["graph"], r["peer"]) for r in results
                  if r["config"] == config and "median_s" in r}
-        assert timed == {(g, p) for g in ("prefill", "decode") for p in run.PEERS}
+        assert timed == {(g, p) for g in ("prefill", "decode")
+                         for p in run.PEERS + (run.FKC_SERIAL,)}
     text = (tmp_path / "out" / "hf-inference.md").read_text()
     assert "| llama | 2 | 8 |" in text and "transformers' attention implementation" in text
