@@ -165,6 +165,7 @@ if [ "$built" -eq 1 ]; then
   step "fkrt-bundle-tests" "$build/runtime/fkrt-bundle-tests"
   step "fkrt-safetensors-tests" "$build/runtime/fkrt-safetensors-tests"
   step "fkrt-weight-binding-tests" "$build/runtime/fkrt-weight-binding-tests"
+  step "fkrt-launch-dependencies-tests" "$build/runtime/fkrt-launch-dependencies-tests"
   step "fkc-run-tests" "$build/tools/fkc-run/fkc-run-tests"
   # Without a driver they pass vacuously ("0 passed"): here that fails.
   expect "fkrt-gpu-tests" 0 "^[1-9][0-9]* passed, 0 failed" "$build/runtime/fkrt-gpu-tests" --oom runtime/tests/data
