@@ -106,6 +106,10 @@ private:
   /// launches: those of each of its row variants (RowVariants.h), then its
   /// own, each guarded by the rows of the runs it serves.
   LogicalResult lowerFusion(FusionOp fusion, int64_t index);
+  /// Maps the result of a fusion that only reshapes a value in the
+  /// workspace to a view of that value's buffer, launching nothing; false
+  /// (nothing done) for any other fusion.
+  bool lowerReshapeAsView(FusionOp fusion);
   /// The kernels of `fusion` as its fk.tiling says, named after `name`.
   LogicalResult lowerFusionKernels(FusionOp fusion, const std::string &name);
   /// The decode-attention kernel of `fusion`, and its combining kernel when
@@ -222,8 +226,57 @@ func::FuncOp GraphLowering::createHostFunction() {
   return fn;
 }
 
+/// The value `fusion` reshapes, where that is all it does: its body is one
+/// reshape of its input, of static shapes; else null.
+static Value getReshapedInput(FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  if (fusion.getKind() != FusionKind::Loop || fusion.getNumResults() != 1 ||
+      body.getOperations().size() != 2)
+    return {};
+  auto reshape = dyn_cast<ReshapeOp>(body.front());
+  if (!reshape || reshape.getResult() != body.getTerminator()->getOperand(0))
+    return {};
+  auto argument = dyn_cast<BlockArgument>(reshape.getOperand());
+  if (!argument || isSymbolic(argument.getType()) ||
+      isSymbolic(reshape.getType()))
+    return {};
+  return fusion.getInputs()[argument.getArgNumber()];
+}
+
+bool GraphLowering::lowerReshapeAsView(FusionOp fusion) {
+  Value input = getReshapedInput(fusion);
+  Value result = fusion.getResult(0);
+  // A graph's output has a buffer of its own; a graph's input may be
+  // written in place (inout) after the reshape is read. What a kernel wrote
+  // into the workspace is never written again while it is read, views
+  // included (the artifact counts a view's uses as its buffer's).
+  if (!input || buffers.count(result))
+    return false;
+  Value source = buffers.lookup(input);
+  auto memref = dyn_cast_or_null<MemRefType>(source ? source.getType() : Type());
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!source.getDefiningOp<memref::AllocOp>() || !memref ||
+      !memref.getLayout().isIdentity() || memref.getRank() == 0 ||
+      type.getRank() == 0)
+    return false;
+  // Row-major data keeps its order under a reshape: flatten, then split.
+  Location loc = fusion.getLoc();
+  ReassociationIndices all =
+      llvm::to_vector(llvm::seq<int64_t>(0, memref.getRank()));
+  Value flat = memref::CollapseShapeOp::create(b, loc, source,
+                                               ArrayRef<ReassociationIndices>{all});
+  ReassociationIndices allResult =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  buffers[result] = memref::ExpandShapeOp::create(
+      b, loc, MemRefType::get(type.getShape(), memref.getElementType()), flat,
+      ArrayRef<ReassociationIndices>{allResult});
+  return true;
+}
+
 LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
   Location loc = fusion.getLoc();
+  if (lowerReshapeAsView(fusion))
+    return success();
   for (Value result : fusion.getResults())
     if (!buffers.count(result)) {
       FailureOr<Value> buffer = allocate(loc, tensorType(result));

@@ -101,7 +101,8 @@ Value mlir::fk::buildSize(OpBuilder &b, Location loc, const Dim &dim,
 
 Value mlir::fk::getViewedBuffer(Value operand) {
   while (Operation *view = operand.getDefiningOp()) {
-    if (!isa<memref::CastOp, memref::CollapseShapeOp>(view))
+    if (!isa<memref::CastOp, memref::CollapseShapeOp, memref::ExpandShapeOp>(
+            view))
       break;
     operand = view->getOperand(0);
   }

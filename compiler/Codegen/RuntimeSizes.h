@@ -53,7 +53,8 @@ Value buildSize(OpBuilder &b, Location loc, const Dim &dim,
                 const llvm::StringMap<Value> &symbols);
 
 /// The buffer a kernel operand passes: the operand, or the buffer beneath
-/// the collapsed, statically shaped view of a symbolic buffer.
+/// the collapsed, statically shaped view of a symbolic buffer, or beneath a
+/// reshaped view (a fusion that only reshapes, GraphLowering).
 Value getViewedBuffer(Value operand);
 
 /// What a kernel knows of the sizes given at run time: the index value of
