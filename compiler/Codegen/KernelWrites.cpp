@@ -2,6 +2,7 @@
 
 #include "Codegen/KernelWrites.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -12,8 +13,24 @@
 using namespace mlir;
 using namespace mlir::fk;
 
+static bool isMemoryReference(Type type) {
+  return isa<BaseMemRefType, LLVM::LLVMPointerType,
+             nvgpu::TensorMapDescriptorType>(type);
+}
+
+/// Whether `op` passes the memory `value` reaches on to its results, all of
+/// them memory references (views, casts), which are followed instead.
+static bool forwardsMemory(Operation *op, Value value) {
+  bool forwards = false;
+  if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+    forwards = view.getViewSource() == value;
+  else
+    forwards = isa<memref::CastOp, UnrealizedConversionCastOp>(op);
+  return forwards && llvm::all_of(op->getResultTypes(), isMemoryReference);
+}
+
 /// Whether `op`, one of whose operands is `value` (memory reached from a
-/// kernel argument), may write through it.
+/// kernel argument) and which does not forward it, may write through it.
 static bool mayWriteThrough(Operation *op, Value value) {
   // A descriptor only loads (into shared memory) and prefetches.
   if (isa<nvgpu::TmaAsyncLoadOp, nvgpu::TmaPrefetchOp>(op))
@@ -22,8 +39,11 @@ static bool mayWriteThrough(Operation *op, Value value) {
                                       nvgpu::TensorMapDescriptorType>(
                                      value.getType());
     });
-  // The address as an integer: whatever uses it is out of sight.
-  if (isa<memref::ExtractAlignedPointerAsIndexOp>(op))
+  // The memory escapes where it is not followed: as an address (an integer,
+  // a pointer, another memref), into inline assembly, or through an op that
+  // declares no effects.
+  if (isa<memref::ExtractAlignedPointerAsIndexOp, LLVM::InlineAsmOp>(op) ||
+      llvm::any_of(op->getResultTypes(), isMemoryReference))
     return true;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
@@ -34,19 +54,6 @@ static bool mayWriteThrough(Operation *op, Value value) {
     return isa<MemoryEffects::Write>(e.getEffect()) &&
            (!e.getValue() || e.getValue() == value);
   });
-}
-
-/// Whether `op` passes the memory `value` reaches on to its results (views,
-/// casts), which are followed instead of counting the op as a write.
-static bool forwardsMemory(Operation *op, Value value) {
-  if (auto view = dyn_cast<ViewLikeOpInterface>(op))
-    return view.getViewSource() == value;
-  return isa<memref::CastOp, UnrealizedConversionCastOp>(op);
-}
-
-static bool isMemoryReference(Type type) {
-  return isa<BaseMemRefType, LLVM::LLVMPointerType,
-             nvgpu::TensorMapDescriptorType>(type);
 }
 
 SmallVector<int64_t> mlir::fk::getWrittenArguments(gpu::GPUFuncOp kernel) {

@@ -4,8 +4,10 @@
 // memory the other touches (docs/artifact.md, "CUDA graphs"). What a
 // launch writes is read off its kernel's body: an argument is written where
 // an op of the kernel may write memory through it or through a view of it.
-// The analysis errs towards "written": an op it does not know (no memory
-// effects declared, a pointer taken out of a view) counts as a write.
+// The analysis errs towards "written": it follows views and casts of an
+// argument, and counts as a write any other op through which the memory
+// escapes (an address taken as an integer or pointer, a memref result that
+// is not a view, inline assembly) or that declares no memory effects.
 //
 //===----------------------------------------------------------------------===//
 

@@ -253,9 +253,11 @@ bool GraphLowering::lowerReshapeAsView(FusionOp fusion) {
   if (!input || buffers.count(result))
     return false;
   Value source = buffers.lookup(input);
-  auto memref = dyn_cast_or_null<MemRefType>(source ? source.getType() : Type());
+  if (!source || !source.getDefiningOp<memref::AllocOp>())
+    return false;
+  auto memref = dyn_cast<MemRefType>(source.getType());
   auto type = dyn_cast<RankedTensorType>(result.getType());
-  if (!source.getDefiningOp<memref::AllocOp>() || !memref ||
+  if (!memref ||
       !memref.getLayout().isIdentity() || memref.getRank() == 0 ||
       type.getRank() == 0)
     return false;

@@ -101,7 +101,7 @@ fkrt_status GraphReplays::build(const cu::Driver &d, uint64_t workspaceBytes,
                                   waits.size(), &params)) != cu::kSuccess)
       status = driverFailure(d, where,
                              ("cuGraphAddKernelNode (launch " +
-                              std::to_string(i) + ")")
+                              std::to_string(launch.index) + ")")
                                  .c_str(),
                              r);
   }

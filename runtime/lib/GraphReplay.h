@@ -46,9 +46,11 @@ struct ReplayKey {
   }
 };
 
-/// A launch of a replay: the kernel, its shape, each argument's 8-byte
-/// value, and the earlier launches of the replay it waits for.
+/// A launch of a replay: its place among the graph's launches, the kernel,
+/// its shape, each argument's 8-byte value, and the earlier launches of the
+/// replay it waits for.
 struct ReplayLaunch {
+  size_t index = 0;
   cu::Function function = nullptr;
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};

@@ -958,18 +958,15 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
 
 /// The launches of graph `gi` that a run makes (as `plan` makes them, for a
 /// graph sized per run), with workspace base `workspace` (0 when the graph
-/// needs none): launches without blocks are left out. `index` is the
-/// launch's place in the manifest.
+/// needs none): launches without blocks are left out.
 std::vector<ReplayLaunch> prepareLaunches(fkrt_module m, size_t gi,
                                           const fkrt_tensor *inputs,
                                           const fkrt_tensor *outputs,
                                           const RunPlan &plan,
-                                          cu::DevicePtr workspace,
-                                          std::vector<size_t> &index) {
+                                          cu::DevicePtr workspace) {
   const GraphSpec &g = m->manifest.graphs[gi];
   const cu::DevicePtr descriptors = workspace + g.descriptorOffset();
   std::vector<ReplayLaunch> launches;
-  index.clear();
   for (size_t li = 0; li < g.launches.size(); ++li) {
     const LaunchSpec &l = g.launches[li];
     const RunLaunch *run =
@@ -977,6 +974,7 @@ std::vector<ReplayLaunch> prepareLaunches(fkrt_module m, size_t gi,
     if (run && run->skipped)
       continue;
     ReplayLaunch launch;
+    launch.index = li;
     launch.function = m->functions[gi][li];
     std::copy(run ? run->grid : l.grid, (run ? run->grid : l.grid) + 3,
               launch.grid);
@@ -1004,7 +1002,6 @@ std::vector<ReplayLaunch> prepareLaunches(fkrt_module m, size_t gi,
       }
     }
     launches.push_back(std::move(launch));
-    index.push_back(li);
   }
   return launches;
 }
@@ -1017,9 +1014,8 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
                     cu::DevicePtr workspace, cu::Stream stream,
                     const std::string &where) {
   const GraphSpec &g = m->manifest.graphs[gi];
-  std::vector<size_t> index;
   std::vector<ReplayLaunch> launches =
-      prepareLaunches(m, gi, inputs, outputs, plan, workspace, index);
+      prepareLaunches(m, gi, inputs, outputs, plan, workspace);
   std::vector<void *> params;
   for (size_t i = 0; i < launches.size(); ++i) {
     ReplayLaunch &l = launches[i];
@@ -1032,24 +1028,24 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
         params.empty() ? nullptr : params.data(), nullptr);
     if (r != cu::kSuccess)
       return fail(runStatus(r),
-                  where + " launch " + std::to_string(index[i]) +
-                      " (kernel '" + g.launches[index[i]].kernel +
-                      "'): " + cu::describe(*m->driver, "cuLaunchKernel", r));
+                  where + " launch " + std::to_string(l.index) + " (kernel '" +
+                      g.launches[l.index].kernel + "'): " +
+                      cu::describe(*m->driver, "cuLaunchKernel", r));
   }
   return FKRT_SUCCESS;
 }
 
-/// The device memory each of `launches` (launch `index[i]` of graph `g`)
-/// touches in a run: the bytes of every buffer it passes, by itself or
-/// through a tensor map, marked written where the manifest says the kernel
-/// may write through that argument.
+/// The device memory each of `launches` (of graph `g`) touches in a run:
+/// the bytes of every buffer it passes, by itself or through a tensor map,
+/// marked written where the manifest says the kernel may write through
+/// that argument.
 std::vector<std::vector<MemoryAccess>>
-getMemoryAccesses(const GraphSpec &g, const std::vector<size_t> &index,
+getMemoryAccesses(const GraphSpec &g, const std::vector<ReplayLaunch> &launches,
                   const fkrt_tensor *inputs, const fkrt_tensor *outputs,
                   const RunSizes &sizes, cu::DevicePtr workspace) {
   std::vector<std::vector<MemoryAccess>> accesses;
-  for (size_t li : index) {
-    const LaunchSpec &l = g.launches[li];
+  for (const ReplayLaunch &launch : launches) {
+    const LaunchSpec &l = g.launches[launch.index];
     std::vector<MemoryAccess> &mine = accesses.emplace_back();
     for (size_t ai = 0; ai < l.args.size(); ++ai) {
       const ArgSpec &a = l.args[ai];
@@ -1103,25 +1099,31 @@ GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
     cu::Result result = m->driver->memcpyHtoD(
         workspace + g.descriptorOffset(), maps.data(),
         maps.size() * sizeof(cu::TensorMap));
+    // From pageable memory the copy may return before it lands, and the
+    // replay may run on a stream that does not wait for the legacy one.
+    const char *call = "cuMemcpyHtoD";
+    if (result == cu::kSuccess) {
+      call = "cuCtxSynchronize";
+      result = m->driver->ctxSynchronize();
+    }
     if (result != cu::kSuccess)
       return fail(runStatus(result),
                   where + ": copying " + std::to_string(maps.size()) +
                       " tensor maps: " +
-                      cu::describe(*m->driver, "cuMemcpyHtoD", result));
+                      cu::describe(*m->driver, call, result));
     return FKRT_SUCCESS;
   };
   r.record = [=, &plan, &sizes](cu::DevicePtr workspace,
                                 std::vector<ReplayLaunch> &launches) {
     const GraphSpec &g = m->manifest.graphs[gi];
-    std::vector<size_t> index;
-    launches = prepareLaunches(m, gi, inputs, outputs, plan, workspace, index);
+    launches = prepareLaunches(m, gi, inputs, outputs, plan, workspace);
     if (!m->concurrentLaunches) {
       for (size_t i = 1; i < launches.size(); ++i)
         launches[i].waitsFor = {i - 1};
       return FKRT_SUCCESS;
     }
     std::vector<std::vector<size_t>> waits = getLaunchDependencies(
-        getMemoryAccesses(g, index, inputs, outputs, sizes, workspace));
+        getMemoryAccesses(g, launches, inputs, outputs, sizes, workspace));
     for (size_t i = 0; i < launches.size(); ++i)
       launches[i].waitsFor = std::move(waits[i]);
     return FKRT_SUCCESS;
