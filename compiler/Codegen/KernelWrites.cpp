@@ -32,13 +32,11 @@ static bool forwardsMemory(Operation *op, Value value) {
 /// Whether `op`, one of whose operands is `value` (memory reached from a
 /// kernel argument) and which does not forward it, may write through it.
 static bool mayWriteThrough(Operation *op, Value value) {
-  // A descriptor only loads (into shared memory) and prefetches.
+  // A descriptor only loads (into shared memory) and prefetches; a memref
+  // operand of a TMA load is its destination.
   if (isa<nvgpu::TmaAsyncLoadOp, nvgpu::TmaPrefetchOp>(op))
-    return llvm::any_of(op->getOperands(), [&](Value operand) {
-      return operand == value && !isa<LLVM::LLVMPointerType,
-                                      nvgpu::TensorMapDescriptorType>(
-                                     value.getType());
-    });
+    return !isa<LLVM::LLVMPointerType, nvgpu::TensorMapDescriptorType>(
+        value.getType());
   // The memory escapes where it is not followed: as an address (an integer,
   // a pointer, another memref), into inline assembly, or through an op that
   // declares no effects.

@@ -257,21 +257,20 @@ bool GraphLowering::lowerReshapeAsView(FusionOp fusion) {
     return false;
   auto memref = dyn_cast<MemRefType>(source.getType());
   auto type = dyn_cast<RankedTensorType>(result.getType());
-  if (!memref ||
-      !memref.getLayout().isIdentity() || memref.getRank() == 0 ||
+  if (!memref || !memref.getLayout().isIdentity() || memref.getRank() == 0 ||
       type.getRank() == 0)
     return false;
   // Row-major data keeps its order under a reshape: flatten, then split.
+  auto allDims = [](int64_t rank) {
+    return SmallVector<ReassociationIndices>{
+        llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+  };
   Location loc = fusion.getLoc();
-  ReassociationIndices all =
-      llvm::to_vector(llvm::seq<int64_t>(0, memref.getRank()));
   Value flat = memref::CollapseShapeOp::create(b, loc, source,
-                                               ArrayRef<ReassociationIndices>{all});
-  ReassociationIndices allResult =
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+                                               allDims(memref.getRank()));
   buffers[result] = memref::ExpandShapeOp::create(
       b, loc, MemRefType::get(type.getShape(), memref.getElementType()), flat,
-      ArrayRef<ReassociationIndices>{allResult});
+      allDims(type.getRank()));
   return true;
 }
 

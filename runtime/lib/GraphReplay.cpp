@@ -80,7 +80,6 @@ fkrt_status GraphReplays::build(const cu::Driver &d, uint64_t workspaceBytes,
   fkrt_status status = FKRT_SUCCESS;
   std::vector<cu::GraphNode> nodes(launches.size());
   std::vector<cu::GraphNode> waits;
-  std::vector<void *> pointers;
   for (size_t i = 0; i < launches.size() && status == FKRT_SUCCESS; ++i) {
     ReplayLaunch &launch = launches[i];
     cu::KernelNodeParams params;
@@ -88,11 +87,8 @@ fkrt_status GraphReplays::build(const cu::Driver &d, uint64_t workspaceBytes,
     std::copy(launch.grid, launch.grid + 3, params.grid);
     std::copy(launch.block, launch.block + 3, params.block);
     params.sharedBytes = launch.sharedBytes;
-    // The driver copies the arguments' values when it adds the node.
-    pointers.clear();
-    for (uint64_t &argument : launch.arguments)
-      pointers.push_back(&argument);
-    params.params = pointers.empty() ? nullptr : pointers.data();
+    std::vector<void *> parameters = launch.parameters();
+    params.params = parameters.empty() ? nullptr : parameters.data();
     waits.clear();
     for (size_t earlier : launch.waitsFor)
       waits.push_back(nodes[earlier]);

@@ -57,6 +57,15 @@ struct ReplayLaunch {
   unsigned sharedBytes = 0;
   std::vector<uint64_t> arguments;
   std::vector<size_t> waitsFor;
+
+  /// A pointer to each argument's value, as the driver takes a kernel's
+  /// parameters (it copies the values when it launches or adds the node).
+  std::vector<void *> parameters() {
+    std::vector<void *> pointers;
+    for (uint64_t &argument : arguments)
+      pointers.push_back(&argument);
+    return pointers;
+  }
 };
 
 /// The replays of one module's graphs. Thread-safe.

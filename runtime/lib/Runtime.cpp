@@ -976,8 +976,8 @@ std::vector<ReplayLaunch> prepareLaunches(fkrt_module m, size_t gi,
     ReplayLaunch launch;
     launch.index = li;
     launch.function = m->functions[gi][li];
-    std::copy(run ? run->grid : l.grid, (run ? run->grid : l.grid) + 3,
-              launch.grid);
+    const unsigned *grid = run ? run->grid : l.grid;
+    std::copy(grid, grid + 3, launch.grid);
     std::copy(l.block, l.block + 3, launch.block);
     launch.sharedBytes = l.sharedBytes;
     // Each argument gets an 8-byte slot; the driver copies as many bytes as
@@ -1016,12 +1016,8 @@ fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
   const GraphSpec &g = m->manifest.graphs[gi];
   std::vector<ReplayLaunch> launches =
       prepareLaunches(m, gi, inputs, outputs, plan, workspace);
-  std::vector<void *> params;
-  for (size_t i = 0; i < launches.size(); ++i) {
-    ReplayLaunch &l = launches[i];
-    params.clear();
-    for (uint64_t &argument : l.arguments)
-      params.push_back(&argument);
+  for (ReplayLaunch &l : launches) {
+    std::vector<void *> params = l.parameters();
     cu::Result r = m->driver->launchKernel(
         l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
         l.block[2], l.sharedBytes, stream,
@@ -1051,9 +1047,10 @@ getMemoryAccesses(const GraphSpec &g, const std::vector<ReplayLaunch> &launches,
       const ArgSpec &a = l.args[ai];
       if (a.kind != ArgSpec::Buffer && a.kind != ArgSpec::TensorMap)
         continue;
-      const BufferSpec &b =
-          g.buffers[a.kind == ArgSpec::Buffer ? a.buffer
-                                              : g.tensorMaps[a.tensorMap].buffer];
+      size_t buffer = a.kind == ArgSpec::Buffer
+                          ? a.buffer
+                          : g.tensorMaps[a.tensorMap].buffer;
+      const BufferSpec &b = g.buffers[buffer];
       MemoryAccess access;
       access.begin = bufferAddress(b, inputs, outputs, workspace);
       access.end = access.begin + bufferBytes(b, sizes);
