@@ -333,11 +333,8 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
 /// fusion (prologue) and results by its epilogue. Every size may be given
 /// at run time.
 static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
-  MatmulOp matmul = k.fusion.getMatmul();
-  auto resultType = tensorType(matmul.getResult());
-  SmallVector<Dim> lhsShape = getDims(tensorType(matmul.getLhs())),
-                   rhsShape = getDims(tensorType(matmul.getRhs()));
-  Dim depth = lhsShape.back();
+  // A pair's matmuls share the result type.
+  auto resultType = tensorType(k.fusion.getMatmul().getResult());
   Type elementType = resultType.getElementType();
 
   Dim items = getWorkItemCount(k.fusion);
@@ -346,7 +343,12 @@ static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
     Location loc = k.loc;
     SmallVector<Value> coords = k.idx.delinearize(i, k.idx.shapeOf(resultType));
     ElementEmitter epilogue = k.makeEmitter();
-    epilogue.contractionHook = [&](ArrayRef<Value> at) -> FailureOr<Value> {
+    epilogue.contractionHook = [&](Operation *op,
+                                   ArrayRef<Value> at) -> FailureOr<Value> {
+      auto matmul = cast<MatmulOp>(op);
+      SmallVector<Dim> lhsShape = getDims(tensorType(matmul.getLhs())),
+                       rhsShape = getDims(tensorType(matmul.getRhs()));
+      Dim depth = lhsShape.back();
       ArrayRef<Value> batch = at.drop_back(2);
       Value row = at[at.size() - 2], column = at.back();
       SmallVector<Value> lhsCoords =

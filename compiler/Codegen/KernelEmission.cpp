@@ -194,7 +194,7 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
   if (auto iota = dyn_cast<IotaOp>(op))
     return ElementStep::leaf(emitIota(iota, coords));
   if (contractionHook && isa<MatmulOp, AttentionOp>(op))
-    return ElementStep::leaf(contractionHook(coords));
+    return ElementStep::leaf(contractionHook(op, coords));
   if (reductionHook && isReduction(op))
     return ElementStep::leaf(reductionHook(op));
   if (auto broadcast = dyn_cast<BroadcastOp>(op))

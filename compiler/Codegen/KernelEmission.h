@@ -435,10 +435,11 @@ public:
   /// without it, reductions cannot be emitted element by element.
   std::function<FailureOr<Value>(Operation *)> reductionHook;
 
-  /// Computes the value of the fusion's matmul or attention at `coords`
-  /// (the matmul kernels and the flash kernel, whose epilogues read an
-  /// accumulator tile).
-  std::function<FailureOr<Value>(ArrayRef<Value>)> contractionHook;
+  /// Computes the value of the fusion's matmul (one of a pair's) or
+  /// attention `op` at `coords` (the matmul kernels and the flash kernel,
+  /// whose epilogues read an accumulator tile).
+  std::function<FailureOr<Value>(Operation *op, ArrayRef<Value> coords)>
+      contractionHook;
 
   /// Loads element `coords` of `memref` (holding `elementType` elements)
   /// in compute type.

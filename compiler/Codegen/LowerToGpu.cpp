@@ -398,10 +398,13 @@ LogicalResult GraphLowering::lowerFusionKernels(FusionOp fusion,
   if (tiling.getStrategy() == KernelStrategy::TensorCore) {
     tensorCore = TensorCoreTiling::get(tiling, promotion.getStages());
     MatmulShape shape(fusion.getMatmul());
-    SmallVector<Value, 2> maps = buildOperandTensorMaps(
-        b, fusion, *tensorCore,
-        buffers.lookup(fusion.getInputs()[promotion.getOperands()[0]]),
-        buffers.lookup(fusion.getInputs()[promotion.getOperands()[1]]),
+    // The left operand, then the right (both of a pair's).
+    SmallVector<Value, 3> operandBuffers;
+    for (int64_t operand : promotion.getOperands())
+      operandBuffers.push_back(buffers.lookup(fusion.getInputs()[operand]));
+    SmallVector<Value, 3> maps = buildOperandTensorMaps(
+        b, fusion, *tensorCore, operandBuffers.front(),
+        ArrayRef(operandBuffers).drop_front(),
         shape.hasRuntimeRows() ? hostSize(loc, shape.rows) : Value());
     arguments.insert(arguments.begin(), maps.begin(), maps.end());
   }

@@ -45,6 +45,8 @@ MatmulShape::MatmulShape(MatmulOp matmul) {
   rhsBatch.assign(rhs.begin(), rhs.end() - 2);
   elementType = lhsType.getElementType();
   rhsKMajor = getKMajorRhs(matmul) != nullptr;
+  if (auto fusion = matmul->getParentOfType<FusionOp>())
+    paired = fusion.getPairedMatmul() != nullptr;
   if (!batch.empty() && lhsBatch == batch &&
       ShapedType::getNumElements(rhsBatch) == 1) {
     foldedBatch.assign(lhsDims.begin(), lhsDims.end() - 2);
@@ -99,7 +101,15 @@ std::string mlir::fk::whyNotOperandTiles(FusionOp fusion) {
   MatmulOp matmul = fusion.getMatmul();
   if (!matmul)
     return "not a matmul fusion";
-  for (Value operand : {Value(matmul.getLhs()), getTensorCoreRhsInput(matmul)})
+  SmallVector<Value, 3> operands = {matmul.getLhs(),
+                                    getTensorCoreRhsInput(matmul)};
+  if (MatmulOp paired = fusion.getPairedMatmul()) {
+    operands.push_back(getTensorCoreRhsInput(paired));
+    if (MatmulShape(paired).rhsKMajor != MatmulShape(matmul).rhsKMajor)
+      return "one matmul of the pair reads its right operand K-major "
+             "(transpose(w)) and the other as stored";
+  }
+  for (Value operand : operands)
     if (!isa<BlockArgument>(operand))
       return "an operand is computed in the fusion (a prologue); tiled "
              "kernels copy tiles of fusion inputs only";
@@ -203,9 +213,12 @@ LogicalResult mlir::fk::emitMatmulEpilogue(KernelContext &k,
                                            int64_t columns, Value firstRow,
                                            Value firstColumn,
                                            ArrayRef<Value> batchCoords,
-                                           int64_t threads, Value thread) {
+                                           int64_t threads, Value thread,
+                                           int64_t pairedColumn) {
   ResultTile result;
   result.anchor = k.fusion.getMatmul();
+  result.pairedAnchor = k.fusion.getPairedMatmul();
+  result.pairedColumn = pairedColumn;
   result.tile = tile;
   result.rows = rows;
   result.columns = columns;

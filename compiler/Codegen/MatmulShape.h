@@ -66,11 +66,21 @@ struct MatmulShape {
   /// Whether the grid walks batches (they are not folded into rows).
   bool batched() const { return !batch.empty(); }
   int64_t batches() const { return ShapedType::getNumElements(batch); }
-  /// The output tiles of tileM x tileN over every batch: the blocks of a
+  /// The matmul is one of a pair (FusionOp::getPairedMatmul): the kernel
+  /// computes both products side by side, a tile of tileN columns holding
+  /// tileN / 2 output columns of each.
+  bool paired = false;
+  /// The columns of the product the kernel computes: N, or 2N for a pair.
+  int64_t kernelColumns() const { return paired ? 2 * n : n; }
+  /// The output columns of a kernel tile tileN columns wide.
+  int64_t outputTileColumns(int64_t tileN) const {
+    return paired ? tileN / 2 : tileN;
+  }
+  /// The kernel's tiles of tileM x tileN over every batch: the blocks of a
   /// kernel that computes one tile per block.
   int64_t tiles(int64_t tileM, int64_t tileN) const {
-    return llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN) *
-           batches();
+    return llvm::divideCeil(m, tileM) *
+           llvm::divideCeil(kernelColumns(), tileN) * batches();
   }
 };
 
@@ -136,12 +146,14 @@ std::pair<Value, Value> emitOutputTileOrigin(KernelContext &k,
 /// firstColumn) of the product's rows (batches folded into rows included)
 /// and `batchCoords`; `threads` threads of the block store every result
 /// element the tile holds, `thread` (by default the thread id) being the
-/// thread's index among them.
+/// thread's index among them. A pair's second product lies `pairedColumn`
+/// columns to the right of the first in `tile`.
 LogicalResult emitMatmulEpilogue(KernelContext &k, const MatmulShape &shape,
                                  Value tile, int64_t rows, int64_t columns,
                                  Value firstRow, Value firstColumn,
                                  ArrayRef<Value> batchCoords, int64_t threads,
-                                 Value thread = Value());
+                                 Value thread = Value(),
+                                 int64_t pairedColumn = 0);
 
 } // namespace mlir::fk
 

@@ -52,6 +52,29 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
   ];
 }
 
+def FkPairMatmuls : Pass<"fk-pair-matmuls", "func::FuncOp"> {
+  let summary = "Computes two matmuls of one left operand in one kernel";
+  let description = [{
+    Merges two `matmul` fusions into one that holds both matmuls (a pair,
+    `fk.fusion` C3) where the first's result is read only by the second's
+    epilogue and both matmuls read one left operand: SwiGLU's
+    `silu(x @ wg) * (x @ wu)`. The wgmma kernel then computes the products
+    side by side, its tiles holding columns of each, so that it reads the
+    left operand once and the first product never reaches device memory.
+    Pairs form only where each matmul would run on the wgmma kernel
+    (16-bit operands, the module's target, `fk.target`, has wgmma) without
+    splitting K, with both right operands in one layout, and where no
+    kernel between the two writes a parameter in place; without a target
+    the pass does nothing. `explain` remarks on each pair and on each
+    near miss (a matmul kernel of the same left operand read by another's
+    epilogue). docs/fusion.md, "Matmul pairs".
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "remark on each pair formed, and why candidates were not">,
+  ];
+}
+
 def FkPromote : Pass<"fk-promote", "func::FuncOp"> {
   let summary = "Puts the operand tiles that a block's threads share in "
                 "shared memory";

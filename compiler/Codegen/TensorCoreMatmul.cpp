@@ -101,9 +101,13 @@ TensorCoreTiling TensorCoreTiling::get(ArrayRef<int64_t> tile,
 /// The most consumer warpgroups of the warp-specialized kernel.
 static constexpr int64_t kMaxConsumers = 2;
 
+/// Whether a pair's tile of `n` columns holds whole 64-column TMA boxes of
+/// each product.
+static bool isPairTileColumns(int64_t n) { return n == 128 || n == 256; }
+
 std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
                                           int64_t elementBytes,
-                                          int64_t threads) {
+                                          int64_t threads, bool paired) {
   if (tile.size() != 3 && tile.size() != 4)
     return "expects tile sizes M,N,K and optionally the K splits";
   int64_t m = tile[0], n = tile[1], k = tile[2];
@@ -134,6 +138,11 @@ std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
                                         "threads, share a larger tile)");
   if (consumers && tile.size() > 3 && tile[3] != 1)
     return "the warp-specialized kernel does not split K";
+  if (paired && !isPairTileColumns(n))
+    return "a matmul pair's tile N must be 128 or 256 (64 or 128 columns of "
+           "each product)";
+  if (paired && tile.size() > 3 && tile[3] != 1)
+    return "a matmul pair does not split K";
   if (consumers && elementBytes != 2)
     return "the warp-specialized kernel takes 16-bit operands";
   return "";
@@ -203,6 +212,8 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   else if (shape.tiles(128, 128) < 2 * sms && shape.m > 64) {
     int64_t best = 0;
     for (int64_t n : {128, 192, 256}) {
+      if (shape.paired && !isPairTileColumns(n))
+        continue;
       int64_t count = shape.tiles(64, n);
       if (count <= 2 * sms && count > best) {
         best = count;
@@ -224,6 +235,13 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
            llvm::divideCeil(shape.k, tileK) >= kMinKTilesForWideTiles &&
            shape.tiles(128, 256) >= sms)
     tile = {128, 256, tileK};
+  // A pair's tile holds as many columns of each product (and does not
+  // split K: the partial sums would hold both).
+  if (shape.paired) {
+    if (!isPairTileColumns(tile[1]))
+      tile[1] = 128;
+    return tile;
+  }
   int64_t tileBlocks = shape.tiles(tile[0], tile[1]);
   // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK). Rows
   // given at run time split as for their bound (a decode step's B <= 16
@@ -282,10 +300,10 @@ std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
   return why;
 }
 
-SmallVector<Value, 2>
+SmallVector<Value, 3>
 mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                                  const TensorCoreTiling &tiling,
-                                 Value lhsBuffer, Value rhsBuffer,
+                                 Value lhsBuffer, ValueRange rhsBuffers,
                                  Value rows) {
   MatmulShape shape(fusion.getMatmul());
   int64_t bytes = shape.elementBytes();
@@ -299,14 +317,15 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                        lhsStrides = {shape.k * bytes},
                        lhsBox = {tiling.tileK, tiling.tileM};
   // B [batch, K, N]: boxes of 64 columns (128 bytes) x tileK; K-major, its
-  // source w [batch, N, K]: boxes of tileK x tileN, as A's.
+  // source w [batch, N, K]: boxes of tileK x the tile's columns of B (half
+  // the tile's for each of a pair), as A's.
   SmallVector<int64_t> rhsDims = {shape.n, shape.k},
                        rhsStrides = {shape.n * bytes},
                        rhsBox = {kSwizzleBytes / bytes, tiling.tileK};
   if (shape.rhsKMajor) {
     rhsDims = {shape.k, shape.n};
     rhsStrides = {shape.k * bytes};
-    rhsBox = {tiling.tileK, tiling.tileN};
+    rhsBox = {tiling.tileK, shape.outputTileColumns(tiling.tileN)};
   }
   if (shape.batched()) {
     lhsDims.push_back(ShapedType::getNumElements(shape.lhsBatch));
@@ -319,13 +338,15 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
   SmallVector<Value> lhsDynamicDims;
   if (shape.hasRuntimeRows())
     lhsDynamicDims.push_back(rows);
-  Value lhs = TensorMapOp::create(b, loc, pointer, lhsBuffer, lhsDynamicDims,
-                                  ValueRange(), lhsDims, lhsStrides, lhsBox,
-                                  kSwizzleBytes);
-  Value rhs = TensorMapOp::create(b, loc, pointer, rhsBuffer, ValueRange(),
-                                  ValueRange(), rhsDims, rhsStrides, rhsBox,
-                                  kSwizzleBytes);
-  return {lhs, rhs};
+  SmallVector<Value, 3> maps = {
+      TensorMapOp::create(b, loc, pointer, lhsBuffer, lhsDynamicDims,
+                          ValueRange(), lhsDims, lhsStrides, lhsBox,
+                          kSwizzleBytes)};
+  for (Value rhsBuffer : rhsBuffers)
+    maps.push_back(TensorMapOp::create(b, loc, pointer, rhsBuffer,
+                                       ValueRange(), ValueRange(), rhsDims,
+                                       rhsStrides, rhsBox, kSwizzleBytes));
+  return maps;
 }
 
 namespace {
@@ -335,10 +356,12 @@ public:
   TensorCoreKernel(FusionOp fusion, const TensorCoreTiling &tiling,
                    TargetAttr target, gpu::GPUFuncOp kernel,
                    gpu::GPUModuleOp kernels)
-      : k(fusion, kernel, kernels, /*firstBuffer=*/tiling.splits > 1 ? 3 : 2),
+      : k(fusion, kernel, kernels,
+          /*firstBuffer=*/(tiling.splits > 1 ? 3 : 2) +
+              (fusion.getPairedMatmul() ? 1 : 0)),
         tiling(tiling), target(target), matmul(fusion.getMatmul()),
         shape(matmul), b(k.b), loc(k.loc), ctx(fusion.getContext()),
-        kernel(kernel) {
+        kernel(kernel), outputColumns(shape.outputTileColumns(tiling.tileN)) {
     if (tiling.splits > 1)
       partial = kernel.getBody().front().getArgument(2);
   }
@@ -413,7 +436,7 @@ private:
     if (!shape.hasRuntimeRows())
       return index(shape.tiles(tiling.tileM, tiling.tileN));
     Value rowTiles = k.idx.value(getRowTileCount(k, shape, tiling.tileM));
-    return mul(rowTiles, index(llvm::divideCeil(shape.n, tiling.tileN)));
+    return mul(rowTiles, index(llvm::divideCeil(shape.n, outputColumns)));
   }
   /// Sets the tile's origin and batch coordinates from its linear index.
   void setTile(Value linear);
@@ -443,10 +466,15 @@ private:
   void syncComputeThreads(Value consumer = Value());
   /// Stores `columns` columns from `firstColumn` of the warpgroup's
   /// accumulator (its rows from `firstRow` of the tile) into the f32 tile
-  /// `cTile` in shared memory.
+  /// `cTile` in shared memory, from its column `at` (a multiple of 8).
   void storeAccumulator(Value accumulator, Value cTile, Value firstRow,
                         Value warpgroupThread, int64_t firstColumn,
-                        int64_t columns);
+                        int64_t columns, int64_t at = 0);
+  /// The epilogue on the f32 tile `cTile` of `columns` output columns from
+  /// the tile's column `first`; a pair's second product lies `columns`
+  /// further in `cTile`.
+  LogicalResult runEpilogue(Value cTile, int64_t first, int64_t columns,
+                            int64_t threads, Value thread = Value());
   /// Stores the block's f32 tile (in shared memory) as its split's part of
   /// the partial buffer.
   void storePartialTile(Value tile);
@@ -460,6 +488,9 @@ private:
   Location loc;
   MLIRContext *ctx;
   gpu::GPUFuncOp kernel;
+  /// The output columns of a tile: tileN, or for a pair the tileN / 2
+  /// columns of each product (the accumulator's first and second half).
+  int64_t outputColumns;
 
   /// K tiles of the block's split.
   int64_t aStageBytes = 0, bStageBytes = 0, kTiles = 0;
@@ -470,6 +501,8 @@ private:
   /// (warp-specialized) of stages the consumers released.
   Value primary, barriers, emptyBarriers, turns;
   Value lhsMap, rhsMap, lhsDescriptorMap, rhsDescriptorMap;
+  /// A pair's second right operand's map (else null).
+  Value pairedRhsMap;
   Value tileRow, tileColumn, lhsBatch, rhsBatch;
   SmallVector<Value> batchCoords;
 };
@@ -506,28 +539,38 @@ void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
   nvgpu::TmaAsyncLoadOp::create(b, loc, view(aOffset, aBox), barriers,
                                 lhsMap, aCoords, stage, Value(), predicate);
 
+  // A pair's B tile is the first product's columns, then the second's.
+  SmallVector<Value, 2> maps = {rhsMap};
+  if (pairedRhsMap)
+    maps.push_back(pairedRhsMap);
   if (shape.rhsKMajor) {
     SmallVector<Value> bCoords = {kStart, tileColumn};
     if (shape.batched())
       bCoords.push_back(rhsBatch);
-    nvgpu::TmaAsyncLoadOp::create(b, loc,
-                                  view(bOffset, loadBox(tiling.tileN, tiling.tileK)),
-                                  barriers, rhsMap, bCoords, stage, Value(),
-                                  predicate);
+    MemRefType bBox = loadBox(outputColumns, tiling.tileK);
+    for (auto [i, map] : llvm::enumerate(maps))
+      nvgpu::TmaAsyncLoadOp::create(
+          b, loc,
+          view(add(bOffset, index(i * outputColumns * tiling.tileK *
+                                  shape.elementBytes())),
+               bBox),
+          barriers, map, bCoords, stage, Value(), predicate);
     return;
   }
   // B's tile row is tileN wide: several boxes of one swizzle span each.
   int64_t boxColumns = kSwizzleBytes / shape.elementBytes();
+  int64_t boxesPerProduct = outputColumns / boxColumns;
   MemRefType bBox = loadBox(tiling.tileK, boxColumns);
   for (int64_t j = 0; j < tiling.tileN / boxColumns; ++j) {
     Value offset =
         add(bOffset, index(j * tiling.tileK * boxColumns * shape.elementBytes()));
-    SmallVector<Value> bCoords = {add(tileColumn, index(j * boxColumns)),
-                                  kStart};
+    SmallVector<Value> bCoords = {
+        add(tileColumn, index(j % boxesPerProduct * boxColumns)), kStart};
     if (shape.batched())
       bCoords.push_back(rhsBatch);
-    nvgpu::TmaAsyncLoadOp::create(b, loc, view(offset, bBox), barriers, rhsMap,
-                                  bCoords, stage, Value(), predicate);
+    nvgpu::TmaAsyncLoadOp::create(b, loc, view(offset, bBox), barriers,
+                                  maps[j / boxesPerProduct], bCoords, stage,
+                                  Value(), predicate);
   }
 }
 
@@ -657,7 +700,7 @@ void TensorCoreKernel::setTile(Value linear) {
     rhsBatch = k.idx.broadcastLinear(batchCoords, shape.rhsBatch);
   }
   std::tie(tileRow, tileColumn) =
-      emitOutputTileOrigin(k, shape, tiling.tileM, tiling.tileN, inBatch);
+      emitOutputTileOrigin(k, shape, tiling.tileM, outputColumns, inBatch);
 }
 
 LogicalResult
@@ -701,20 +744,33 @@ LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
     firstRow = mul(consumer, index(tiling.getWarpgroupRows()));
     threads *= tiling.consumers;
   }
-  for (int64_t first = 0; first < tiling.tileN; first += columns) {
+  // A pair's slice is half as wide: its columns of each product side by
+  // side in the epilogue tile.
+  int64_t slice = pairedRhsMap ? columns / 2 : columns;
+  for (int64_t first = 0; first < outputColumns; first += slice) {
     // The epilogue tile is free: its readers are done with the previous
     // slice or tile.
     syncComputeThreads(consumer);
     storeAccumulator(accumulator, cTile, firstRow, warpgroupThread, first,
-                     columns);
+                     slice);
+    if (pairedRhsMap)
+      storeAccumulator(accumulator, cTile, firstRow, warpgroupThread,
+                       outputColumns + first, slice, /*at=*/slice);
     syncComputeThreads(consumer);
-    if (failed(emitMatmulEpilogue(
-            k, shape, cTile, getLiveTileRows(tiling.tileM, shape), columns,
-            tileRow, add(tileColumn, index(first)), batchCoords, threads,
-            computeThread)))
+    if (failed(runEpilogue(cTile, first, slice, threads, computeThread)))
       return failure();
   }
   return success();
+}
+
+LogicalResult TensorCoreKernel::runEpilogue(Value cTile, int64_t first,
+                                            int64_t columns, int64_t threads,
+                                            Value thread) {
+  return emitMatmulEpilogue(k, shape, cTile,
+                            getLiveTileRows(tiling.tileM, shape), columns,
+                            tileRow, add(tileColumn, index(first)),
+                            batchCoords, threads, thread,
+                            /*pairedColumn=*/pairedRhsMap ? columns : 0);
 }
 
 void TensorCoreKernel::waitForTurn(Value first, Value consumer) {
@@ -770,8 +826,8 @@ void TensorCoreKernel::syncComputeThreads(Value consumer) {
 
 void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
                                         Value firstRow, Value warpgroupThread,
-                                        int64_t firstColumn,
-                                        int64_t columns) {
+                                        int64_t firstColumn, int64_t columns,
+                                        int64_t at) {
   // wgmma's f32 accumulator fragment (PTX ISA, "Matrix fragments for
   // wgmma.mma_async", m64nNk16): per 64 rows, thread t of the warpgroup
   // holds N / 2 values; value 4j + 2h + c is row 16 (t / 32) + (t % 32) / 4
@@ -796,7 +852,8 @@ void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
   for (int64_t slice = 0; slice < slices; ++slice) {
     Value values = LLVM::ExtractValueOp::create(b, loc, packed, slice);
     for (int64_t i = firstColumn / 2; i < (firstColumn + columns) / 2; ++i) {
-      int64_t j = i / 4 - firstColumn / 8, h = (i % 4) / 2, c = i % 2;
+      int64_t j = i / 4 - firstColumn / 8 + at / 8, h = (i % 4) / 2,
+              c = i % 2;
       Value value = LLVM::ExtractValueOp::create(b, loc, values, i);
       memref::StoreOp::create(
           b, loc, value, cTile,
@@ -909,10 +966,8 @@ LogicalResult TensorCoreKernel::buildOneWarpgroup() {
     storePartialTile(cTile);
     return success();
   }
-  return emitMatmulEpilogue(k, shape, cTile,
-                            getLiveTileRows(tiling.tileM, shape),
-                            tiling.tileN, tileRow, tileColumn, batchCoords,
-                            kThreadsPerWarpgroup);
+  // A pair's products are the tile's halves.
+  return runEpilogue(cTile, /*first=*/0, outputColumns, kThreadsPerWarpgroup);
 }
 
 LogicalResult TensorCoreKernel::buildWarpSpecialized() {
@@ -1027,14 +1082,20 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   int64_t rhsRows = shape.rhsKMajor ? tiling.tileN : tiling.tileK,
           rhsColumns = shape.rhsKMajor ? tiling.tileK : boxColumns;
   lhsMap = cast(entry.getArgument(0), loadBox(tiling.tileM, tiling.tileK));
-  rhsMap = cast(entry.getArgument(1), loadBox(rhsRows, rhsColumns));
+  // A K-major box of a pair's right operand is half the tile's rows.
+  rhsMap = cast(entry.getArgument(1),
+                loadBox(shape.rhsKMajor ? outputColumns : rhsRows, rhsColumns));
+  if (k.fusion.getPairedMatmul())
+    pairedRhsMap = cast(entry.getArgument(2),
+                        loadBox(shape.rhsKMajor ? outputColumns : rhsRows,
+                                rhsColumns));
   lhsDescriptorMap = shape.batched()
                          ? cast(entry.getArgument(0),
                                 sharedTile({tiling.getWarpgroupRows(),
                                             tiling.tileK},
                                            shape.elementType))
                          : lhsMap;
-  rhsDescriptorMap = shape.batched()
+  rhsDescriptorMap = shape.batched() || pairedRhsMap
                          ? cast(entry.getArgument(1),
                                 sharedTile({rhsRows, rhsColumns},
                                            shape.elementType))
@@ -1046,7 +1107,7 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   // The persistent warp-specialized kernel sets them per tile.
   if (!tiling.isWarpSpecialized())
     std::tie(tileRow, tileColumn) =
-        emitOutputTileOrigin(k, shape, tiling.tileM, tiling.tileN);
+        emitOutputTileOrigin(k, shape, tiling.tileM, outputColumns);
   if (partial)
     firstKTile = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z),
                      index(kTiles));
@@ -1060,13 +1121,15 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   setUpSharedMemory();
   nvgpu::TmaPrefetchOp::create(b, loc, lhsMap, primary);
   nvgpu::TmaPrefetchOp::create(b, loc, rhsMap, primary);
+  if (pairedRhsMap)
+    nvgpu::TmaPrefetchOp::create(b, loc, pairedRhsMap, primary);
   if (failed(tiling.isWarpSpecialized() ? buildWarpSpecialized()
                                          : buildOneWarpgroup()))
     return failure();
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;
-  int64_t columnTiles = llvm::divideCeil(shape.n, tiling.tileN);
+  int64_t columnTiles = llvm::divideCeil(shape.n, outputColumns);
   launch.grid = {0, columnTiles,
                  ShapedType::getNumElements(shape.batch) * tiling.splits};
   setRowTileGrid(launch, shape, tiling.tileM);

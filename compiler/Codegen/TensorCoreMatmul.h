@@ -119,9 +119,11 @@ struct TensorCoreTiling {
 std::string whyNotTensorCoreMatmul(FusionOp fusion, TargetAttr target);
 
 /// Why `tile` = [M, N, K(, splits)] on a block of `threads` cannot be a
-/// tensor-core tile for operands of `elementBytes`, or "".
+/// tensor-core tile for operands of `elementBytes` (of a matmul pair's
+/// kernel, if `paired`), or "".
 std::string checkTensorCoreTile(ArrayRef<int64_t> tile, int64_t elementBytes,
-                                int64_t threads = kThreadsPerWarpgroup);
+                                int64_t threads = kThreadsPerWarpgroup,
+                                bool paired = false);
 
 /// The rows of the product the kernel computes for `matmul`: M, or batch x
 /// M where the right operand has no batch dims (the batches are folded into
@@ -155,12 +157,14 @@ MemRefType getSplitKPartialType(MatmulOp matmul,
                                 const TensorCoreTiling &tiling);
 
 /// The tensor maps the kernel reads the matmul's operands through, made in
-/// the host function at `b` for the operands' buffers: {lhs, rhs}. `rows`
-/// is the product's rows in the host function where they are given at run
-/// time (MatmulShape::hasRuntimeRows), else null.
-SmallVector<Value, 2> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
+/// the host function at `b` for the operands' buffers (`rhsBuffers`: the
+/// right operand's, and a pair's second right operand's): {lhs, rhs...}.
+/// `rows` is the product's rows in the host function where they are given
+/// at run time (MatmulShape::hasRuntimeRows), else null.
+SmallVector<Value, 3> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                                              const TensorCoreTiling &tiling,
-                                             Value lhsBuffer, Value rhsBuffer,
+                                             Value lhsBuffer,
+                                             ValueRange rhsBuffers,
                                              Value rows = Value());
 
 /// Fills `kernel`, whose arguments are the two tensor maps then the

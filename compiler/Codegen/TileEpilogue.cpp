@@ -64,18 +64,27 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   emitter.vectorStart.addRun(column, columns);
   // The run's values, read together (adjacent loads LLVM merges into vector
   // loads), before any epilogue arithmetic.
-  DenseMap<Value, Value> sums;
-  for (auto [e, c] : llvm::enumerate(columns))
-    sums[c] = memref::LoadOp::create(
-        b, loc, t.tile,
-        ValueRange{localRow,
-                   e == 0 ? localColumn : k.idx.add(localColumn, index(e))});
+  DenseMap<Value, Value> sums, pairedSums;
+  auto loadRun = [&](DenseMap<Value, Value> &into, int64_t offset) {
+    for (auto [e, c] : llvm::enumerate(columns))
+      into[c] = memref::LoadOp::create(
+          b, loc, t.tile,
+          ValueRange{localRow, offset + static_cast<int64_t>(e) == 0
+                                   ? localColumn
+                                   : k.idx.add(localColumn,
+                                               index(offset + e))});
+  };
+  loadRun(sums, 0);
+  if (t.pairedAnchor)
+    loadRun(pairedSums, t.pairedColumn);
   Type resultElement = tensorType(anchorResult).getElementType();
-  emitter.contractionHook = [&](ArrayRef<Value> coords) -> FailureOr<Value> {
+  emitter.contractionHook = [&](Operation *op,
+                                ArrayRef<Value> coords) -> FailureOr<Value> {
     // The epilogue is elementwise (fk-fuse makes it so): it reads the
-    // anchor at the run's own coordinates.
-    auto it = sums.find(coords.back());
-    if (coords[coords.size() - 2] != matrixRow || it == sums.end())
+    // anchor (or the pair's other matmul) at the run's own coordinates.
+    DenseMap<Value, Value> &values = op == t.pairedAnchor ? pairedSums : sums;
+    auto it = values.find(coords.back());
+    if (coords[coords.size() - 2] != matrixRow || it == values.end())
       return k.fusion.emitOpError()
              << "reads its " << t.anchor->getName()
              << " away from the output element";

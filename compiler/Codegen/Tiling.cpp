@@ -92,9 +92,9 @@ const MatmulTuning *TilingRequests::getTuned(MatmulOp matmul) const {
   if (!tuning || !matmulTile.empty() || matmulThreads)
     return nullptr;
   // Tuning files name products by their sizes: rows given at run time take
-  // the heuristic's tile.
+  // the heuristic's tile, as do pairs (whose kernel is not the product's).
   MatmulShape shape(matmul);
-  if (shape.hasRuntimeRows())
+  if (shape.hasRuntimeRows() || shape.paired)
     return nullptr;
   return tuning->lookup(shape);
 }
@@ -333,9 +333,10 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
     if (fusion.getKind() != FusionKind::Matmul)
       return error() << "only matmul fusions run on tensor cores";
     std::string why = whyNotTensorCoreMatmul(fusion, target);
+    MatmulShape shape(fusion.getMatmul());
     if (why.empty())
-      why = checkTensorCoreTile(
-          tile, MatmulShape(fusion.getMatmul()).elementBytes(), threads);
+      why = checkTensorCoreTile(tile, shape.elementBytes(), threads,
+                                shape.paired);
     if (why.empty())
       why = whyNotSplitK(fusion.getMatmul(), tile);
     if (!why.empty())
@@ -411,8 +412,11 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
 
 SmallVector<int64_t> mlir::fk::getPromotedOperands(FusionOp fusion) {
   SmallVector<Value, 3> promoted;
-  if (MatmulOp matmul = fusion.getMatmul())
+  if (MatmulOp matmul = fusion.getMatmul()) {
     promoted = {Value(matmul.getLhs()), getTensorCoreRhsInput(matmul)};
+    if (MatmulOp paired = fusion.getPairedMatmul())
+      promoted.push_back(getTensorCoreRhsInput(paired));
+  }
   else if (AttentionOp attention = fusion.getAttention())
     // A mask input is read where each score needs it, not by tiles; a head
     // split is read in its input's layout.
@@ -462,9 +466,9 @@ TilingAttr mlir::fk::getTiling(FusionOp fusion) {
 /// heuristic): its tile on its block, then its K split; or "".
 static std::string whyNotTensorCoreTiling(FusionOp fusion, TilingAttr tiling) {
   MatmulOp matmul = fusion.getMatmul();
-  std::string bad =
-      checkTensorCoreTile(tiling.getTile(), MatmulShape(matmul).elementBytes(),
-                          tiling.getThreads());
+  MatmulShape shape(matmul);
+  std::string bad = checkTensorCoreTile(tiling.getTile(), shape.elementBytes(),
+                                        tiling.getThreads(), shape.paired);
   return bad.empty() ? whyNotSplitK(matmul, tiling.getTile()) : bad;
 }
 

@@ -70,6 +70,8 @@ std::string mlir::fk::whyNotWarpMmaMatmul(FusionOp fusion, TargetAttr target) {
     return "target " + target.getChip().str() +
            " predates sm_80 (mma.sync m16n8k16 and cp.async)";
   // f32 on TF32 where the module allows it (fk/IR/FkNumerics.h).
+  if (fusion.getPairedMatmul())
+    return "a matmul pair runs on the wgmma kernel only";
   MatmulOp matmul = fusion.getMatmul();
   if (!matmul || !tensorType(matmul.getLhs()).getElementType().isF32())
     return whyNotTensorCoreOperands(fusion);

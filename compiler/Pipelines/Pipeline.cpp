@@ -111,6 +111,9 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
       FkFuseOptions fuse;
       fuse.explain = options.explainFusion;
       pm.addNestedPass<func::FuncOp>(createFkFuse(fuse));
+      FkPairMatmulsOptions pair;
+      pair.explain = options.explainFusion;
+      pm.addNestedPass<func::FuncOp>(createFkPairMatmuls(pair));
     } else {
       pm.addNestedPass<func::FuncOp>(createFkFormFusions());
     }

@@ -141,3 +141,42 @@ module attributes {fk.target = #fk.target<chip = "sm_90a", shared_memory_per_blo
     return %0 : tensor<2x200x64xf16>
   }
 }
+
+// -----
+
+// A matmul pair (fk-pair-matmuls) on sm_90a takes a wgmma tile of 128 or
+// 256 columns (half of them each product's); on sm_80 neither the mma.sync
+// nor the CUDA-core kernel computes pairs, and it runs on the
+// element-per-thread kernel, each matmul evaluated in the epilogue.
+// CHECK-LABEL: func.func @pair_wgmma
+// CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [64, 128, 64], threads = 128>
+// CHECK-LABEL: func.func @pair_sm80
+// CHECK: fk.tiling = #fk.tiling<elements, tile = [1], threads = 256>
+// WHY: remark: matmul on the element-per-thread kernel, not tensor cores: a matmul pair runs on the wgmma kernel only
+module attributes {fk.target = #fk.target<chip = "sm_90a">} {
+  func.func @pair_wgmma(%x: tensor<64x256xf16>, %wg: tensor<256x256xf16>, %wu: tensor<256x256xf16>) -> tensor<64x256xf16> {
+    %0 = fk.fusion matmul(%x, %wg, %wu) : (tensor<64x256xf16>, tensor<256x256xf16>, tensor<256x256xf16>) -> tensor<64x256xf16> {
+    ^bb0(%a: tensor<64x256xf16>, %g: tensor<256x256xf16>, %u: tensor<256x256xf16>):
+      %p = fk.matmul %a, %g : tensor<64x256xf16>, tensor<256x256xf16> -> tensor<64x256xf16>
+      %q = fk.matmul %a, %u : tensor<64x256xf16>, tensor<256x256xf16> -> tensor<64x256xf16>
+      %y = fk.mul %p, %q : tensor<64x256xf16>
+      fk.yield %y : tensor<64x256xf16>
+    }
+    return %0 : tensor<64x256xf16>
+  }
+}
+
+// -----
+
+module attributes {fk.target = #fk.target<chip = "sm_80">} {
+  func.func @pair_sm80(%x: tensor<64x256xf16>, %wg: tensor<256x256xf16>, %wu: tensor<256x256xf16>) -> tensor<64x256xf16> {
+    %0 = fk.fusion matmul(%x, %wg, %wu) : (tensor<64x256xf16>, tensor<256x256xf16>, tensor<256x256xf16>) -> tensor<64x256xf16> {
+    ^bb0(%a: tensor<64x256xf16>, %g: tensor<256x256xf16>, %u: tensor<256x256xf16>):
+      %p = fk.matmul %a, %g : tensor<64x256xf16>, tensor<256x256xf16> -> tensor<64x256xf16>
+      %q = fk.matmul %a, %u : tensor<64x256xf16>, tensor<256x256xf16> -> tensor<64x256xf16>
+      %y = fk.mul %p, %q : tensor<64x256xf16>
+      fk.yield %y : tensor<64x256xf16>
+    }
+    return %0 : tensor<64x256xf16>
+  }
+}

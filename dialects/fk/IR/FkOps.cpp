@@ -290,6 +290,16 @@ MatmulOp FusionOp::getMatmul() {
   return nullptr;
 }
 
+MatmulOp FusionOp::getPairedMatmul() {
+  MatmulOp first = getMatmul();
+  if (!first)
+    return nullptr;
+  for (Operation *op = first->getNextNode(); op; op = op->getNextNode())
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      return matmul;
+  return nullptr;
+}
+
 LogicalResult FusionOp::verify() {
   Block &body = getBody().front();
   if (body.empty() || !isa<YieldOp>(body.back()))
@@ -308,8 +318,9 @@ LogicalResult FusionOp::verify() {
   // loop ops and at least one reduction. Matmul: one matmul with loop ops
   // before it (prologue) and after it (epilogue), every result of the
   // matmul's shape (the kernel writes each result at the matmul's output
-  // coordinates). Attention: the same with one attention reading fusion
-  // inputs directly.
+  // coordinates); or a pair of matmuls of one left operand and one result
+  // type, which one kernel computes side by side. Attention: the same with
+  // one attention reading fusion inputs directly.
   int64_t reductions = 0, matmuls = 0, attentions = 0;
   for (Operation &op : body.without_terminator()) {
     if (isLoopOp(&op))
@@ -328,9 +339,15 @@ LogicalResult FusionOp::verify() {
   if (getKind() == FusionKind::Reduction && reductions == 0)
     return emitOpError() << "of kind 'reduction' holds no reduction";
   if (getKind() == FusionKind::Matmul) {
-    if (matmuls != 1)
-      return emitOpError() << "of kind 'matmul' needs exactly one matmul, not "
+    if (matmuls != 1 && matmuls != 2)
+      return emitOpError() << "of kind 'matmul' needs one matmul or a pair, "
+                              "not "
                            << matmuls;
+    if (MatmulOp paired = getPairedMatmul();
+        paired && (paired.getLhs() != getMatmul().getLhs() ||
+                   paired.getType() != getMatmul().getType()))
+      return emitOpError() << "of kind 'matmul' pairs matmuls of one left "
+                              "operand and one result type only";
     ArrayRef<int64_t> shape =
         cast<RankedTensorType>(getMatmul().getType()).getShape();
     for (Type type : getResultTypes())

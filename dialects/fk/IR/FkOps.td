@@ -640,7 +640,10 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
       ops of the body;
     - `matmul`: one matmul, with loop ops computing its operands
       (prologue) and elementwise ops of its shape consuming it (epilogue);
-      every result has the matmul's shape;
+      every result has the matmul's shape. Or a pair of matmuls with the
+      same left operand and result type (`silu(x @ wg) * (x @ wu)`), whose
+      epilogue combines both: the kernel reads each tile of the left
+      operand once for the two products (fk-pair-matmuls);
     - `attention`: one `fk.attention` whose operands are fusion inputs or,
       for a query, key or value, head splits of them (`transpose(x, perm =
       [0, 2, 1, 3])` of a [B, T, H, D] input, or of a reshape splitting the
@@ -672,8 +675,11 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
     /// The op that yields the fusion's first result: what the kernel is
     /// built around.
     Operation *getRoot();
-    /// The matmul of a fusion of kind matmul, else null.
+    /// The matmul of a fusion of kind matmul (the first of a pair), else
+    /// null.
     MatmulOp getMatmul();
+    /// The second matmul of a pair, else null.
+    MatmulOp getPairedMatmul();
     /// The attention of a fusion of kind attention, else null.
     AttentionOp getAttention();
   }];

@@ -143,7 +143,7 @@ func.func @c3_reduction_of_argument(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // fusion C3: a matmul fusion holds a matmul.
 func.func @c3_matmul_without_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs exactly one matmul, not 0}}
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs one matmul or a pair, not 0}}
   %0 = fk.fusion matmul(%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %e = fk.neg %a : tensor<4xf32>
@@ -180,14 +180,31 @@ func.func @c3_reduction_root_of_matmul(%x: tensor<4x4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// fusion C3: one matmul per matmul fusion...
-func.func @c3_two_matmuls(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs exactly one matmul, not 2}}
+// fusion C3: one matmul per matmul fusion, or a pair of one left operand...
+func.func @c3_chained_matmuls(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' pairs matmuls of one left operand and one result type only}}
   %0 = fk.fusion matmul(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
   ^bb0(%a: tensor<4x4xf32>):
     %m = fk.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
     %n = fk.matmul %m, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
     fk.yield %n : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// fusion C3: ...and no more than two.
+func.func @c3_three_matmuls(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs one matmul or a pair, not 3}}
+  %0 = fk.fusion matmul(%x, %w) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>):
+    %m = fk.matmul %a, %b : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    %n = fk.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    %o = fk.matmul %a, %b : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    %s = fk.add %m, %n : tensor<4x4xf32>
+    %t = fk.add %s, %o : tensor<4x4xf32>
+    fk.yield %t : tensor<4x4xf32>
   }
   return %0 : tensor<4x4xf32>
 }

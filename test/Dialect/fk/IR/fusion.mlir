@@ -93,3 +93,23 @@ func.func @fusions(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>)
   }
   return %0#0, %0#1, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xi1>, tensor<4xf32>, tensor<4x2xf32>, tensor<3xi32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// A matmul fusion may hold a pair of matmuls of one left operand and one
+// result type, whose epilogue combines them (fk-pair-matmuls).
+// CHECK-LABEL: func.func @matmul_pair
+// CHECK:         fk.fusion matmul(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<4x8xf16>, tensor<8x2xf16>, tensor<8x2xf16>) -> tensor<4x2xf16> {
+// CHECK-NEXT:    ^bb0(%[[A:[a-z0-9_]+]]: tensor<4x8xf16>, %[[G:[a-z0-9_]+]]: tensor<8x2xf16>, %[[U:[a-z0-9_]+]]: tensor<8x2xf16>):
+// CHECK-NEXT:      %[[P:[a-z0-9_]+]] = fk.matmul %[[A]], %[[G]]
+// CHECK-NEXT:      %[[Q:[a-z0-9_]+]] = fk.matmul %[[A]], %[[U]]
+// CHECK-NEXT:      %[[Y:[a-z0-9_]+]] = fk.mul %[[P]], %[[Q]]
+// CHECK-NEXT:      fk.yield %[[Y]]
+func.func @matmul_pair(%x: tensor<4x8xf16>, %wg: tensor<8x2xf16>, %wu: tensor<8x2xf16>) -> tensor<4x2xf16> {
+  %0 = fk.fusion matmul(%x, %wg, %wu) : (tensor<4x8xf16>, tensor<8x2xf16>, tensor<8x2xf16>) -> tensor<4x2xf16> {
+  ^bb0(%a: tensor<4x8xf16>, %g: tensor<8x2xf16>, %u: tensor<8x2xf16>):
+    %p = fk.matmul %a, %g : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
+    %q = fk.matmul %a, %u : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
+    %y = fk.mul %p, %q : tensor<4x2xf16>
+    fk.yield %y : tensor<4x2xf16>
+  }
+  return %0 : tensor<4x2xf16>
+}

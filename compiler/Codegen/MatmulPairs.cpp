@@ -1,0 +1,227 @@
+//===- MatmulPairs.cpp - fk-pair-matmuls: two products, one kernel --------===//
+//
+// A SwiGLU MLP computes silu(x @ wg) * (x @ wu). fk-fuse gives it two
+// kernels: the gate product alone, which writes g, and the up product whose
+// epilogue reads g back. Where both run on the wgmma kernel, this pass makes
+// them one kernel that computes both products side by side: a tile holds
+// tileN / 2 columns of each (its B tile is wg's columns, then wu's), so
+// each A tile is read once for both, and the epilogue combines the two
+// accumulators without g ever reaching device memory (TensorCoreMatmul.cpp).
+//
+// Two matmul fusions pair when
+//  - the first's one result is read by the second only, in its epilogue;
+//  - their matmuls have one left operand and one result type, and read
+//    their right operands in one layout (both transpose(w), or both as
+//    stored);
+//  - each would run on the wgmma kernel without splitting K (a product too
+//    small to fill the GPU splits K instead, which a pair cannot);
+//  - no kernel between them writes a parameter in place (the first's reads
+//    move to the second's place).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Codegen/MatmulShape.h"
+#include "Codegen/Passes.h"
+#include "Codegen/TensorCoreMatmul.h"
+#include "fk/Analysis/Descriptions.h"
+#include "fk/IR/FkInout.h"
+#include "fk/IR/FkTarget.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::fk {
+#define GEN_PASS_DEF_FKPAIRMATMULS
+#include "Codegen/Passes.h.inc"
+} // namespace mlir::fk
+
+using namespace mlir;
+using namespace mlir::fk;
+
+/// The fusion input `value` (a block argument of `fusion`'s body) stands
+/// for.
+static Value getOuterValue(FusionOp fusion, Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != &fusion.getBody().front())
+    return Value();
+  return fusion.getInputs()[arg.getArgNumber()];
+}
+
+/// `matmul` named by its place in the source (a graph's matmuls are
+/// often unnamed values): 'fk.matmul' (LINE:COLUMN).
+static std::string describeMatmul(MatmulOp matmul) {
+  std::string text = describeOp(matmul);
+  if (auto at = dyn_cast<FileLineColLoc>(matmul.getLoc()))
+    text += llvm::formatv(" ({0}:{1})", at.getLine(), at.getColumn()).str();
+  return text;
+}
+
+/// Why `fusion`'s matmul would not run alone on the wgmma kernel with K
+/// unsplit, or "".
+static std::string whyNotPairable(FusionOp fusion, TargetAttr target) {
+  if (fusion.getPairedMatmul())
+    return "it is a pair already";
+  if (std::string why = whyNotTensorCoreMatmul(fusion, target); !why.empty())
+    return why;
+  MatmulShape shape(fusion.getMatmul());
+  if (shape.elementBytes() != 2)
+    return "its operands are not 16-bit";
+  if (chooseTensorCoreTile(fusion.getMatmul(), target).size() > 3)
+    return "its product splits K to fill the GPU";
+  return "";
+}
+
+/// Why the pair `pair` would leave SMs idle, or "". Below a wave of tiles,
+/// the two products as kernels of their own have twice the blocks, which a
+/// replay runs at once: a decode step's or a short prompt's projections
+/// are faster apart.
+static std::string whyNotEnoughTiles(FusionOp pair, TargetAttr target) {
+  MatmulShape shape(pair.getMatmul());
+  SmallVector<int64_t> tile = chooseTensorCoreTile(pair.getMatmul(), target);
+  int64_t tiles = shape.tiles(tile[0], tile[1]);
+  if (tiles >= target.getSmCount())
+    return "";
+  return llvm::formatv("the pair's {0} tiles of {1} x {2} would leave SMs "
+                       "idle (the GPU has {3}); apart, the products have "
+                       "twice the blocks",
+                       tiles, tile[0], tile[1], target.getSmCount())
+      .str();
+}
+
+/// Why `first` cannot pair with `second`, which reads its result, or "".
+static std::string whyNotPair(FusionOp first, FusionOp second,
+                              TargetAttr target) {
+  MatmulOp a = first.getMatmul(), b = second.getMatmul();
+  if (first.getNumResults() != 1 ||
+      llvm::any_of(first.getResult(0).getUsers(),
+                   [&](Operation *user) { return user != second; }))
+    return "its result is read by other kernels too";
+  for (FusionOp fusion : {first, second})
+    if (std::string why = whyNotPairable(fusion, target); !why.empty())
+      return describeMatmul(fusion.getMatmul()) + ": " + why;
+  if (a.getType() != b.getType())
+    return "the matmuls' results differ in type";
+  if (MatmulShape(a).rhsKMajor != MatmulShape(b).rhsKMajor)
+    return "one matmul reads its right operand as transpose(w), the other "
+           "as stored";
+  // The first's result must reach the second in its epilogue only (not as
+  // an operand of its matmul).
+  Value result = first.getResult(0);
+  for (auto [input, arg] :
+       llvm::zip(second.getInputs(), second.getBody().front().getArguments()))
+    if (input == result &&
+        (arg == b.getLhs() || arg == getTensorCoreRhsInput(b)))
+      return "its result is an operand of the second matmul";
+  for (Operation *op = first->getNextNode(); op != second;
+       op = op->getNextNode())
+    if (op->hasAttr(kWindowInPlaceAttrName))
+      return "a kernel between them writes a parameter in place";
+  return "";
+}
+
+/// One matmul fusion computing `first`'s body, then `second`'s, with
+/// `first`'s result read where `second` read it; at `second`'s place.
+static FusionOp buildPair(FusionOp first, FusionOp second) {
+  Value firstResult = first.getResult(0);
+  SmallVector<Value> inputs(first.getInputs());
+  for (Value input : second.getInputs())
+    if (input != firstResult && !llvm::is_contained(inputs, input))
+      inputs.push_back(input);
+  OpBuilder b(second);
+  auto pair = FusionOp::create(b, second.getLoc(), second.getResultTypes(),
+                               FusionKind::Matmul, inputs);
+  pair->setDiscardableAttrs(second->getDiscardableAttrDictionary());
+  Block *body = b.createBlock(&pair.getBody());
+  for (Value input : inputs)
+    body->addArgument(input.getType(), input.getLoc());
+  auto argumentFor = [&](Value input) {
+    return body->getArgument(llvm::find(inputs, input) - inputs.begin());
+  };
+  IRMapping mapping;
+  for (auto [arg, input] :
+       llvm::zip(first.getBody().getArguments(), first.getInputs()))
+    mapping.map(arg, argumentFor(input));
+  for (Operation &op : first.getBody().front().without_terminator())
+    b.clone(op, mapping);
+  Value firstValue = mapping.lookup(
+      cast<YieldOp>(first.getBody().front().getTerminator()).getValues()[0]);
+  for (auto [arg, input] :
+       llvm::zip(second.getBody().getArguments(), second.getInputs()))
+    mapping.map(arg, input == firstResult ? firstValue : argumentFor(input));
+  for (Operation &op : second.getBody().front())
+    b.clone(op, mapping);
+  return pair;
+}
+
+namespace {
+struct PairMatmulsPass : fk::impl::FkPairMatmulsBase<PairMatmulsPass> {
+  using FkPairMatmulsBase::FkPairMatmulsBase;
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    auto module = fn->getParentOfType<ModuleOp>();
+    auto target = module ? module->getAttrOfType<TargetAttr>(kTargetAttrName)
+                         : TargetAttr();
+    if (!target || fn.isExternal())
+      return;
+    SmallVector<FusionOp> matmuls;
+    for (auto fusion : fn.getBody().front().getOps<FusionOp>())
+      if (fusion.getKind() == FusionKind::Matmul)
+        matmuls.push_back(fusion);
+    int64_t pairs = 0;
+    for (FusionOp second : matmuls) {
+      for (Value input : second.getInputs()) {
+        // Candidates: a matmul kernel whose result the second reads, of
+        // the second's left operand.
+        auto first = input.getDefiningOp<FusionOp>();
+        if (!first || first.getKind() != FusionKind::Matmul ||
+            getOuterValue(first, first.getMatmul().getLhs()) !=
+                getOuterValue(second, second.getMatmul().getLhs()))
+          continue;
+        auto missed = [&](StringRef why) {
+          if (explain)
+            second.emitRemark()
+                << "the kernel of " << describeOp(second.getRoot())
+                << " does not compute " << describeMatmul(first.getMatmul())
+                << " beside its matmul (a pair): " << why;
+        };
+        if (std::string why = whyNotPair(first, second, target);
+            !why.empty()) {
+          missed(why);
+          continue;
+        }
+        FusionOp pair = buildPair(first, second);
+        if (std::string why = whyNotEnoughTiles(pair, target); !why.empty()) {
+          pair.erase();
+          missed(why);
+          continue;
+        }
+        if (explain) {
+          MatmulOp matmul = first.getMatmul();
+          int64_t lhs = getTensorBytes(getOuterValue(first, matmul.getLhs())),
+                  result = getTensorBytes(first.getResult(0));
+          second.emitRemark() << llvm::formatv(
+              "{0} computed beside {1} in one kernel (a matmul pair: the "
+              "tiles hold columns of both products): saves {2} of device "
+              "memory traffic (the left operand read once, {3}, and the "
+              "write and read of {4}){5}",
+              describeMatmul(matmul), describeMatmul(second.getMatmul()),
+              formatBytes(lhs + 2 * result), formatBytes(lhs),
+              formatBytes(result), describeSymbolUnits(first));
+        }
+        second.replaceAllUsesWith(pair.getResults());
+        second.erase();
+        first.erase();
+        ++pairs;
+        break;
+      }
+    }
+    if (explain && pairs) {
+      int64_t kernels = llvm::range_size(fn.getBody().front().getOps<FusionOp>());
+      fn.emitRemark() << llvm::formatv(
+          "graph '{0}': {1} matmul pair{2}, {3} kernel{4}", fn.getSymName(),
+          pairs, pairs == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s");
+    }
+  }
+};
+} // namespace
