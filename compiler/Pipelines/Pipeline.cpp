@@ -113,7 +113,8 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
       pm.addNestedPass<func::FuncOp>(createFkFuse(fuse));
       FkPairMatmulsOptions pair;
       pair.explain = options.explainFusion;
-      pm.addNestedPass<func::FuncOp>(createFkPairMatmuls(pair));
+      if (options.matmulPairs)
+        pm.addNestedPass<func::FuncOp>(createFkPairMatmuls(pair));
     } else {
       pm.addNestedPass<func::FuncOp>(createFkFormFusions());
     }

@@ -54,6 +54,9 @@ struct PipelineOptions {
   PtxOptions ptx;
   /// Group ops into kernels (the fusion pass); otherwise one kernel per op.
   bool fusion = true;
+  /// Compute two matmuls of one left operand in one kernel where they pair
+  /// (fk-pair-matmuls).
+  bool matmulPairs = true;
   /// Report every fusion decision as a remark.
   bool explainFusion = false;
   /// The tensor-core tile M,N,K (empty: the tiling heuristic's).

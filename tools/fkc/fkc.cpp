@@ -87,6 +87,9 @@ int main(int argc, char **argv) {
                "memory traffic it saves, as a remark");
   app.add_flag("!--no-fusion", options.pipeline.fusion,
                "One kernel per operation (no fusion)");
+  app.add_flag("!--no-matmul-pairs", options.pipeline.matmulPairs,
+               "Keep two matmuls of one left operand in kernels of their own "
+               "(no matmul pairs: docs/fusion.md)");
   app.add_option("--matmul-tile", options.pipeline.matmulTile,
                  "Tensor-core tile M,N,K of matmul kernels, and optionally "
                  "the blocks K is split among (default: the tiling "
