@@ -775,18 +775,22 @@ LogicalResult TensorCoreKernel::runEpilogue(Value cTile, int64_t first,
 
 void TensorCoreKernel::waitForTurn(Value first, Value consumer) {
   // Tile i > 0 waits for phase (i - 1) / 2 of turn[c]: the other
-  // consumer's main loops end in turn, one phase each.
+  // consumer's main loops end in turn, one phase each. Tile 0 waits with
+  // parity 1, the phase before a fresh mbarrier's first, which counts as
+  // complete: every tile waits, with no branch around the wait. (A branch
+  // there put the accumulator's zeroing on a path ptxas took for divergent,
+  // and it serialized the consumers' wgmma: C7520.)
   Value tile = arith::DivUIOp::create(b, loc, first,
                                       index(std::max<int64_t>(kTiles, 1)));
   Value later = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                                       tile, index(0));
-  auto ifLater = scf::IfOp::create(b, loc, later, /*withElse=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifLater.getThenRegion().front());
   Value phase = arith::DivUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, tile, index(1)),
       index(tiling.consumers));
-  nvgpu::MBarrierTryWaitParityOp::create(b, loc, turns, parity(phase),
+  Value waited = arith::SelectOp::create(b, loc, later, parity(phase),
+                                         arith::ConstantIntOp::create(
+                                             b, loc, b.getI1Type(), 1));
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, turns, waited,
                                          index(kWaitTicks), consumer);
 }
 
