@@ -151,6 +151,25 @@ std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
 /// The K tiles from which a product takes the warp-specialized kernel's
 /// 128 x 256 tiles (chooseTensorCoreTile).
 static constexpr int64_t kMinKTilesForWideTiles = 16;
+/// The most K tiles, and the fewest waves of 64 x 256 tiles (one per SM),
+/// of products that take ping-pong consumers (prefersPingPong).
+static constexpr int64_t kMaxKTilesForPingPong = 12, kMinPingPongWaves = 4;
+
+bool mlir::fk::prefersPingPong(MatmulOp matmul, TargetAttr target) {
+  // Short K loops over many tiles (an LM head, 2048 x 768 x 50257): each
+  // tile's epilogue weighs as much as a good part of its main loop, and
+  // ping-pong consumers run one's epilogue under the other's main loop.
+  // Measured (fkc-run --bench, 64 x 256 ping-pong against the 128 x 128
+  // one-warpgroup tile; docs/tiling.md, "Ping-pong consumers"): the LM
+  // head 0.299 against 0.389 ms on an H200, 0.352 against 0.398 ms on an
+  // H100; with 16 K tiles (nn.Linear 4096 x 1024 x 4096) and more, the
+  // cooperative 128 x 256 kernel wins (0.069 against 0.0735 ms).
+  MatmulShape shape(matmul);
+  int64_t tileK = kSwizzleBytes / shape.elementBytes();
+  return shape.elementBytes() == 2 &&
+         llvm::divideCeil(shape.k, tileK) <= kMaxKTilesForPingPong &&
+         shape.tiles(64, 256) >= kMinPingPongWaves * target.getSmCount();
+}
 
 /// The suspend-time hint of an mbarrier wait, in nanoseconds.
 static constexpr int64_t kWaitTicks = 10000000;
@@ -235,6 +254,9 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
            llvm::divideCeil(shape.k, tileK) >= kMinKTilesForWideTiles &&
            shape.tiles(128, 256) >= sms)
     tile = {128, 256, tileK};
+  // 64 x 256 on ping-pong consumers (chooseTensorCoreThreads).
+  else if (prefersPingPong(matmul, target))
+    tile = {64, 256, tileK};
   // A pair's tile holds as many columns of each product (and does not
   // split K: the partial sums would hold both).
   if (shape.paired) {
@@ -274,10 +296,12 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   return tile;
 }
 
-int64_t mlir::fk::chooseTensorCoreThreads(ArrayRef<int64_t> tile) {
-  if (tile.size() >= 2 &&
-      !TensorCoreTiling::get(tile, kThreadsPerWarpgroup, /*stages=*/1)
-           .fitsOneWarpgroup())
+int64_t mlir::fk::chooseTensorCoreThreads(ArrayRef<int64_t> tile,
+                                          bool pingPong) {
+  if (pingPong ||
+      (tile.size() >= 2 &&
+       !TensorCoreTiling::get(tile, kThreadsPerWarpgroup, /*stages=*/1)
+            .fitsOneWarpgroup()))
     return kThreadsPerWarpgroup * (1 + kMaxConsumers);
   return kThreadsPerWarpgroup;
 }

@@ -141,14 +141,21 @@ std::string whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile);
 /// where the product has at most 64 rows or 128 x 128 tiles would occupy at
 /// most a quarter of the SMs, or 64 x 128 / 192 / 256 (the most blocks in
 /// one wave of two per SM) where 128 x 128 tiles would give fewer than two
-/// blocks per SM; then, while 64 x 64 blocks are fewer than the SMs and the
+/// blocks per SM, or 64 x 256 on ping-pong consumers (prefersPingPong); then, while 64 x 64 blocks are fewer than the SMs and the
 /// K loop is long, K split among more blocks (a fourth tile size).
 SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul, TargetAttr target);
 
 /// The wgmma kernel's block for `tile` unless asked otherwise: one
-/// warpgroup where its accumulator fits in 128 registers per thread, else a
-/// producer and two consumer warpgroups.
-int64_t chooseTensorCoreThreads(ArrayRef<int64_t> tile);
+/// warpgroup where its accumulator fits in 128 registers per thread, else
+/// (or for ping-pong consumers, `pingPong`) a producer and two consumer
+/// warpgroups.
+int64_t chooseTensorCoreThreads(ArrayRef<int64_t> tile, bool pingPong = false);
+
+/// Whether fk-tile gives `matmul` 64 x 256 tiles on ping-pong consumers:
+/// 16-bit products of at most 12 K tiles and at least four waves of such
+/// tiles (an LM head), whose epilogues then run under the other consumer's
+/// main loop.
+bool prefersPingPong(MatmulOp matmul, TargetAttr target);
 
 /// The workspace of a split-K kernel: each split's f32 partial product,
 /// [splits, rows, N]: rows given at run time at their bound (whyNotSplitK

@@ -129,8 +129,11 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     if (why.empty()) {
       // `matmulTile` is a tile of 16-bit operands, not of TF32's.
       int64_t threads = requests.matmulThreads;
-      if (tile.empty() || fourOrEightBytes)
+      bool heuristic = tile.empty() || fourOrEightBytes;
+      if (heuristic)
         tile = chooseTensorCoreTile(fusion.getMatmul(), target);
+      bool pingPong = heuristic && tile[0] == 64 && tile[1] == 256 &&
+                      prefersPingPong(fusion.getMatmul(), target);
       // A measured choice for the shape, unless flags fix the tile.
       if (const MatmulTuning *tuned = requests.getTuned(fusion.getMatmul())) {
         tile = tuned->tile;
@@ -138,7 +141,7 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
       }
       return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile,
                              threads ? threads
-                                     : chooseTensorCoreThreads(tile));
+                                     : chooseTensorCoreThreads(tile, pingPong));
     }
     std::string whyNotMma = whyNotWarpMmaMatmul(fusion, target);
     if (whyNotMma.empty()) {
