@@ -62,10 +62,10 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
     return %0 : tensor<4096x4096xf16>
   }
 
-  // 8 K tiles: the one-warpgroup kernel, two blocks per SM hiding each
-  // other's epilogues.
+  // 8 K tiles over many tiles: 64 x 256 tiles on ping-pong consumers, one
+  // consumer's epilogue under the other's main loop (prefersPingPong).
   // CHECK-LABEL: func.func @short_k
-  // CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [128, 128, 64], threads = 128>
+  // CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [64, 256, 64], threads = 384>
   func.func @short_k(%x: tensor<4096x512xf16>, %w: tensor<512x4096xf16>) -> tensor<4096x4096xf16> {
     %0 = fk.fusion matmul(%x, %w) : (tensor<4096x512xf16>, tensor<512x4096xf16>) -> tensor<4096x4096xf16> {
     ^bb0(%a: tensor<4096x512xf16>, %b: tensor<512x4096xf16>):
