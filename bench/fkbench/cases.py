@@ -126,6 +126,14 @@ def _mlp_flops(t, attrs):
     return 2 * m * n * k + 2 * m * k2 * n
 
 
+def _swiglu_flops(t, attrs):
+    """Three matmuls, 2 * M * N * K each: gate, up ([N, K] weights) and
+    down."""
+    m, k = t["x"].shape
+    n = t["w_gate"].shape[0]
+    return 3 * 2 * m * n * k
+
+
 def _gemm_flops(t, attrs):
     """2 * M * N * K per product, times the batch."""
     a, b = t["a"], t["b"]
@@ -185,6 +193,16 @@ def _table():
         init={"w1": (0.0, 1 / 64), "b1": (0.0, 0.1), "w2": (0.0, 1 / 128)},
         flop_formula=_mlp_flops,
         description="gelu(x @ w1 + b1) @ w2, tanh gelu"))
+    cases.append(Case(
+        "swiglu_mlp_f16", "swiglu_mlp", ("x", "w_gate", "w_up", "w_down"),
+        init={"w_gate": (0.0, 1 / math.sqrt(2048)),
+              "w_up": (0.0, 1 / math.sqrt(2048)),
+              "w_down": (0.0, 1 / math.sqrt(8192))},
+        flop_formula=_swiglu_flops,
+        description="silu(x @ w_gate^T) * (x @ w_up^T) @ w_down^T "
+                    "(nn.Linear weights), x [4096, 2048], width 8192",
+        eager_is="three F.linear (cuBLAS GEMMs) and the silu and product "
+                 "as elementwise kernels"))
     # Head dim 96 (a multiple of 16 but neither 64 nor 128): the flash
     # kernel's mma.sync form, also on sm_90a.
     for d, causal in ((64, False), (64, True), (128, False), (128, True),

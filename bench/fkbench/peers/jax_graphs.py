@@ -38,6 +38,11 @@ def jax_function(case, jax):
             h = x @ w1 + b1
             h = jax.nn.gelu(up(h), approximate=True).astype(x.dtype)
             return (h @ w2,)
+    elif fam == "swiglu_mlp":
+        def fn(x, w_gate, w_up, w_down):
+            g = up(x @ w_gate.T)
+            h = (jax.nn.silu(g) * up(x @ w_up.T)).astype(x.dtype)
+            return (h @ w_down.T,)
     elif fam == "gemm":
         def fn(a, b):
             return (jnp.matmul(a, b),)

@@ -25,6 +25,10 @@ def torch_function(case, torch, device):
     elif fam == "mlp":
         def fn(x, w1, b1, w2):
             return (F.gelu(x @ w1 + b1, approximate="tanh") @ w2,)
+    elif fam == "swiglu_mlp":
+        def fn(x, w_gate, w_up, w_down):
+            return (F.linear(F.silu(F.linear(x, w_gate)) * F.linear(x, w_up),
+                             w_down),)
     elif fam == "gemm":
         def fn(a, b):
             return (torch.matmul(a, b),)
