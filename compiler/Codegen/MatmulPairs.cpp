@@ -88,6 +88,27 @@ static std::string whyNotEnoughTiles(FusionOp pair, TargetAttr target) {
       .str();
 }
 
+/// Whether every use of `value` in its fusion's body, and of what those
+/// uses compute, is elementwise with results of `type`'s shape up to the
+/// fusion's yield.
+static bool isElementwiseAt(Value value, Type type) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
+  SmallVector<Value> worklist = {value};
+  DenseSet<Operation *> seen;
+  while (!worklist.empty()) {
+    for (Operation *user : worklist.pop_back_val().getUsers()) {
+      if (isa<YieldOp>(user) || !seen.insert(user).second)
+        continue;
+      if (!user->hasTrait<OpTrait::Elementwise>() ||
+          cast<RankedTensorType>(user->getResult(0).getType()).getShape() !=
+              shape)
+        return false;
+      worklist.push_back(user->getResult(0));
+    }
+  }
+  return true;
+}
+
 /// Why `first` cannot pair with `second`, which reads its result, or "".
 static std::string whyNotPair(FusionOp first, FusionOp second,
                               TargetAttr target) {
@@ -101,20 +122,34 @@ static std::string whyNotPair(FusionOp first, FusionOp second,
       return describeMatmul(fusion.getMatmul()) + ": " + why;
   if (a.getType() != b.getType())
     return "the matmuls' results differ in type";
+  // One tensor-map layout and batch walk for both right operands.
   if (MatmulShape(a).rhsKMajor != MatmulShape(b).rhsKMajor)
     return "one matmul reads its right operand as transpose(w), the other "
            "as stored";
-  // The first's result must reach the second in its epilogue only (not as
-  // an operand of its matmul).
+  if (a.getRhs().getType() != b.getRhs().getType())
+    return "the matmuls' right operands differ in type (batch dims)";
+  // The first's result must reach the second's outputs through elementwise
+  // ops of the matmul's shape only: the epilogue reads it at the output
+  // element, as it reads the second matmul.
   Value result = first.getResult(0);
   for (auto [input, arg] :
        llvm::zip(second.getInputs(), second.getBody().front().getArguments()))
-    if (input == result &&
-        (arg == b.getLhs() || arg == getTensorCoreRhsInput(b)))
-      return "its result is an operand of the second matmul";
+    if (input == result && !isElementwiseAt(arg, b.getType()))
+      return "the second kernel reads its result other than elementwise "
+             "(an epilogue reads it at the output element)";
+  // The first's reads move to the second's place: no kernel between them
+  // may write a parameter (an inout update in place).
+  auto fn = second->getParentOfType<func::FuncOp>();
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  DenseSet<Value> updates;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands()))
+    if (getUpdatedParameter(fn, i))
+      updates.insert(value);
   for (Operation *op = first->getNextNode(); op != second;
        op = op->getNextNode())
-    if (op->hasAttr(kWindowInPlaceAttrName))
+    if (op->hasAttr(kWindowInPlaceAttrName) ||
+        llvm::any_of(op->getResults(),
+                     [&](Value v) { return updates.contains(v); }))
       return "a kernel between them writes a parameter in place";
   return "";
 }

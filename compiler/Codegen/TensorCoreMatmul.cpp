@@ -23,9 +23,9 @@
 //              after issuing K tile t it knows K tile t - 1 done and
 //              releases that stage. No barrier of the whole block: the
 //              producer runs ahead as far as the ring allows
-//   epilogue   the consumers (a named barrier among them) store 64 columns
-//              of their accumulators at a time into an f32 tile beside
-//              the ring and run the epilogue on it together
+//   epilogue   each consumer (a named barrier of its warpgroup) stores 64
+//              columns of its accumulator at a time into its part of an
+//              f32 tile beside the ring and runs the epilogue of its rows
 //
 // Where one warpgroup holds the tile's accumulator, two consumers instead
 // take turns on whole tiles (ping-pong: consumer c computes the block's
@@ -140,9 +140,10 @@ std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
     return "the warp-specialized kernel does not split K";
   if (paired && !isPairTileColumns(n))
     return "a matmul pair's tile N must be 128 or 256 (64 or 128 columns of "
-           "each product)";
+           "each product; --no-matmul-pairs keeps the products apart)";
   if (paired && tile.size() > 3 && tile[3] != 1)
-    return "a matmul pair does not split K";
+    return "a matmul pair does not split K (--no-matmul-pairs keeps the "
+           "products apart)";
   if (consumers && elementBytes != 2)
     return "the warp-specialized kernel takes 16-bit operands";
   return "";
@@ -487,8 +488,8 @@ private:
   LogicalResult consumerEpilogue(Value accumulator, Value consumer,
                                  Value warpgroupThread);
   /// A barrier of the threads that compute the tile: every thread of the
-  /// one-warpgroup kernel; the consumers of the cooperative one; the
-  /// consumer warpgroup `consumer` of the ping-pong one.
+  /// one-warpgroup kernel; the consumer warpgroup `consumer` of the
+  /// warp-specialized one.
   void syncComputeThreads(Value consumer = Value());
   /// Stores `columns` columns from `firstColumn` of the warpgroup's
   /// accumulator (its rows from `firstRow` of the tile) into the f32 tile
@@ -496,11 +497,12 @@ private:
   void storeAccumulator(Value accumulator, Value cTile, Value firstRow,
                         Value warpgroupThread, int64_t firstColumn,
                         int64_t columns, int64_t at = 0);
-  /// The epilogue on the f32 tile `cTile` of `columns` output columns from
-  /// the tile's column `first`; a pair's second product lies `columns`
-  /// further in `cTile`.
-  LogicalResult runEpilogue(Value cTile, int64_t first, int64_t columns,
-                            int64_t threads, Value thread = Value());
+  /// The epilogue on the f32 tile `cTile` of `rows` rows from the output
+  /// tile's row `firstRow` and `columns` output columns from its column
+  /// `first`; a pair's second product lies `columns` further in `cTile`.
+  LogicalResult runEpilogue(Value cTile, Value firstRow, int64_t rows,
+                            int64_t first, int64_t columns, int64_t threads,
+                            Value thread = Value());
   /// Stores the block's f32 tile (in shared memory) as its split's part of
   /// the partial buffer.
   void storePartialTile(Value tile);
@@ -750,26 +752,21 @@ TensorCoreKernel::forEachTile(Value which, int64_t every,
 LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
                                                  Value consumer,
                                                  Value warpgroupThread) {
+  // Each consumer runs the epilogue of its own rows of the tile (its half
+  // of a cooperative tile, a ping-pong consumer's whole tile) through its
+  // own part of the epilogue tile, synchronized by a named barrier of its
+  // warpgroup alone: neither waits for the other's epilogue. (With one
+  // epilogue over both halves and a barrier of both warpgroups, ncu counted
+  // a third of the nn.Linear 4096 x 1024 x 4096 kernel's stalls at those
+  // barriers: docs/tiling.md, "Epilogues per consumer".)
   int64_t columns = tiling.getEpilogueColumns();
-  bool pingPong = tiling.isPingPong();
-  // Ping-pong consumers each have their own epilogue tile and run their
-  // epilogues alone; cooperative ones share one.
-  int64_t tileBytes = tiling.tileM * columns * 4;
-  Value offset = index(tiling.stages * (aStageBytes + bStageBytes));
-  if (pingPong)
-    offset = add(offset, mul(consumer, index(tileBytes)));
-  Value cTile =
-      view(offset, sharedTile({tiling.tileM, columns}, b.getF32Type()));
-  Value computeThread = warpgroupThread;
-  Value firstRow = index(0);
-  int64_t threads = kThreadsPerWarpgroup;
-  if (!pingPong) {
-    Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    computeThread =
-        arith::SubIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
-    firstRow = mul(consumer, index(tiling.getWarpgroupRows()));
-    threads *= tiling.consumers;
-  }
+  int64_t rows = tiling.getWarpgroupRows();
+  Value offset = add(index(tiling.stages * (aStageBytes + bStageBytes)),
+                     mul(consumer, index(rows * columns * 4)));
+  Value cTile = view(offset, sharedTile({rows, columns}, b.getF32Type()));
+  // The consumer's first row in the output tile.
+  Value firstRow = tiling.isPingPong() ? index(0) : mul(consumer, index(rows));
+  int64_t liveRows = std::min(rows, getLiveTileRows(tiling.tileM, shape));
   // A pair's slice is half as wide: its columns of each product side by
   // side in the epilogue tile.
   int64_t slice = pairedRhsMap ? columns / 2 : columns;
@@ -777,25 +774,27 @@ LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
     // The epilogue tile is free: its readers are done with the previous
     // slice or tile.
     syncComputeThreads(consumer);
-    storeAccumulator(accumulator, cTile, firstRow, warpgroupThread, first,
+    storeAccumulator(accumulator, cTile, index(0), warpgroupThread, first,
                      slice);
     if (pairedRhsMap)
-      storeAccumulator(accumulator, cTile, firstRow, warpgroupThread,
+      storeAccumulator(accumulator, cTile, index(0), warpgroupThread,
                        outputColumns + first, slice, /*at=*/slice);
     syncComputeThreads(consumer);
-    if (failed(runEpilogue(cTile, first, slice, threads, computeThread)))
+    if (failed(runEpilogue(cTile, firstRow, liveRows, first, slice,
+                           kThreadsPerWarpgroup, warpgroupThread)))
       return failure();
   }
   return success();
 }
 
-LogicalResult TensorCoreKernel::runEpilogue(Value cTile, int64_t first,
+LogicalResult TensorCoreKernel::runEpilogue(Value cTile, Value firstRow,
+                                            int64_t rows, int64_t first,
                                             int64_t columns, int64_t threads,
                                             Value thread) {
-  return emitMatmulEpilogue(k, shape, cTile,
-                            getLiveTileRows(tiling.tileM, shape), columns,
-                            tileRow, add(tileColumn, index(first)),
-                            batchCoords, threads, thread,
+  return emitMatmulEpilogue(k, shape, cTile, rows, columns,
+                            add(tileRow, firstRow),
+                            add(tileColumn, index(first)), batchCoords,
+                            threads, thread,
                             /*pairedColumn=*/pairedRhsMap ? columns : 0);
 }
 
@@ -837,21 +836,17 @@ void TensorCoreKernel::syncComputeThreads(Value consumer) {
     gpu::BarrierOp::create(b, loc);
     return;
   }
-  // Named barriers among consumers (the producer warpgroup has left): 1
-  // for all of them, or 1 + c for ping-pong consumer c alone.
+  // A named barrier of consumer c's warpgroup alone, 1 + c (the producer
+  // warpgroup never joins; each consumer runs its own epilogue).
   auto i32 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v).getResult();
   };
-  bool alone = tiling.isPingPong();
-  Value id = i32(1);
-  if (alone)
-    id = arith::AddIOp::create(
-        b, loc, id,
-        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), consumer));
-  NVVM::BarrierOp::create(
-      b, loc, /*res=*/Type(), id,
-      i32((alone ? 1 : tiling.consumers) * kThreadsPerWarpgroup),
-      /*reductionOp=*/{}, /*reductionPredicate=*/Value());
+  Value id = arith::AddIOp::create(
+      b, loc, i32(1),
+      arith::IndexCastUIOp::create(b, loc, b.getI32Type(), consumer));
+  NVVM::BarrierOp::create(b, loc, /*res=*/Type(), id,
+                          i32(kThreadsPerWarpgroup),
+                          /*reductionOp=*/{}, /*reductionPredicate=*/Value());
 }
 
 void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
@@ -997,7 +992,9 @@ LogicalResult TensorCoreKernel::buildOneWarpgroup() {
     return success();
   }
   // A pair's products are the tile's halves.
-  return runEpilogue(cTile, /*first=*/0, outputColumns, kThreadsPerWarpgroup);
+  return runEpilogue(cTile, /*firstRow=*/index(0),
+                     getLiveTileRows(tiling.tileM, shape), /*first=*/0,
+                     outputColumns, kThreadsPerWarpgroup);
 }
 
 LogicalResult TensorCoreKernel::buildWarpSpecialized() {

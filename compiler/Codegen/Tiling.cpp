@@ -138,6 +138,7 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
       if (const MatmulTuning *tuned = requests.getTuned(fusion.getMatmul())) {
         tile = tuned->tile;
         threads = tuned->threads;
+        pingPong = false;
       }
       return TilingAttr::get(ctx, KernelStrategy::TensorCore, tile,
                              threads ? threads

@@ -318,8 +318,9 @@ LogicalResult FusionOp::verify() {
   // loop ops and at least one reduction. Matmul: one matmul with loop ops
   // before it (prologue) and after it (epilogue), every result of the
   // matmul's shape (the kernel writes each result at the matmul's output
-  // coordinates); or a pair of matmuls of one left operand and one result
-  // type, which one kernel computes side by side. Attention: the same with
+  // coordinates); or a pair of matmuls of one left operand, one right
+  // operand type and one result type, which one kernel computes side by
+  // side. Attention: the same with
   // one attention reading fusion inputs directly.
   int64_t reductions = 0, matmuls = 0, attentions = 0;
   for (Operation &op : body.without_terminator()) {
@@ -345,9 +346,11 @@ LogicalResult FusionOp::verify() {
                            << matmuls;
     if (MatmulOp paired = getPairedMatmul();
         paired && (paired.getLhs() != getMatmul().getLhs() ||
-                   paired.getType() != getMatmul().getType()))
+                   paired.getType() != getMatmul().getType() ||
+                   paired.getRhs().getType() != getMatmul().getRhs().getType()))
       return emitOpError() << "of kind 'matmul' pairs matmuls of one left "
-                              "operand and one result type only";
+                              "operand, one right operand type and one "
+                              "result type only";
     ArrayRef<int64_t> shape =
         cast<RankedTensorType>(getMatmul().getType()).getShape();
     for (Type type : getResultTypes())

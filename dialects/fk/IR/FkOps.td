@@ -641,7 +641,7 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
     - `matmul`: one matmul, with loop ops computing its operands
       (prologue) and elementwise ops of its shape consuming it (epilogue);
       every result has the matmul's shape. Or a pair of matmuls with the
-      same left operand and result type (`silu(x @ wg) * (x @ wu)`), whose
+      same left operand, right operand type and result type (`silu(x @ wg) * (x @ wu)`), whose
       epilogue combines both: the kernel reads each tile of the left
       operand once for the two products (fk-pair-matmuls);
     - `attention`: one `fk.attention` whose operands are fusion inputs or,

@@ -182,7 +182,7 @@ func.func @c3_reduction_root_of_matmul(%x: tensor<4x4xf32>) -> tensor<4xf32> {
 
 // fusion C3: one matmul per matmul fusion, or a pair of one left operand...
 func.func @c3_chained_matmuls(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' pairs matmuls of one left operand and one result type only}}
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' pairs matmuls of one left operand, one right operand type and one result type only}}
   %0 = fk.fusion matmul(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
   ^bb0(%a: tensor<4x4xf32>):
     %m = fk.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
@@ -190,6 +190,22 @@ func.func @c3_chained_matmuls(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
     fk.yield %n : tensor<4x4xf32>
   }
   return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// fusion C3: ...whose right operands have one type (one tensor-map layout
+// and batch walk for both)...
+func.func @c3_pair_rhs_batches(%x: tensor<4x8x8xf16>, %g: tensor<8x8xf16>, %u: tensor<4x8x8xf16>) -> tensor<4x8x8xf16> {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' pairs matmuls of one left operand, one right operand type and one result type only}}
+  %0 = fk.fusion matmul(%x, %g, %u) : (tensor<4x8x8xf16>, tensor<8x8xf16>, tensor<4x8x8xf16>) -> tensor<4x8x8xf16> {
+  ^bb0(%a: tensor<4x8x8xf16>, %b: tensor<8x8xf16>, %c: tensor<4x8x8xf16>):
+    %m = fk.matmul %a, %b : tensor<4x8x8xf16>, tensor<8x8xf16> -> tensor<4x8x8xf16>
+    %n = fk.matmul %a, %c : tensor<4x8x8xf16>, tensor<4x8x8xf16> -> tensor<4x8x8xf16>
+    %s = fk.mul %m, %n : tensor<4x8x8xf16>
+    fk.yield %s : tensor<4x8x8xf16>
+  }
+  return %0 : tensor<4x8x8xf16>
 }
 
 // -----
