@@ -92,9 +92,9 @@ const MatmulTuning *TilingRequests::getTuned(MatmulOp matmul) const {
   if (!tuning || !matmulTile.empty() || matmulThreads)
     return nullptr;
   // Tuning files name products by their sizes: rows given at run time take
-  // the heuristic's tile, as do pairs (whose kernel is not the product's).
+  // the heuristic's tile, as do pairs (TuningTable::lookup).
   MatmulShape shape(matmul);
-  if (shape.hasRuntimeRows() || shape.paired)
+  if (shape.hasRuntimeRows())
     return nullptr;
   return tuning->lookup(shape);
 }

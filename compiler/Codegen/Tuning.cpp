@@ -148,6 +148,9 @@ FailureOr<TuningTable> TuningTable::load(StringRef path, std::string &error) {
 }
 
 const MatmulTuning *TuningTable::lookup(const MatmulShape &shape) const {
+  // An entry names one product; a pair's kernel computes two side by side.
+  if (shape.paired)
+    return nullptr;
   for (const MatmulTuning &entry : entries)
     if (entry.matches(shape))
       return &entry;
@@ -184,8 +187,9 @@ LogicalResult mlir::fk::writeTuningFile(ModuleOp module, StringRef path) {
         tiling.getStrategy() != KernelStrategy::TensorCore)
       return;
     MatmulShape shape(fusion.getMatmul());
-    // TF32 products are not tuned (the wgmma kernel's 16-bit tiles).
-    if (shape.elementBytes() != 2)
+    // TF32 products are not tuned (the wgmma kernel's 16-bit tiles), nor
+    // matmul pairs (an entry names one product).
+    if (shape.elementBytes() != 2 || shape.paired)
       return;
     MatmulTuning entry =
         MatmulTuning::get(shape, tiling, promotion.getStages());
