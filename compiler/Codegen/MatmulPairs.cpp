@@ -26,8 +26,8 @@
 #include "fk/Analysis/Descriptions.h"
 #include "fk/IR/FkInout.h"
 #include "fk/IR/FkTarget.h"
+#include "fk/Transforms/FusionBuilder.h"
 
-#include "mlir/IR/IRMapping.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::fk {
@@ -122,10 +122,7 @@ static std::string whyNotPair(FusionOp first, FusionOp second,
       return describeMatmul(fusion.getMatmul()) + ": " + why;
   if (a.getType() != b.getType())
     return "the matmuls' results differ in type";
-  // One tensor-map layout and batch walk for both right operands.
-  if (MatmulShape(a).rhsKMajor != MatmulShape(b).rhsKMajor)
-    return "one matmul reads its right operand as transpose(w), the other "
-           "as stored";
+  // fk.fusion C3 (the kernel's checks of the built pair follow).
   if (a.getRhs().getType() != b.getRhs().getType())
     return "the matmuls' right operands differ in type (batch dims)";
   // The first's result must reach the second's outputs through elementwise
@@ -152,40 +149,6 @@ static std::string whyNotPair(FusionOp first, FusionOp second,
                      [&](Value v) { return updates.contains(v); }))
       return "a kernel between them writes a parameter in place";
   return "";
-}
-
-/// One matmul fusion computing `first`'s body, then `second`'s, with
-/// `first`'s result read where `second` read it; at `second`'s place.
-static FusionOp buildPair(FusionOp first, FusionOp second) {
-  Value firstResult = first.getResult(0);
-  SmallVector<Value> inputs(first.getInputs());
-  for (Value input : second.getInputs())
-    if (input != firstResult && !llvm::is_contained(inputs, input))
-      inputs.push_back(input);
-  OpBuilder b(second);
-  auto pair = FusionOp::create(b, second.getLoc(), second.getResultTypes(),
-                               FusionKind::Matmul, inputs);
-  pair->setDiscardableAttrs(second->getDiscardableAttrDictionary());
-  Block *body = b.createBlock(&pair.getBody());
-  for (Value input : inputs)
-    body->addArgument(input.getType(), input.getLoc());
-  auto argumentFor = [&](Value input) {
-    return body->getArgument(llvm::find(inputs, input) - inputs.begin());
-  };
-  IRMapping mapping;
-  for (auto [arg, input] :
-       llvm::zip(first.getBody().getArguments(), first.getInputs()))
-    mapping.map(arg, argumentFor(input));
-  for (Operation &op : first.getBody().front().without_terminator())
-    b.clone(op, mapping);
-  Value firstValue = mapping.lookup(
-      cast<YieldOp>(first.getBody().front().getTerminator()).getValues()[0]);
-  for (auto [arg, input] :
-       llvm::zip(second.getBody().getArguments(), second.getInputs()))
-    mapping.map(arg, input == firstResult ? firstValue : argumentFor(input));
-  for (Operation &op : second.getBody().front())
-    b.clone(op, mapping);
-  return pair;
 }
 
 namespace {
@@ -225,8 +188,17 @@ struct PairMatmulsPass : fk::impl::FkPairMatmulsBase<PairMatmulsPass> {
           missed(why);
           continue;
         }
-        FusionOp pair = buildPair(first, second);
-        if (std::string why = whyNotEnoughTiles(pair, target); !why.empty()) {
+        // One fusion computing the first's body, then the second's, at the
+        // second's place; then what the wgmma kernel says of it.
+        OpBuilder builder(second);
+        FusionOp pair = mergeFusions(builder, second.getLoc(),
+                                     FusionKind::Matmul, first, second,
+                                     /*yieldFirst=*/false);
+        pair->setDiscardableAttrs(second->getDiscardableAttrDictionary());
+        std::string why = whyNotTensorCoreMatmul(pair, target);
+        if (why.empty())
+          why = whyNotEnoughTiles(pair, target);
+        if (!why.empty()) {
           pair.erase();
           missed(why);
           continue;

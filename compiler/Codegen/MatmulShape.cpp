@@ -106,8 +106,8 @@ std::string mlir::fk::whyNotOperandTiles(FusionOp fusion) {
   if (MatmulOp paired = fusion.getPairedMatmul()) {
     operands.push_back(getTensorCoreRhsInput(paired));
     if (MatmulShape(paired).rhsKMajor != MatmulShape(matmul).rhsKMajor)
-      return "one matmul of the pair reads its right operand K-major "
-             "(transpose(w)) and the other as stored";
+      return "one matmul reads its right operand as transpose(w), the other "
+             "as stored";
   }
   for (Value operand : operands)
     if (!isa<BlockArgument>(operand))

@@ -492,17 +492,17 @@ private:
   /// warp-specialized one.
   void syncComputeThreads(Value consumer = Value());
   /// Stores `columns` columns from `firstColumn` of the warpgroup's
-  /// accumulator (its rows from `firstRow` of the tile) into the f32 tile
-  /// `cTile` in shared memory, from its column `at` (a multiple of 8).
-  void storeAccumulator(Value accumulator, Value cTile, Value firstRow,
-                        Value warpgroupThread, int64_t firstColumn,
-                        int64_t columns, int64_t at = 0);
-  /// The epilogue on the f32 tile `cTile` of `rows` rows from the output
-  /// tile's row `firstRow` and `columns` output columns from its column
-  /// `first`; a pair's second product lies `columns` further in `cTile`.
+  /// accumulator into the f32 tile `cTile` in shared memory (the
+  /// warpgroup's rows from its first), from its column `at` (a multiple of
+  /// 8).
+  void storeAccumulator(Value accumulator, Value cTile, Value warpgroupThread,
+                        int64_t firstColumn, int64_t columns, int64_t at = 0);
+  /// The epilogue, by one warpgroup (its thread `thread`), on the f32 tile
+  /// `cTile` of `rows` rows from the output tile's row `firstRow` and
+  /// `columns` output columns from its column `first`; a pair's second
+  /// product lies `columns` further in `cTile`.
   LogicalResult runEpilogue(Value cTile, Value firstRow, int64_t rows,
-                            int64_t first, int64_t columns, int64_t threads,
-                            Value thread = Value());
+                            int64_t first, int64_t columns, Value thread);
   /// Stores the block's f32 tile (in shared memory) as its split's part of
   /// the partial buffer.
   void storePartialTile(Value tile);
@@ -774,14 +774,13 @@ LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
     // The epilogue tile is free: its readers are done with the previous
     // slice or tile.
     syncComputeThreads(consumer);
-    storeAccumulator(accumulator, cTile, index(0), warpgroupThread, first,
-                     slice);
+    storeAccumulator(accumulator, cTile, warpgroupThread, first, slice);
     if (pairedRhsMap)
-      storeAccumulator(accumulator, cTile, index(0), warpgroupThread,
+      storeAccumulator(accumulator, cTile, warpgroupThread,
                        outputColumns + first, slice, /*at=*/slice);
     syncComputeThreads(consumer);
     if (failed(runEpilogue(cTile, firstRow, liveRows, first, slice,
-                           kThreadsPerWarpgroup, warpgroupThread)))
+                           warpgroupThread)))
       return failure();
   }
   return success();
@@ -789,12 +788,11 @@ LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
 
 LogicalResult TensorCoreKernel::runEpilogue(Value cTile, Value firstRow,
                                             int64_t rows, int64_t first,
-                                            int64_t columns, int64_t threads,
-                                            Value thread) {
+                                            int64_t columns, Value thread) {
   return emitMatmulEpilogue(k, shape, cTile, rows, columns,
                             add(tileRow, firstRow),
                             add(tileColumn, index(first)), batchCoords,
-                            threads, thread,
+                            kThreadsPerWarpgroup, thread,
                             /*pairedColumn=*/pairedRhsMap ? columns : 0);
 }
 
@@ -850,7 +848,7 @@ void TensorCoreKernel::syncComputeThreads(Value consumer) {
 }
 
 void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
-                                        Value firstRow, Value warpgroupThread,
+                                        Value warpgroupThread,
                                         int64_t firstColumn, int64_t columns,
                                         int64_t at) {
   // wgmma's f32 accumulator fragment (PTX ISA, "Matrix fragments for
@@ -870,7 +868,7 @@ void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
           .getResult(0);
   Value warp = arith::DivUIOp::create(b, loc, warpgroupThread, index(32));
   Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
-  Value row = add(add(firstRow, mul(warp, index(16))),
+  Value row = add(mul(warp, index(16)),
                   arith::DivUIOp::create(b, loc, lane, index(4)));
   Value column =
       mul(arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
@@ -985,7 +983,7 @@ LogicalResult TensorCoreKernel::buildOneWarpgroup() {
   Value cTile = view(index(0), sharedTile({tiling.tileM, tiling.tileN},
                                           b.getF32Type()));
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  storeAccumulator(accumulator, cTile, index(0), thread, 0, tiling.tileN);
+  storeAccumulator(accumulator, cTile, thread, 0, tiling.tileN);
   syncComputeThreads();
   if (partial) {
     storePartialTile(cTile);
@@ -994,7 +992,7 @@ LogicalResult TensorCoreKernel::buildOneWarpgroup() {
   // A pair's products are the tile's halves.
   return runEpilogue(cTile, /*firstRow=*/index(0),
                      getLiveTileRows(tiling.tileM, shape), /*first=*/0,
-                     outputColumns, kThreadsPerWarpgroup);
+                     outputColumns, thread);
 }
 
 LogicalResult TensorCoreKernel::buildWarpSpecialized() {
@@ -1110,12 +1108,11 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
           rhsColumns = shape.rhsKMajor ? tiling.tileK : boxColumns;
   lhsMap = cast(entry.getArgument(0), loadBox(tiling.tileM, tiling.tileK));
   // A K-major box of a pair's right operand is half the tile's rows.
-  rhsMap = cast(entry.getArgument(1),
-                loadBox(shape.rhsKMajor ? outputColumns : rhsRows, rhsColumns));
+  MemRefType rhsBox =
+      loadBox(shape.rhsKMajor ? outputColumns : rhsRows, rhsColumns);
+  rhsMap = cast(entry.getArgument(1), rhsBox);
   if (k.fusion.getPairedMatmul())
-    pairedRhsMap = cast(entry.getArgument(2),
-                        loadBox(shape.rhsKMajor ? outputColumns : rhsRows,
-                                rhsColumns));
+    pairedRhsMap = cast(entry.getArgument(2), rhsBox);
   lhsDescriptorMap = shape.batched()
                          ? cast(entry.getArgument(0),
                                 sharedTile({tiling.getWarpgroupRows(),

@@ -320,8 +320,8 @@ LogicalResult FusionOp::verify() {
   // matmul's shape (the kernel writes each result at the matmul's output
   // coordinates); or a pair of matmuls of one left operand, one right
   // operand type and one result type, which one kernel computes side by
-  // side. Attention: the same with
-  // one attention reading fusion inputs directly.
+  // side. Attention: the same with one attention reading fusion inputs
+  // directly.
   int64_t reductions = 0, matmuls = 0, attentions = 0;
   for (Operation &op : body.without_terminator()) {
     if (isLoopOp(&op))

@@ -82,6 +82,45 @@ FusionOp mlir::fk::buildFusion(OpBuilder &b, Location loc, FusionKind kind,
   return fusion;
 }
 
+FusionOp mlir::fk::mergeFusions(OpBuilder &b, Location loc, FusionKind kind,
+                                FusionOp first, FusionOp second,
+                                bool yieldFirst) {
+  SmallVector<Value> inputs(first.getInputs());
+  for (Value input : second.getInputs())
+    if (input.getDefiningOp() != first && !llvm::is_contained(inputs, input))
+      inputs.push_back(input);
+  SmallVector<Type> types;
+  if (yieldFirst)
+    llvm::append_range(types, first.getResultTypes());
+  llvm::append_range(types, second.getResultTypes());
+  auto fusion = FusionOp::create(b, loc, types, kind, inputs);
+  Block *body = b.createBlock(&fusion.getBody());
+  // Outer values (the inputs, then `first`'s results) to the body's.
+  IRMapping outer;
+  for (Value input : inputs)
+    outer.map(input, body->addArgument(input.getType(), input.getLoc()));
+  SmallVector<Value> yielded;
+  for (FusionOp part : {first, second}) {
+    IRMapping mapping;
+    for (auto [arg, input] :
+         llvm::zip(part.getBody().getArguments(), part.getInputs()))
+      mapping.map(arg, outer.lookup(input));
+    for (Operation &op : part.getBody().front().without_terminator())
+      b.clone(op, mapping);
+    auto values = cast<YieldOp>(part.getBody().front().getTerminator())
+                      .getValues();
+    for (auto [result, value] : llvm::zip(part.getResults(), values)) {
+      Value inner = mapping.lookup(value);
+      if (part == first)
+        outer.map(result, inner);
+      if (part == second || yieldFirst)
+        yielded.push_back(inner);
+    }
+  }
+  YieldOp::create(b, loc, yielded);
+  return fusion;
+}
+
 /// Whether no fusion after `writer` reads `parameter` (its old value).
 static bool noLaterReader(FusionOp writer, BlockArgument parameter) {
   for (Operation *later = writer->getNextNode(); later;

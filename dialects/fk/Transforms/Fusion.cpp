@@ -46,7 +46,6 @@
 #include "fk/Transforms/FusionBuilder.h"
 #include "fk/Transforms/Passes.h"
 
-#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -602,32 +601,9 @@ static void fuseSiblings(func::FuncOp fn, bool explain) {
         if (shared == 0 || !available)
           continue;
         // One kernel computing both bodies.
-        SmallVector<Value> inputs(first.getInputs());
-        for (Value input : second.getInputs())
-          if (!llvm::is_contained(inputs, input))
-            inputs.push_back(input);
-        SmallVector<Type> types(first.getResultTypes());
-        llvm::append_range(types, second.getResultTypes());
         OpBuilder b(first);
-        auto fusion = FusionOp::create(b, first.getLoc(), types,
-                                       FusionKind::Loop, inputs);
-        Block *body = b.createBlock(&fusion.getBody());
-        for (Value input : inputs)
-          body->addArgument(input.getType(), input.getLoc());
-        SmallVector<Value> yielded;
-        for (FusionOp part : {first, second}) {
-          IRMapping mapping;
-          for (auto [arg, input] : llvm::zip(part.getBody().getArguments(),
-                                            part.getInputs()))
-            mapping.map(arg, body->getArgument(
-                                 llvm::find(inputs, input) - inputs.begin()));
-          for (Operation &op : part.getBody().front().without_terminator())
-            b.clone(op, mapping);
-          for (Value v : cast<YieldOp>(part.getBody().front().getTerminator())
-                             .getValues())
-            yielded.push_back(mapping.lookup(v));
-        }
-        YieldOp::create(b, first.getLoc(), yielded);
+        FusionOp fusion = mergeFusions(b, first.getLoc(), FusionKind::Loop,
+                                       first, second, /*yieldFirst=*/true);
         if (explain)
           second.emitRemark()
               << "sibling kernels of " << describeOp(first.getRoot())

@@ -25,6 +25,15 @@ bool isSplatConstant(Operation *op);
 FusionOp buildFusion(OpBuilder &b, Location loc, FusionKind kind,
                      ArrayRef<Operation *> ops, ValueRange results);
 
+/// Replaces nothing: builds, at `b`'s insertion point, a fusion of `kind`
+/// computing `first`'s body, then `second`'s, each common input read once;
+/// where `second` reads a result of `first`, it reads the value `first`'s
+/// body computes. It yields `first`'s results (if `yieldFirst`), then
+/// `second`'s: sibling kernels keep both; a matmul pair yields the second's
+/// only.
+FusionOp mergeFusions(OpBuilder &b, Location loc, FusionKind kind,
+                      FusionOp first, FusionOp second, bool yieldFirst);
+
 /// Makes every graph result the result of a kernel of its own: a graph
 /// argument, a splat constant or a value returned twice gets a copy fusion;
 /// so does the new value of an inout parameter whose kernel could not write
