@@ -27,6 +27,24 @@
 // and one statement keeps the compiler from moving accumulator reads or
 // writes across the fence and the wait.
 //
+// Warp-specialized (FlashAttentionTiling::warpSpecialized, FlashAttention-3's
+// structure), warpgroup 0 only copies and warpgroups 1 and 2 (the
+// consumers, 64 query rows each) only compute:
+//
+//   producer   one thread loads Q, then K block n and V block n - 1 into
+//              rings of their own, each fill once the consumers released
+//              the slot's previous one (an "empty" mbarrier per slot, one
+//              arrival per consumer); it gives registers up (setmaxnreg)
+//   consumers  per key block n: issue S_n = Q K_n^T, rescale O, issue
+//              O += P_{n-1} V_{n-1}, then wait for S_n alone and run the
+//              softmax of block n while the tensor cores finish P V: the
+//              softmax of one block overlaps the products of the next. The
+//              two consumers issue their products in turns (two named
+//              barriers), so one's softmax runs under the other's products.
+//
+// There is no barrier of the whole block after the set-up: the producer
+// runs ahead as far as the rings allow.
+//
 // The mma.sync form (targets from sm_80 without wgmma, and head dims other
 // than 64 and 128) differs in the copies and the two products only: every
 // thread issues cp.async copies of Q and of the K and V blocks (one commit
@@ -57,6 +75,13 @@ using namespace mlir::fk;
 namespace {
 /// Columns of 16-bit elements in one 128-byte swizzled row.
 constexpr int64_t kBoxColumns = 64;
+/// The warp-specialized block's registers per thread after setmaxnreg
+/// (FlashAttention-3's split for three warpgroups: 128 x 24 + 256 x 240 of
+/// the SM's 64K): S, O and P of a 128-key block take about 170.
+constexpr int64_t kProducerRegisters = 24, kConsumerRegisters = 240;
+/// Named barriers (0 is the block's): the consumers', and from
+/// kTurnBarrier one per consumer's turn.
+constexpr int64_t kComputeBarrier = 1, kTurnBarrier = 2;
 } // namespace
 
 SmallVector<Value, 3> mlir::fk::buildAttentionTensorMaps(
@@ -151,6 +176,16 @@ private:
   Value i64(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
   }
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  }
+  Value parity(Value round) { return getPhaseParity(b, loc, round); }
+  /// The named barrier of consumer `consumer`'s turn.
+  Value turnBarrier(Value consumer) {
+    return arith::AddIOp::create(
+        b, loc, i32(kTurnBarrier),
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), consumer));
+  }
   /// The shared tile a TMA load of `rows` rows fills: the box of a
   /// [batch, rows, head dim] map, or of a head split's [lead, heads, rows,
   /// head dim] (the same bytes).
@@ -173,9 +208,15 @@ private:
   void setUp();
   void loadQuery();
   void loadKeyValue(Value stage, Value block, Value predicate);
+  /// Starts the TMA copies of K (part 0) or V (part 1) of key block
+  /// `block` into ring slot `stage`, signalling mbarrier `barrier`.
+  void loadRingPart(int64_t part, Value stage, Value block, Value barrier,
+                    Value predicate);
   Value tileStart(Value offset);
   Value descriptor(Value start, int64_t bytes, int64_t leadingBytes);
-  SmallVector<Value> scores(Value stage);
+  /// S = Q K^T on `stage`'s K block; with `wait` false the products are
+  /// only issued (see waitGroups).
+  SmallVector<Value> scores(Value stage, bool wait = true);
   /// The mma.sync form (sm_80 and later): cp.async copies of Q and of K
   /// and V blocks, S = Q K^T and O += P V on mma.sync.
   struct AsyncOperand {
@@ -196,8 +237,36 @@ private:
   }
   SmallVector<Value> hideKeys(ArrayRef<Value> s, Value block);
   SmallVector<Value> addMaskInput(ArrayRef<Value> s, Value block);
+  /// O + P V on `stage`'s V block, P as packPairs gives it.
   SmallVector<Value> accumulate(ArrayRef<Value> o, ArrayRef<Value> p,
-                                Value stage);
+                                Value stage, bool wait = true);
+  /// P in 16-bit pairs, the A-operand registers of the P V product.
+  SmallVector<Value> packPairs(ArrayRef<Value> p);
+  /// `values` (accumulators of issued wgmma groups) once at most `pending`
+  /// groups are in flight.
+  SmallVector<Value> waitGroups(ArrayRef<Value> values, int64_t pending);
+  /// One key block's step of the online softmax, see softmaxStep.
+  struct SoftmaxStep {
+    SmallVector<Value, 2> max, sum, alpha;
+    SmallVector<Value> p;
+  };
+  SoftmaxStep softmaxStep(SmallVector<Value> s, Value block, ValueRange max,
+                          ValueRange sum);
+  /// The loop over key blocks in which every warpgroup computes; returns
+  /// the row maxima, sums and O.
+  SmallVector<Value> buildLoop(Value blocks);
+  /// The warp-specialized block (see the file comment).
+  LogicalResult buildWarpSpecialized(Value blocks);
+  /// The consumer's loop of the warp-specialized block.
+  SmallVector<Value> consumerLoop(Value blocks, Value consumer);
+  /// Consumer `consumer` waits for its turn to issue products; passes it.
+  void waitForTurn(Value consumer);
+  void passTurn(Value consumer);
+  /// The computing threads meet (all of them: the block without a producer,
+  /// else a named barrier of the consumers).
+  void syncComputeThreads();
+  /// O / l, then the fusion's epilogue.
+  LogicalResult finish(ArrayRef<Value> results);
   Value quadReduce(Value v, bool max);
   Value exp2(Value x);
   /// One PTX statement with one result (a struct for several).
@@ -223,7 +292,7 @@ private:
   };
   SmallVector<Value> wgmma(int64_t n, ArrayRef<Value> acc,
                            const WgmmaOperand &a, const WgmmaOperand &bOperand,
-                           bool transposeB);
+                           bool transposeB, bool wait);
   LogicalResult epilogue(ArrayRef<Value> o);
 
   KernelContext k;
@@ -244,14 +313,23 @@ private:
   /// The query rows and keys (constants, or sizes given at run time).
   Value numQueries, numKeys;
   DynamicSharedMemory shared;
-  Value primary, barriers, queryMap, keyMap, valueMap;
+  /// Barrier 0: Q; 1 + s: ring slot s (K and V). Warp-specialized: K's
+  /// slot s is 1 + s, V's 1 + stages + s, and `emptyBarriers` part *
+  /// stages + s releases part's slot s.
+  Value primary, barriers, emptyBarriers, queryMap, keyMap, valueMap;
   Value firstQuery;
   /// The tensor-map coordinates of this block's batch in Q, K and V.
   SmallVector<Value, 2> queryBatch, keyBatch, valueBatch;
   SmallVector<Value> batchCoords;
-  /// The thread's place: warpgroup, lane in the quad (t % 4) as index, and
-  /// the block-local query rows of its accumulator values.
-  Value warpgroup, quadLane, row0, row1;
+  /// The thread's place: warpgroup, the warpgroup among the computing ones
+  /// (whose 64 query rows it owns) and the thread in it, lane in the quad
+  /// (t % 4) as index, and the block-local query rows of its accumulator
+  /// values.
+  Value warpgroup, computeGroup, groupThread, quadLane, row0, row1;
+  /// P = exp2(s * factor - m * factor); `foldScale`: s is the raw score
+  /// (the scale folded into factor), else scaled and masked first.
+  double factor = 0;
+  bool foldScale = false;
   /// The i64 descriptor bits that do not depend on the address.
   Value sharedAddress;
   /// The mma.sync form's: the shared memory as elements, Q, K and V as
@@ -275,8 +353,14 @@ void FlashKernel::setUp() {
     return;
   }
   sharedAddress = add(shared.address, shared.base);
-  // Barrier 0: Q; barrier 1 + s: ring slot s.
-  barriers = createCopyBarriers(b, loc, tiling.stages + 1, primary);
+  if (!tiling.warpSpecialized) {
+    barriers = createCopyBarriers(b, loc, tiling.stages + 1, primary);
+    return;
+  }
+  barriers = createCopyBarriers(b, loc, 2 * tiling.stages + 1, primary);
+  emptyBarriers =
+      createCopyBarriers(b, loc, 2 * tiling.stages, primary,
+                         /*arrivals=*/tiling.getWarpgroups());
 }
 
 SmallVector<Value, 2> FlashKernel::mapBatchCoords(ArrayRef<Dim> operandBatch,
@@ -305,21 +389,26 @@ void FlashKernel::loadKeyValue(Value stage, Value block, Value predicate) {
   Value barrier = add(stage, index(1));
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers, index(stageBytes),
                                           barrier, predicate);
+  for (int64_t part : {0, 1})
+    loadRingPart(part, stage, block, barrier, predicate);
+}
+
+void FlashKernel::loadRingPart(int64_t part, Value stage, Value block,
+                               Value barrier, Value predicate) {
+  Value map = part ? valueMap : keyMap;
+  ArrayRef<Value> batch = part ? valueBatch : keyBatch;
+  int64_t heads = part ? shape.valueHeads : shape.keyHeads;
   Value firstKey = mul(block, index(tiling.keyBlock));
   Value slot = mul(stage, index(stageBytes));
-  for (auto [part, map, batch, heads] :
-       {std::tuple{0, keyMap, ArrayRef<Value>(keyBatch), shape.keyHeads},
-        std::tuple{1, valueMap, ArrayRef<Value>(valueBatch), shape.valueHeads}})
-    for (int64_t c = 0; c < chunks(); ++c) {
-      Value offset =
-          add(slot, index(stageOffset(part) +
-                          c * tiling.keyBlock * kSwizzleBytes));
-      SmallVector<Value> coords = {index(c * kBoxColumns), firstKey};
-      llvm::append_range(coords, batch);
-      nvgpu::TmaAsyncLoadOp::create(
-          b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock, heads)),
-          barriers, map, coords, barrier, Value(), predicate);
-    }
+  for (int64_t c = 0; c < chunks(); ++c) {
+    Value offset = add(
+        slot, index(stageOffset(part) + c * tiling.keyBlock * kSwizzleBytes));
+    SmallVector<Value> coords = {index(c * kBoxColumns), firstKey};
+    llvm::append_range(coords, batch);
+    nvgpu::TmaAsyncLoadOp::create(
+        b, loc, shared.view(b, loc, offset, loadBox(tiling.keyBlock, heads)),
+        barriers, map, coords, barrier, Value(), predicate);
+  }
 }
 
 FlashKernel::AsyncOperand
@@ -443,8 +532,9 @@ Value FlashKernel::descriptor(Value start, int64_t bytes,
 SmallVector<Value> FlashKernel::wgmma(int64_t n, ArrayRef<Value> acc,
                                       const WgmmaOperand &a,
                                       const WgmmaOperand &bOperand,
-                                      bool transposeB) {
-  // One asm statement: fence, one wgmma per K step of 16, commit, wait.
+                                      bool transposeB, bool wait) {
+  // One asm statement: fence, one wgmma per K step of 16, commit, and
+  // unless the caller waits later (waitGroups), wait.
   // Operands: the n/2 accumulators (outputs, tied to the inputs when
   // accumulating), then A (a descriptor, or four registers per step), then
   // B's descriptor. A descriptor operand is that of the first step; the
@@ -484,8 +574,10 @@ SmallVector<Value> FlashKernel::wgmma(int64_t n, ArrayRef<Value> acc,
             "k16.f32." + type + "." + type + " {" + d + "}, " + aText +
             ", fk_b, " + flags + ";\n";
   }
-  text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned "
-          "0;\n}";
+  text += "wgmma.commit_group.sync.aligned;\n";
+  if (wait)
+    text += "wgmma.wait_group.sync.aligned 0;\n";
+  text += "}";
 
   SmallVector<std::string> constraints;
   for (int64_t i = 0; i < values; ++i)
@@ -514,11 +606,11 @@ SmallVector<Value> FlashKernel::wgmma(int64_t n, ArrayRef<Value> acc,
   return out;
 }
 
-SmallVector<Value> FlashKernel::scores(Value stage) {
+SmallVector<Value> FlashKernel::scores(Value stage, bool wait) {
   // K steps of 16 along the head dim: 4 per 128-byte row (32 bytes each),
   // then the next 64-column chunk.
   Value queryTile = tileStart(
-      mul(warpgroup, index(kFlashRowsPerWarpgroup * kSwizzleBytes)));
+      mul(computeGroup, index(kFlashRowsPerWarpgroup * kSwizzleBytes)));
   Value keyTile = tileStart(
       add(mul(stage, index(stageBytes)), index(stageOffset(0))));
   WgmmaOperand a{descriptor(queryTile, 0, /*leadingBytes=*/16), {}, {}};
@@ -528,7 +620,25 @@ SmallVector<Value> FlashKernel::scores(Value stage) {
     a.stepBytes.push_back(c * tiling.queryRows * kSwizzleBytes + within);
     key.stepBytes.push_back(c * tiling.keyBlock * kSwizzleBytes + within);
   }
-  return wgmma(tiling.keyBlock, {}, a, key, /*transposeB=*/false);
+  return wgmma(tiling.keyBlock, {}, a, key, /*transposeB=*/false, wait);
+}
+
+SmallVector<Value> FlashKernel::waitGroups(ArrayRef<Value> values,
+                                           int64_t pending) {
+  // The values pass through the statement (outputs tied to inputs), so
+  // that nothing reads them before the wait.
+  SmallVector<std::string> constraints(values.size(), "=f");
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints.push_back(std::to_string(i));
+  SmallVector<Type> fields(values.size(), b.getF32Type());
+  Value result = inlineAsm(
+      LLVM::LLVMStructType::getLiteral(ctx, fields),
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+      llvm::join(constraints, ","), values, /*sideEffects=*/true);
+  SmallVector<Value> out;
+  for (size_t i = 0; i < values.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+  return out;
 }
 
 SmallVector<Value> FlashKernel::hideKeys(ArrayRef<Value> s, Value block) {
@@ -602,8 +712,7 @@ SmallVector<Value> FlashKernel::addMaskInput(ArrayRef<Value> s, Value block) {
   return result;
 }
 
-SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
-                                           ArrayRef<Value> p, Value stage) {
+SmallVector<Value> FlashKernel::packPairs(ArrayRef<Value> p) {
   // P's A fragments: K step t (16 keys) is S values 8t .. 8t+7, packed in
   // pairs.
   std::string convert = shape.elementType.isF16()
@@ -615,6 +724,12 @@ SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
     aRegisters.push_back(
         inlineAsm(b.getI32Type(), convert, "=r,f,f", ValueRange{p[i], p[i + 1]},
                   /*sideEffects=*/false));
+  return aRegisters;
+}
+
+SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
+                                           ArrayRef<Value> p, Value stage,
+                                           bool wait) {
   // V is K x N (keys x head dim) with N innermost: MN-major, 64-column
   // chunks keyBlock rows apart; K steps of 16 rows of 128 bytes.
   Value valueTile = tileStart(
@@ -624,8 +739,9 @@ SmallVector<Value> FlashKernel::accumulate(ArrayRef<Value> o,
                  {}, {}};
   for (int64_t step = 0; step < tiling.keyBlock / 16; ++step)
     v.stepBytes.push_back(step * 16 * kSwizzleBytes);
-  return wgmma(tiling.headDim, o, WgmmaOperand{Value(), {}, aRegisters}, v,
-               /*transposeB=*/true);
+  return wgmma(tiling.headDim, o,
+               WgmmaOperand{Value(), {}, SmallVector<Value>(p)}, v,
+               /*transposeB=*/true, wait);
 }
 
 Value FlashKernel::quadReduce(Value v, bool max) {
@@ -652,7 +768,7 @@ Value FlashKernel::inlineAsm(Type type, StringRef text, StringRef constraints,
 LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {
   // O goes to shared memory as f32 rows (over Q and the ring, which every
   // thread is done with), then the fusion's epilogue reads runs of it.
-  gpu::BarrierOp::create(b, loc);
+  syncComputeThreads();
   // Rows are padded (FlashAttentionTiling::kOutputRowPad) so that the eight
   // rows a quad column of a warp stores fall in different banks.
   MemRefType tileType = getSharedMemRefType(
@@ -666,7 +782,7 @@ LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {
     memref::StoreOp::create(
         b, loc, value, tile,
         ValueRange{rowOf(i), add(twiceQuad, index(columnOf(i)))});
-  gpu::BarrierOp::create(b, loc);
+  syncComputeThreads();
   ResultTile result;
   result.anchor = attention;
   result.tile = tile;
@@ -675,8 +791,430 @@ LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {
   result.firstRow = firstQuery;
   result.firstColumn = index(0);
   result.batchCoords = batchCoords;
-  result.threads = tiling.getThreads();
+  result.threads = tiling.getComputeThreads();
+  result.thread = add(mul(computeGroup, index(kThreadsPerWarpgroup)),
+                      groupThread);
   return emitTileEpilogue(k, result);
+}
+
+FlashKernel::SoftmaxStep FlashKernel::softmaxStep(SmallVector<Value> s,
+                                                  Value block, ValueRange max,
+                                                  ValueRange sum) {
+  if (shape.masked)
+    s = addMaskInput(s, block);
+  else if (!foldScale)
+    for (Value &v : s)
+      v = arith::MulFOp::create(b, loc, v, f32(shape.scale));
+  // Only blocks that cross the end of the keys or the causal diagonal
+  // hide any score.
+  Value lastKey = add(mul(block, index(tiling.keyBlock)),
+                      index(tiling.keyBlock - 1));
+  Value needsMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                          lastKey, numKeys);
+  if (shape.causal)
+    needsMask = arith::OrIOp::create(
+        b, loc, needsMask,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, lastKey,
+                              diagonalKey(firstQuery)));
+  SmallVector<Type> sTypes(s.size(), b.getF32Type());
+  auto ifMask = scf::IfOp::create(b, loc, sTypes, needsMask, true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifMask.getThenRegion().front());
+    scf::YieldOp::create(b, loc, hideKeys(s, block));
+    b.setInsertionPointToStart(&ifMask.getElseRegion().front());
+    scf::YieldOp::create(b, loc, s);
+  }
+  s.assign(ifMask.getResults().begin(), ifMask.getResults().end());
+
+  // Per row r of the thread's two: the new max, the rescale of the old
+  // sum and output, P.
+  Value minusInf = f32(-std::numeric_limits<double>::infinity());
+  SoftmaxStep step;
+  SmallVector<Value, 2> negatedMax;
+  for (int r = 0; r < 2; ++r) {
+    Value rowMax = minusInf;
+    for (size_t i = 0; i < s.size(); ++i)
+      if (rowSlot(i) == r)
+        rowMax = arith::MaxNumFOp::create(b, loc, rowMax, s[i]);
+    rowMax = quadReduce(rowMax, /*max=*/true);
+    step.max.push_back(arith::MaxNumFOp::create(b, loc, max[r], rowMax));
+    // A row with every score so far hidden keeps max -inf; subtracting 0
+    // instead leaves its P at 0 rather than NaN (-inf - -inf).
+    Value hiddenRow = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OEQ, step.max[r], minusInf);
+    Value usable =
+        arith::SelectOp::create(b, loc, hiddenRow, f32(0), step.max[r]);
+    Value scaledMax = arith::MulFOp::create(b, loc, usable, f32(factor));
+    step.alpha.push_back(exp2(arith::SubFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, max[r], f32(factor)),
+        scaledMax)));
+    negatedMax.push_back(arith::NegFOp::create(b, loc, scaledMax));
+  }
+  // P = exp2(s * c - m * c), one FMA and one ex2 per score.
+  SmallVector<Value, 2> rowSum = {f32(0), f32(0)};
+  for (auto [i, v] : llvm::enumerate(s)) {
+    int64_t r = rowSlot(i);
+    Value scaled = math::FmaOp::create(b, loc, v, f32(factor), negatedMax[r]);
+    step.p.push_back(exp2(scaled));
+    rowSum[r] = arith::AddFOp::create(b, loc, rowSum[r], step.p.back());
+  }
+  for (int r = 0; r < 2; ++r)
+    step.sum.push_back(arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, sum[r], step.alpha[r]),
+        rowSum[r]));
+  return step;
+}
+
+SmallVector<Value> FlashKernel::buildLoop(Value blocks) {
+  // The mma.sync form's copies: one commit group per ring slot (Q in the
+  // first), empty past the last block, so that at block n "at most stages
+  // - 1 groups pending" means that block n has landed.
+  Value copies;
+  if (warpMma) {
+    int64_t rowChunks = shape.headDim * elementBytes / 16;
+    queryTile = {tiling.queryRows, rowChunks, 16 / elementBytes};
+    keyTile = {tiling.keyBlock, rowChunks, 16 / elementBytes};
+    queryOperand = asyncOperand(attention.getQuery(), shape.queryBatch,
+                                shape.queryRows, shape.queryHeads);
+    keyOperand = asyncOperand(attention.getKey(), shape.keyBatch,
+                              shape.keyRows, shape.keyHeads);
+    valueOperand = asyncOperand(attention.getValue(), shape.valueBatch,
+                                shape.keyRows, shape.valueHeads);
+    // f32: one TF32 product where the module allows TF32, else three
+    // (as precise as f32; fk/IR/FkNumerics.h).
+    bool splitF32 = shape.elementType.isF32() && !allowsTf32(attention);
+    fragments.emplace(k.idx, ring, lane, shape.elementType, splitF32);
+    loadQueryAsync();
+    // (Every slot's copy where the key blocks are known at run time only:
+    // each is predicated on its block.)
+    for (int64_t s = 0; s < tiling.stages; ++s) {
+      if (!keyBlocks || s < keyBlocks)
+        loadKeyValueAsync(index(s), index(s),
+                          arith::CmpIOp::create(b, loc,
+                                                arith::CmpIPredicate::slt,
+                                                index(s), blocks));
+      copies = commitAsyncCopies(b, loc);
+    }
+  } else {
+    for (Value map : {queryMap, keyMap, valueMap})
+      nvgpu::TmaPrefetchOp::create(b, loc, map, primary);
+    loadQuery();
+    for (int64_t s = 0; s < tiling.stages && (!keyBlocks || s < keyBlocks);
+         ++s) {
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            index(s), blocks);
+      loadKeyValue(index(s), index(s),
+                   arith::AndIOp::create(b, loc, primary, inRange));
+    }
+    Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
+                                           index(kMbarrierWaitTicks), index(0));
+  }
+
+  Value minusInf = f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> init = {minusInf, minusInf, f32(0), f32(0)};
+  int64_t outputs = tiling.headDim / 2;
+  init.append(outputs, f32(0));
+  auto loop = scf::ForOp::create(b, loc, index(0), blocks, index(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value block = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
+    if (warpMma) {
+      // This thread's copies of the block have landed, and the barrier
+      // makes every thread's visible.
+      waitAsyncCopies(b, loc, copies, tiling.stages - 1);
+      gpu::BarrierOp::create(b, loc);
+    } else {
+      // A slot's mbarrier completes one phase per fill: fill n of a slot
+      // is phase n, waited on with parity n % 2.
+      Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
+      nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity(round),
+                                             index(kMbarrierWaitTicks),
+                                             add(stage, index(1)));
+    }
+
+    SmallVector<Value> s = warpMma ? scoresMma(stage) : scores(stage);
+    SoftmaxStep step =
+        softmaxStep(s, block, carried.take_front(2), carried.slice(2, 2));
+    SmallVector<Value> next(step.max.begin(), step.max.end());
+    next.append(step.sum.begin(), step.sum.end());
+    SmallVector<Value> o;
+    for (int64_t i = 0; i < outputs; ++i)
+      o.push_back(arith::MulFOp::create(b, loc, carried[4 + i],
+                                        step.alpha[rowSlot(i)]));
+    SmallVector<Value> updated =
+        warpMma ? accumulateMma(o, step.p, stage)
+                : accumulate(o, packPairs(step.p), stage);
+    next.append(updated.begin(), updated.end());
+
+    // Every warp is done with the slot: refill it with the block `stages`
+    // ahead.
+    gpu::BarrierOp::create(b, loc);
+    Value ahead = add(block, index(tiling.stages));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          ahead, blocks);
+    if (warpMma) {
+      loadKeyValueAsync(stage, ahead, inRange);
+      commitAsyncCopies(b, loc);
+    } else {
+      loadKeyValue(stage, ahead,
+                   arith::AndIOp::create(b, loc, primary, inRange));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  // Q's copies are still in flight where the loop never ran (a causal mask
+  // hides every key from the block's rows); the epilogue's tile overlays Q.
+  if (warpMma)
+    waitAsyncCopies(b, loc, copies, 0);
+
+  return SmallVector<Value>(loop.getResults());
+}
+
+LogicalResult FlashKernel::finish(ArrayRef<Value> results) {
+  // O / l once per row; a row with nothing visible has l = 0 and gives NaN,
+  // as the unfused softmax (0 / 0) does.
+  SmallVector<Value> inverse(2);
+  for (int r = 0; r < 2; ++r)
+    inverse[r] = arith::DivFOp::create(b, loc, f32(1),
+                                       quadReduce(results[2 + r], /*max=*/false));
+  SmallVector<Value> o;
+  for (int64_t i = 0; i < tiling.headDim / 2; ++i)
+    o.push_back(
+        arith::MulFOp::create(b, loc, results[4 + i], inverse[rowSlot(i)]));
+  return epilogue(o);
+}
+
+void FlashKernel::syncComputeThreads() {
+  if (!tiling.warpSpecialized) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  NVVM::BarrierOp::create(b, loc, /*res=*/Type(), i32(kComputeBarrier),
+                          i32(tiling.getComputeThreads()),
+                          /*reductionOp=*/{}, /*reductionPredicate=*/Value());
+}
+
+// Consumer c's turn is named barrier kTurnBarrier + c of both consumers'
+// threads: c waits on it (bar.sync, its 128 threads), the other consumer
+// passes the turn by arriving (bar.arrive, the other 128).
+void FlashKernel::waitForTurn(Value consumer) {
+  NVVM::BarrierOp::create(b, loc, /*res=*/Type(), turnBarrier(consumer),
+                          i32(tiling.getComputeThreads()),
+                          /*reductionOp=*/{}, /*reductionPredicate=*/Value());
+}
+
+void FlashKernel::passTurn(Value consumer) {
+  Value other = arith::SubIOp::create(b, loc, index(1), consumer);
+  NVVM::BarrierArriveOp::create(b, loc, turnBarrier(other),
+                                i32(tiling.getComputeThreads()));
+}
+
+LogicalResult FlashKernel::buildWarpSpecialized(Value blocks) {
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           warpgroup, index(0));
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+
+  // The producer: fill n of a part's slot s waits for the consumers'
+  // release of fill n - stages, phase n / stages - 1 of the slot's empty
+  // mbarrier (the first round waits with parity 1, the phase before a
+  // fresh mbarrier's first, which counts as complete). V block n is loaded
+  // after K block n + 1, the order the consumers read them in.
+  b.setInsertionPointToStart(&roles.getThenRegion().front());
+  NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  auto ifPrimary = scf::IfOp::create(b, loc, primary, /*withElse=*/false);
+  b.setInsertionPointToStart(&ifPrimary.getThenRegion().front());
+  for (Value map : {queryMap, keyMap, valueMap})
+    nvgpu::TmaPrefetchOp::create(b, loc, map, Value());
+  loadQuery();
+  auto fill = [&](int64_t part, Value block) {
+    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
+    Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
+    nvgpu::MBarrierTryWaitParityOp::create(
+        b, loc, emptyBarriers, parity(add(round, index(1))), index(kMbarrierWaitTicks),
+        add(stage, index(part * tiling.stages)));
+    Value barrier = add(stage, index(1 + part * tiling.stages));
+    nvgpu::MBarrierArriveExpectTxOp::create(
+        b, loc, barriers, index(stageBytes / 2), barrier, Value());
+    loadRingPart(part, stage, block, barrier, Value());
+  };
+  auto loads = scf::ForOp::create(b, loc, index(0), add(blocks, index(1)),
+                                  index(1));
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(loads.getBody());
+    Value n = loads.getInductionVar();
+    auto ifKey = scf::IfOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n,
+                                      blocks),
+        /*withElse=*/false);
+    b.setInsertionPointToStart(&ifKey.getThenRegion().front());
+    fill(0, n);
+    b.setInsertionPointAfter(ifKey);
+    auto ifValue = scf::IfOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, n,
+                                      index(0)),
+        /*withElse=*/false);
+    b.setInsertionPointToStart(&ifValue.getThenRegion().front());
+    fill(1, arith::SubIOp::create(b, loc, n, index(1)));
+  }
+
+  b.setInsertionPointToStart(&roles.getElseRegion().front());
+  NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
+                                 NVVM::SetMaxRegisterAction::increase);
+  // Q has landed (also where no key block is read: the epilogue's tile
+  // overlays it).
+  Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
+                                         index(kMbarrierWaitTicks), index(0));
+  return finish(consumerLoop(blocks, computeGroup));
+}
+
+SmallVector<Value> FlashKernel::consumerLoop(Value blocks, Value consumer) {
+  int64_t outputs = tiling.headDim / 2;
+  int64_t pairs = tiling.keyBlock / 4;
+  Value minusInf = f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> init = {minusInf, minusInf, f32(0), f32(0)};
+  init.append(outputs, f32(0));
+  SmallVector<Type> types(init.size(), b.getF32Type());
+  // Part `part`'s fill of key block `block` has landed; release it.
+  auto waitFull = [&](int64_t part, Value block) {
+    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
+    Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
+    nvgpu::MBarrierTryWaitParityOp::create(
+        b, loc, barriers, parity(round), index(kMbarrierWaitTicks),
+        add(stage, index(1 + part * tiling.stages)));
+    return stage;
+  };
+  // One thread per warpgroup releases a slot (a wgmma group is the
+  // warpgroup's: once it waited, the group's reads are done).
+  Value releaser = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         groupThread, index(0));
+  auto release = [&](int64_t part, Value block) {
+    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
+    auto ifReleaser = scf::IfOp::create(b, loc, releaser, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifReleaser.getThenRegion().front());
+    nvgpu::MBarrierArriveOp::create(b, loc,
+                                    nvgpu::MBarrierTokenType::get(ctx),
+                                    emptyBarriers,
+                                    add(stage, index(part * tiling.stages)));
+  };
+  auto rescale = [&](ArrayRef<Value> o, ArrayRef<Value> alpha) {
+    SmallVector<Value> scaled;
+    for (auto [i, v] : llvm::enumerate(o))
+      scaled.push_back(arith::MulFOp::create(b, loc, v, alpha[rowSlot(i)]));
+    return scaled;
+  };
+
+  // Nothing to read (a causal mask hides every key from the block): the
+  // initial values, and no turns taken.
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, blocks,
+                                    index(0));
+  auto ifAny = scf::IfOp::create(b, loc, types, any, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifAny.getElseRegion().front());
+  scf::YieldOp::create(b, loc, init);
+  b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+
+  // Consumer 0 takes the first turn. Each consumer waits for blocks + 1
+  // turns (a turn per block's products, and the last P V); consumer 1
+  // passes all but its last, which no one would wait for.
+  Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       consumer, index(1));
+  auto ifSecond = scf::IfOp::create(b, loc, second, /*withElse=*/false);
+  b.setInsertionPointToStart(&ifSecond.getThenRegion().front());
+  passTurn(consumer);
+  b.setInsertionPointAfter(ifSecond);
+
+  // Block 0: S, then its softmax.
+  Value first = index(0);
+  Value stage = waitFull(0, first);
+  waitForTurn(consumer);
+  SmallVector<Value> s = scores(stage, /*wait=*/false);
+  passTurn(consumer);
+  s = waitGroups(s, 0);
+  release(0, first);
+  SoftmaxStep step = softmaxStep(s, first, ValueRange(init).take_front(2),
+                                 ValueRange(init).slice(2, 2));
+  // Carried: max, sum and alpha of the rows, P's registers, O.
+  SmallVector<Value> carriedInit(step.max.begin(), step.max.end());
+  llvm::append_range(carriedInit, step.sum);
+  llvm::append_range(carriedInit, step.alpha);
+  llvm::append_range(carriedInit, packPairs(step.p));
+  carriedInit.append(init.begin() + 4, init.end());
+  auto loop = scf::ForOp::create(b, loc, index(1), blocks, index(1),
+                                 carriedInit);
+  auto split = [&](ValueRange values) {
+    return std::tuple{values.take_front(2), values.slice(2, 2),
+                      values.slice(4, 2), values.slice(6, pairs),
+                      values.drop_front(6 + pairs)};
+  };
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value block = loop.getInductionVar();
+    auto [max, sum, alpha, p, o] = split(loop.getRegionIterArgs());
+    Value previous = arith::SubIOp::create(b, loc, block, index(1));
+    Value keyStage = waitFull(0, block);
+    waitForTurn(consumer);
+    // S of this block and P V of the previous one in flight together; O's
+    // rescale runs under the first.
+    SmallVector<Value> scoresNow = scores(keyStage, /*wait=*/false);
+    SmallVector<Value> scaled = rescale(SmallVector<Value>(o),
+                                        SmallVector<Value>(alpha));
+    Value valueStage = waitFull(1, previous);
+    SmallVector<Value> updated =
+        accumulate(scaled, SmallVector<Value>(p), valueStage, /*wait=*/false);
+    passTurn(consumer);
+    scoresNow = waitGroups(scoresNow, 1);
+    release(0, block);
+    SoftmaxStep now = softmaxStep(scoresNow, block, max, sum);
+    // The new P goes to registers only once the P V in flight, which
+    // reads the old P's, is done: P passes through the wait with O.
+    SmallVector<Value> waited(updated);
+    llvm::append_range(waited, now.p);
+    waited = waitGroups(waited, 0);
+    updated.assign(waited.begin(), waited.begin() + outputs);
+    SmallVector<Value> packed =
+        packPairs(ArrayRef<Value>(waited).drop_front(outputs));
+    release(1, previous);
+    SmallVector<Value> next(now.max.begin(), now.max.end());
+    llvm::append_range(next, now.sum);
+    llvm::append_range(next, now.alpha);
+    llvm::append_range(next, packed);
+    llvm::append_range(next, updated);
+    scf::YieldOp::create(b, loc, next);
+  }
+
+  // The last block's P V.
+  auto [max, sum, alpha, p, o] = split(loop.getResults());
+  Value last = arith::SubIOp::create(b, loc, blocks, index(1));
+  SmallVector<Value> scaled =
+      rescale(SmallVector<Value>(o), SmallVector<Value>(alpha));
+  Value valueStage = waitFull(1, last);
+  waitForTurn(consumer);
+  SmallVector<Value> updated =
+      accumulate(scaled, SmallVector<Value>(p), valueStage, /*wait=*/false);
+  auto ifFirst = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, consumer,
+                            index(0)),
+      /*withElse=*/false);
+  b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+  passTurn(consumer);
+  b.setInsertionPointAfter(ifFirst);
+  updated = waitGroups(updated, 0);
+  SmallVector<Value> results(max.begin(), max.end());
+  llvm::append_range(results, sum);
+  llvm::append_range(results, updated);
+  scf::YieldOp::create(b, loc, results);
+  return SmallVector<Value>(ifAny.getResults());
 }
 
 FailureOr<LaunchShape> FlashKernel::build() {
@@ -701,7 +1239,8 @@ FailureOr<LaunchShape> FlashKernel::build() {
   // registers).
   bool splitF32 = shape.elementType.isF32() && !allowsTf32(attention);
   bool smallSlice = shape.headDim <= 64 && !shape.masked && !splitF32;
-  if (tiling.twoBlocksFit(shape.elementBytes(), target) &&
+  if (!tiling.warpSpecialized &&
+      tiling.twoBlocksFit(shape.elementBytes(), target) &&
       (!warpMma || smallSlice))
     kernel->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
 
@@ -724,12 +1263,16 @@ FailureOr<LaunchShape> FlashKernel::build() {
                                   index(0));
   warpgroup =
       arith::DivUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
-  Value inGroup =
+  // (The producer's computeGroup is never used.)
+  computeGroup = tiling.warpSpecialized
+                     ? arith::SubIOp::create(b, loc, warpgroup, index(1))
+                     : warpgroup;
+  groupThread =
       arith::RemUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
-  lane = arith::RemUIOp::create(b, loc, inGroup, index(32));
+  lane = arith::RemUIOp::create(b, loc, groupThread, index(32));
   quadLane = arith::RemUIOp::create(b, loc, lane, index(4));
-  row0 = add(mul(warpgroup, index(kFlashRowsPerWarpgroup)),
-             add(mul(arith::DivUIOp::create(b, loc, inGroup, index(32)),
+  row0 = add(mul(computeGroup, index(kFlashRowsPerWarpgroup)),
+             add(mul(arith::DivUIOp::create(b, loc, groupThread, index(32)),
                      index(16)),
                  arith::DivUIOp::create(b, loc, lane, index(4))));
   row1 = add(row0, index(8));
@@ -771,191 +1314,18 @@ FailureOr<LaunchShape> FlashKernel::build() {
   }
 
   setUp();
-  // The mma.sync form's copies: one commit group per ring slot (Q in the
-  // first), empty past the last block, so that at block n "at most stages
-  // - 1 groups pending" means that block n has landed.
-  Value copies;
-  if (warpMma) {
-    int64_t rowChunks = shape.headDim * elementBytes / 16;
-    queryTile = {tiling.queryRows, rowChunks, 16 / elementBytes};
-    keyTile = {tiling.keyBlock, rowChunks, 16 / elementBytes};
-    queryOperand = asyncOperand(attention.getQuery(), shape.queryBatch,
-                                shape.queryRows, shape.queryHeads);
-    keyOperand = asyncOperand(attention.getKey(), shape.keyBatch,
-                              shape.keyRows, shape.keyHeads);
-    valueOperand = asyncOperand(attention.getValue(), shape.valueBatch,
-                                shape.keyRows, shape.valueHeads);
-    // f32: one TF32 product where the module allows TF32, else three
-    // (as precise as f32; fk/IR/FkNumerics.h).
-    fragments.emplace(k.idx, ring, lane, shape.elementType, splitF32);
-    loadQueryAsync();
-    // (Every slot's copy where the key blocks are known at run time only:
-    // each is predicated on its block.)
-    for (int64_t s = 0; s < tiling.stages; ++s) {
-      if (!keyBlocks || s < keyBlocks)
-        loadKeyValueAsync(index(s), index(s),
-                          arith::CmpIOp::create(b, loc,
-                                                arith::CmpIPredicate::slt,
-                                                index(s), blocks));
-      copies = commitAsyncCopies(b, loc);
-    }
-  } else {
-    for (Value map : {queryMap, keyMap, valueMap})
-      nvgpu::TmaPrefetchOp::create(b, loc, map, primary);
-    loadQuery();
-    for (int64_t s = 0; s < tiling.stages && (!keyBlocks || s < keyBlocks);
-         ++s) {
-      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                            index(s), blocks);
-      loadKeyValue(index(s), index(s),
-                   arith::AndIOp::create(b, loc, primary, inRange));
-    }
-    Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
-                                           index(10000000), index(0));
-  }
-
   // With a positive scale and no mask input the max of the raw scores gives
   // the max of the scaled ones, and scale * log2(e) folds into one FMA
   // before exp2; otherwise the scores are scaled (and masked) first.
   double log2e = 1.0 / std::log(2.0);
-  bool foldScale = shape.scale > 0 && !shape.masked;
-  double factor = foldScale ? shape.scale * log2e : log2e;
-
-  Value minusInf = f32(-std::numeric_limits<double>::infinity());
-  SmallVector<Value> init = {minusInf, minusInf, f32(0), f32(0)};
-  int64_t outputs = tiling.headDim / 2;
-  init.append(outputs, f32(0));
-  auto loop = scf::ForOp::create(b, loc, index(0), blocks, index(1), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value block = loop.getInductionVar();
-    ValueRange carried = loop.getRegionIterArgs();
-    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
-    if (warpMma) {
-      // This thread's copies of the block have landed, and the barrier
-      // makes every thread's visible.
-      waitAsyncCopies(b, loc, copies, tiling.stages - 1);
-      gpu::BarrierOp::create(b, loc);
-    } else {
-      // A slot's mbarrier completes one phase per fill: fill n of a slot
-      // is phase n, waited on with parity n % 2.
-      Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
-      Value parity = arith::TruncIOp::create(
-          b, loc, b.getI1Type(),
-          arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
-      nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
-                                             index(10000000),
-                                             add(stage, index(1)));
-    }
-
-    SmallVector<Value> s = warpMma ? scoresMma(stage) : scores(stage);
-    if (shape.masked)
-      s = addMaskInput(s, block);
-    else if (!foldScale)
-      for (Value &v : s)
-        v = arith::MulFOp::create(b, loc, v, f32(shape.scale));
-    // Only blocks that cross the end of the keys or the causal diagonal
-    // hide any score.
-    Value lastKey = add(mul(block, index(tiling.keyBlock)),
-                        index(tiling.keyBlock - 1));
-    Value needsMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                            lastKey, numKeys);
-    if (shape.causal)
-      needsMask = arith::OrIOp::create(
-          b, loc, needsMask,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, lastKey,
-                                diagonalKey(firstQuery)));
-    SmallVector<Type> sTypes(s.size(), b.getF32Type());
-    auto ifMask = scf::IfOp::create(b, loc, sTypes, needsMask, true);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(&ifMask.getThenRegion().front());
-      scf::YieldOp::create(b, loc, hideKeys(s, block));
-      b.setInsertionPointToStart(&ifMask.getElseRegion().front());
-      scf::YieldOp::create(b, loc, s);
-    }
-    s.assign(ifMask.getResults().begin(), ifMask.getResults().end());
-
-    // Per row r of the thread's two: the new max, the rescale of the old
-    // sum and output, P.
-    SmallVector<Value> newMax(2), scaledMax(2), alpha(2), sum(2);
-    for (int r = 0; r < 2; ++r) {
-      Value rowMax = minusInf;
-      for (size_t i = 0; i < s.size(); ++i)
-        if (rowSlot(i) == r)
-          rowMax = arith::MaxNumFOp::create(b, loc, rowMax, s[i]);
-      rowMax = quadReduce(rowMax, /*max=*/true);
-      newMax[r] = arith::MaxNumFOp::create(b, loc, carried[r], rowMax);
-      // A row with every score so far hidden keeps max -inf; subtracting 0
-      // instead leaves its P at 0 rather than NaN (-inf - -inf).
-      Value hiddenRow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                              newMax[r], minusInf);
-      Value usable = arith::SelectOp::create(b, loc, hiddenRow, f32(0), newMax[r]);
-      scaledMax[r] = arith::MulFOp::create(b, loc, usable, f32(factor));
-      alpha[r] = exp2(arith::SubFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, carried[r], f32(factor)),
-          scaledMax[r]));
-      sum[r] = f32(0);
-    }
-    // P = exp2(s * c - m * c), one FMA and one ex2 per score.
-    SmallVector<Value> p, negatedMax(2);
-    for (int r = 0; r < 2; ++r)
-      negatedMax[r] = arith::NegFOp::create(b, loc, scaledMax[r]);
-    for (auto [i, v] : llvm::enumerate(s)) {
-      int64_t r = rowSlot(i);
-      Value scaled =
-          math::FmaOp::create(b, loc, v, f32(factor), negatedMax[r]);
-      p.push_back(exp2(scaled));
-      sum[r] = arith::AddFOp::create(b, loc, sum[r], p.back());
-    }
-    SmallVector<Value> next = {newMax[0], newMax[1]};
-    for (int r = 0; r < 2; ++r)
-      next.push_back(arith::AddFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, carried[2 + r], alpha[r]),
-          sum[r]));
-    SmallVector<Value> o;
-    for (int64_t i = 0; i < outputs; ++i)
-      o.push_back(arith::MulFOp::create(b, loc, carried[4 + i],
-                                        alpha[rowSlot(i)]));
-    SmallVector<Value> updated =
-        warpMma ? accumulateMma(o, p, stage) : accumulate(o, p, stage);
-    next.append(updated.begin(), updated.end());
-
-    // Every warp is done with the slot: refill it with the block `stages`
-    // ahead.
-    gpu::BarrierOp::create(b, loc);
-    Value ahead = add(block, index(tiling.stages));
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          ahead, blocks);
-    if (warpMma) {
-      loadKeyValueAsync(stage, ahead, inRange);
-      commitAsyncCopies(b, loc);
-    } else {
-      loadKeyValue(stage, ahead,
-                   arith::AndIOp::create(b, loc, primary, inRange));
-    }
-    scf::YieldOp::create(b, loc, next);
-  }
-  // Q's copies are still in flight where the loop never ran (a causal mask
-  // hides every key from the block's rows); the epilogue's tile overlays Q.
-  if (warpMma)
-    waitAsyncCopies(b, loc, copies, 0);
-
-  // O / l once per row; a row with nothing visible has l = 0 and gives NaN,
-  // as the unfused softmax (0 / 0) does.
-  SmallVector<Value> results(loop.getResults().begin(), loop.getResults().end());
-  SmallVector<Value> inverse(2);
-  for (int r = 0; r < 2; ++r)
-    inverse[r] = arith::DivFOp::create(b, loc, f32(1),
-                                       quadReduce(results[2 + r], /*max=*/false));
-  SmallVector<Value> o;
-  for (int64_t i = 0; i < outputs; ++i)
-    o.push_back(
-        arith::MulFOp::create(b, loc, results[4 + i], inverse[rowSlot(i)]));
-  if (failed(epilogue(o)))
+  foldScale = shape.scale > 0 && !shape.masked;
+  factor = foldScale ? shape.scale * log2e : log2e;
+  if (tiling.warpSpecialized) {
+    if (failed(buildWarpSpecialized(blocks)))
+      return failure();
+  } else if (failed(finish(buildLoop(blocks)))) {
     return failure();
+  }
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;

@@ -17,7 +17,10 @@
 //
 // then O / l, the fusion's epilogue, and one store of each result element.
 // Key blocks that a causal mask hides entirely are never loaded; only
-// blocks that cross the diagonal or the end of the keys are masked.
+// blocks that cross the diagonal or the end of the keys are masked. On
+// wgmma the block may also have a producer warpgroup that does every copy
+// while the two computing warpgroups overlap each block's softmax with the
+// next block's products (FlashAttentionTiling::warpSpecialized).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +41,11 @@ struct FlashAttentionTiling {
   int64_t queryRows, keyBlock, headDim;
   /// K/V blocks in flight: TMA fills the others while one is read.
   int64_t stages;
+  /// A producer warpgroup issues the copies and the query rows' warpgroups
+  /// (two) only compute, taking turns on the tensor cores (see
+  /// FlashAttention.cpp); otherwise every warpgroup computes and thread 0
+  /// also copies.
+  bool warpSpecialized = false;
 
   /// f32 elements added to each row of the output tile in shared memory,
   /// against bank conflicts (a multiple of 4 keeps rows 16-byte aligned).
@@ -49,10 +57,20 @@ struct FlashAttentionTiling {
 
   static FlashAttentionTiling get(TilingAttr tiling, int64_t stages) {
     ArrayRef<int64_t> tile = tiling.getTile();
-    return {tile[0], tile[1], tile[2], stages};
+    FlashAttentionTiling flash{tile[0], tile[1], tile[2], stages};
+    flash.warpSpecialized = tiling.getThreads() == flash.getComputeThreads() +
+                                                       kThreadsPerWarpgroup;
+    return flash;
   }
+  /// The warpgroups that compute: one per 64 query rows.
   int64_t getWarpgroups() const { return queryRows / kFlashRowsPerWarpgroup; }
-  int64_t getThreads() const { return getWarpgroups() * kThreadsPerWarpgroup; }
+  int64_t getComputeThreads() const {
+    return getWarpgroups() * kThreadsPerWarpgroup;
+  }
+  /// The block: the computing warpgroups, and the producer's.
+  int64_t getThreads() const {
+    return getComputeThreads() + (warpSpecialized ? kThreadsPerWarpgroup : 0);
+  }
   int64_t getQueryBytes(int64_t elementBytes) const {
     return queryRows * headDim * elementBytes;
   }

@@ -47,6 +47,12 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
                "the flash tile: query rows, key block (default: 128 rows; "
                "keys 128 where two blocks fit on an SM and there is no "
                "mask input, else 64)">,
+    Option<"attentionThreads", "attention-threads", "int64_t",
+           /*default=*/"0",
+           "the wgmma flash kernel's block: 128 per 64 query rows (every "
+           "warpgroup computes) or 384 (a producer and two consumer "
+           "warpgroups, 128 query rows) (default: 384 at head dims 96 to "
+           "128 with 128-row blocks, else the former)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "remark on each matmul kept off the tensor cores, and why">,
   ];

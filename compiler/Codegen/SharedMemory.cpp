@@ -74,6 +74,12 @@ Value DynamicSharedMemory::view(OpBuilder &b, Location loc, Value offset,
                                 ValueRange{});
 }
 
+Value mlir::fk::getPhaseParity(OpBuilder &b, Location loc, Value round) {
+  return arith::TruncIOp::create(
+      b, loc, b.getI1Type(),
+      arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
+}
+
 Value mlir::fk::createCopyBarriers(OpBuilder &b, Location loc, int64_t count,
                                    Value primary, int64_t arrivals) {
   MLIRContext *ctx = b.getContext();

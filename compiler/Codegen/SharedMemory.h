@@ -48,6 +48,15 @@ struct DynamicSharedMemory {
   Value view(OpBuilder &b, Location loc, Value offset, MemRefType type) const;
 };
 
+/// How long (in the hardware's time unit) one mbarrier try_wait suspends
+/// the thread before it tries again.
+constexpr int64_t kMbarrierWaitTicks = 10000000;
+
+/// The parity operand of an mbarrier wait for phase `round` (round % 2).
+/// Waiting for the parity of phase -1, 1, returns at once on a fresh
+/// mbarrier.
+Value getPhaseParity(OpBuilder &b, Location loc, Value round);
+
 /// `count` mbarriers for TMA copies into shared memory, each expecting
 /// `arrivals` arrivals per phase (by default one: the copying thread's,
 /// `primary`, which initializes them), made visible to the TMA unit and to

@@ -175,7 +175,7 @@ bool mlir::fk::prefersPingPong(MatmulOp matmul, TargetAttr target) {
 }
 
 /// The suspend-time hint of an mbarrier wait, in nanoseconds.
-static constexpr int64_t kWaitTicks = 10000000;
+static constexpr int64_t kWaitTicks = kMbarrierWaitTicks;
 /// The registers per thread of the warp-specialized kernel's producer and
 /// consumer warpgroups with two consumers (setmaxnreg).
 static constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
@@ -398,11 +398,7 @@ public:
 private:
   Value index(int64_t v) { return k.idx.constant(v); }
   /// The low bit of `round` (an index), the parity of an mbarrier phase.
-  Value parity(Value round) {
-    return arith::TruncIOp::create(
-        b, loc, b.getI1Type(),
-        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), round));
-  }
+  Value parity(Value round) { return getPhaseParity(b, loc, round); }
   /// The f32 accumulator of one computing warpgroup's rows of the tile.
   nvgpu::WarpgroupAccumulatorType accumulatorType() {
     return nvgpu::WarpgroupAccumulatorType::get(

@@ -229,13 +229,34 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     int64_t queries = AttentionShape(attention).queries;
     if (queries <= kFlashRowsPerWarpgroup)
       rows = kFlashRowsPerWarpgroup, keys = 64;
+    // Head dims 96 to 128 on wgmma in blocks of 128 rows: a producer
+    // warpgroup and two consumers taking turns on the tensor cores, with
+    // 128-key blocks (FlashAttention-3's structure; one block per SM, whose
+    // consumers hold S, O and P of a 128-key block in 240 registers).
+    // Measured on an H200 (docs/attention.md).
+    int64_t threads = requests.attentionThreads;
+    // It needs three key blocks or more: ptxas serializes the wgmma of
+    // shorter walks, whose loop it unrolls, for want of registers (and
+    // there is little to overlap). (A block of 384 asked for on mma.sync is
+    // an error of fk-tile.)
+    bool specialized =
+        warpgroups && (threads ? threads == 3 * kThreadsPerWarpgroup
+                               : tileHeadDim == 128 &&
+                                     rows == 2 * kFlashRowsPerWarpgroup &&
+                                     AttentionShape(attention).keys > 2 * 128);
+    if (specialized)
+      rows = 2 * kFlashRowsPerWarpgroup, keys = 128;
+    else if (threads)
+      rows = threads / kThreadsPerWarpgroup * kFlashRowsPerWarpgroup;
     if (!attentionTile.empty())
       rows = attentionTile[0], keys = attentionTile[1];
+    if (!threads)
+      threads = (rows / kFlashRowsPerWarpgroup + (specialized ? 1 : 0)) *
+                kThreadsPerWarpgroup;
     return TilingAttr::get(ctx,
                            warpgroups ? KernelStrategy::Flash
                                       : KernelStrategy::WarpMmaFlash,
-                           {rows, keys, tileHeadDim},
-                           rows / kFlashRowsPerWarpgroup * 128);
+                           {rows, keys, tileHeadDim}, threads);
   }
   }
   llvm_unreachable("unknown fusion kind");
@@ -264,8 +285,19 @@ static std::string checkFlashTile(AttentionOp attention, ArrayRef<int64_t> tile,
            "with (" + std::to_string(padded) + ")";
   if (!warpgroups && tile[2] != headDim)
     return "the third tile size must be the head dim";
-  if (threads != tile[0] / kFlashRowsPerWarpgroup * 128)
-    return "threads must be 128 per 64 query rows (one warpgroup each)";
+  int64_t computing = tile[0] / kFlashRowsPerWarpgroup * 128;
+  if (warpgroups && threads == 3 * 128) {
+    if (tile[0] != 2 * kFlashRowsPerWarpgroup)
+      return "384 threads (a producer and two consumer warpgroups) take 128 "
+             "query rows";
+    return "";
+  }
+  if (threads != computing)
+    return warpgroups ? "threads must be 128 per 64 query rows (one "
+                        "warpgroup each), or 384 for 128 rows (a producer "
+                        "and two consumer warpgroups)"
+                      : "threads must be 128 per 64 query rows (one "
+                        "warpgroup each)";
   return "";
 }
 
@@ -487,7 +519,7 @@ chooseRowVariants(FusionOp fusion, TilingAttr tiling, TargetAttr target,
                   const TilingRequests &requests) {
   SmallVector<RowVariant> variants;
   bool attention = fusion.getKind() == FusionKind::Attention;
-  if (attention ? !requests.attentionTile.empty()
+  if (attention ? !requests.attentionTile.empty() || requests.attentionThreads
                 : !requests.matmulTile.empty() || requests.matmulThreads)
     return variants;
   TilingAttr larger = tiling;
@@ -540,12 +572,25 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
                                     "rows and key block, each 64 or 128";
       return signalPassFailure();
     }
+    if (attentionThreads && attentionThreads != 128 &&
+        attentionThreads != 256 && attentionThreads != 384) {
+      getOperation().emitError() << "fk-tile: attention-threads: expects "
+                                    "128, 256 or 384";
+      return signalPassFailure();
+    }
+    if (attentionThreads == 3 * kThreadsPerWarpgroup && !target->getWgmma()) {
+      getOperation().emitError()
+          << "fk-tile: attention-threads: 384 (a producer and two consumer "
+             "warpgroups) is the wgmma flash kernel's block, and "
+          << target->getChip() << " has no wgmma";
+      return signalPassFailure();
+    }
     FailureOr<std::optional<TuningTable>> tuning =
         loadTuningTable(getOperation(), "fk-tile", tuningFile, *target);
     if (failed(tuning))
       return signalPassFailure();
     TilingRequests requests{matmulTile, matmulThreads, attentionTile,
-                            *tuning ? &**tuning : nullptr};
+                            attentionThreads, *tuning ? &**tuning : nullptr};
     WalkResult walk = getOperation().walk([&](FusionOp fusion) {
       if (AttentionOp attention = fusion.getAttention()) {
         std::string why = whyNoAttentionKernel(attention, *target);
@@ -685,6 +730,10 @@ struct TilePass : fk::impl::FkTileBase<TilePass> {
                << " warpgroups) walk the keys in blocks of " << tile[1]
                << " with a running max and sum; S = Q K^T and P V on wgmma, "
                   "the scores never leave the chip";
+        if (FlashAttentionTiling::get(tiling, /*stages=*/1).warpSpecialized)
+          remark << "; a producer warpgroup copies, and the two computing "
+                    "warpgroups take turns on the tensor cores, each "
+                    "block's softmax under the next block's products";
         if (tile[2] != headDim)
           remark << "; the head dim " << headDim << " computed as " << tile[2]
                  << " (TMA reads the columns past it as zeros)";

@@ -27,6 +27,7 @@ struct TilingRequests {
   ArrayRef<int64_t> matmulTile;
   int64_t matmulThreads = 0;
   ArrayRef<int64_t> attentionTile;
+  int64_t attentionThreads = 0;
   const TuningTable *tuning = nullptr;
 
   /// The tuning file's entry for `matmul`'s shape, or null (also when

@@ -125,6 +125,7 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
     tile.matmulThreads = options.matmulThreads;
     tile.tuningFile = options.tuningFile;
     tile.attentionTile = options.attentionTile;
+    tile.attentionThreads = options.attentionThreads;
     tile.explain = options.explainFusion;
     pm.addNestedPass<func::FuncOp>(createFkTile(tile));
     return;

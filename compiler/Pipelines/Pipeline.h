@@ -68,6 +68,8 @@ struct PipelineOptions {
   /// The flash-attention tile: query rows, key block (empty: the
   /// heuristic's).
   SmallVector<int64_t> attentionTile;
+  /// The wgmma flash kernel's block size (0: chosen per attention).
+  int64_t attentionThreads = 0;
   /// The depth of shared-memory rings (0: the promotion heuristic's).
   int64_t stages = 0;
   /// The sizes of symbolic dimensions, NAME=INT each (`--bind`), which

@@ -118,6 +118,13 @@ int main(int argc, char **argv) {
                  "kernel")
       ->delimiter(',')
       ->expected(2);
+  app.add_option("--attention-threads", options.pipeline.attentionThreads,
+                 "Block of the wgmma flash kernel: 128 per 64 query rows "
+                 "(every warpgroup computes; thread 0 also copies) or 384 (a "
+                 "producer warpgroup and two consumer warpgroups taking "
+                 "turns, 128 query rows) (default: 384 at head dims 96 to "
+                 "128 with 128 query rows, else the former)")
+      ->check(CLI::IsMember({128, 256, 384}));
   app.add_option("--stages", options.pipeline.stages,
                  "Shared-memory stages of tensor-core kernels (default: as "
                  "many as fit with two blocks per SM) and of flash-attention "
