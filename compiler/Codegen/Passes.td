@@ -52,7 +52,8 @@ def FkTile : Pass<"fk-tile", "func::FuncOp"> {
            "the wgmma flash kernel's block: 128 per 64 query rows (every "
            "warpgroup computes) or 384 (a producer and two consumer "
            "warpgroups, 128 query rows) (default: 384 at head dims 96 to "
-           "128 with 128-row blocks, else the former)">,
+           "128 with 128-row blocks over more than 256 keys and no "
+           "attention-tile, else the former)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "remark on each matmul kept off the tensor cores, and why">,
   ];

@@ -226,32 +226,34 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     // on an SM, and reading the keys is faster (measured on an H100:
     // docs/attention.md, "Decode").
     // (Query rows given at run time weigh as their bound.)
-    int64_t queries = AttentionShape(attention).queries;
-    if (queries <= kFlashRowsPerWarpgroup)
+    AttentionShape sizes(attention);
+    if (sizes.queries <= kFlashRowsPerWarpgroup)
       rows = kFlashRowsPerWarpgroup, keys = 64;
     // Head dims 96 to 128 on wgmma in blocks of 128 rows: a producer
     // warpgroup and two consumers taking turns on the tensor cores, with
     // 128-key blocks (FlashAttention-3's structure; one block per SM, whose
     // consumers hold S, O and P of a 128-key block in 240 registers).
-    // Measured on an H200 (docs/attention.md).
+    // Measured on an H200 (docs/attention.md). It needs three key blocks or
+    // more: ptxas serializes the wgmma of shorter walks, whose loop it
+    // unrolls, for want of registers (and there is little to overlap).
+    // A tile given without a block keeps every warpgroup computing; a block
+    // of 384 asked for off wgmma is an error of fk-tile, of a tile not of
+    // 128 rows one of checkFlashTile.
     int64_t threads = requests.attentionThreads;
-    // It needs three key blocks or more: ptxas serializes the wgmma of
-    // shorter walks, whose loop it unrolls, for want of registers (and
-    // there is little to overlap). (A block of 384 asked for on mma.sync is
-    // an error of fk-tile.)
-    bool specialized =
-        warpgroups && (threads ? threads == 3 * kThreadsPerWarpgroup
-                               : tileHeadDim == 128 &&
-                                     rows == 2 * kFlashRowsPerWarpgroup &&
-                                     AttentionShape(attention).keys > 2 * 128);
-    if (specialized)
-      rows = 2 * kFlashRowsPerWarpgroup, keys = 128;
-    else if (threads)
-      rows = threads / kThreadsPerWarpgroup * kFlashRowsPerWarpgroup;
-    if (!attentionTile.empty())
+    bool producer = threads == 3 * kThreadsPerWarpgroup;
+    if (!attentionTile.empty()) {
       rows = attentionTile[0], keys = attentionTile[1];
+    } else if (producer) {
+      rows = 2 * kFlashRowsPerWarpgroup, keys = 128;
+    } else if (threads) {
+      rows = threads / kThreadsPerWarpgroup * kFlashRowsPerWarpgroup;
+    } else if (warpgroups && tileHeadDim == 128 &&
+               rows == 2 * kFlashRowsPerWarpgroup && sizes.keys > 2 * 128) {
+      producer = true;
+      keys = 128;
+    }
     if (!threads)
-      threads = (rows / kFlashRowsPerWarpgroup + (specialized ? 1 : 0)) *
+      threads = (rows / kFlashRowsPerWarpgroup + (producer ? 1 : 0)) *
                 kThreadsPerWarpgroup;
     return TilingAttr::get(ctx,
                            warpgroups ? KernelStrategy::Flash

@@ -123,7 +123,8 @@ int main(int argc, char **argv) {
                  "(every warpgroup computes; thread 0 also copies) or 384 (a "
                  "producer warpgroup and two consumer warpgroups taking "
                  "turns, 128 query rows) (default: 384 at head dims 96 to "
-                 "128 with 128 query rows, else the former)")
+                 "128 with 128 query rows over more than 256 keys and no "
+                 "--attention-tile, else the former)")
       ->check(CLI::IsMember({128, 256, 384}));
   app.add_option("--stages", options.pipeline.stages,
                  "Shared-memory stages of tensor-core kernels (default: as "
