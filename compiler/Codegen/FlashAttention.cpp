@@ -180,6 +180,25 @@ private:
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
   }
   Value parity(Value round) { return getPhaseParity(b, loc, round); }
+  /// The ring slot key block `block` fills, and which of the slot's fills
+  /// it is (the round).
+  std::pair<Value, Value> ringSlot(Value block) {
+    return {arith::RemUIOp::create(b, loc, block, index(tiling.stages)),
+            arith::DivUIOp::create(b, loc, block, index(tiling.stages))};
+  }
+  /// The mbarriers (see `barriers`) that part `part` (0: K, or K and V
+  /// without a producer; 1: V) of slot `stage` fills, and that releases it.
+  Value fullBarrier(int64_t part, Value stage) {
+    return add(stage, index(1 + part * tiling.stages));
+  }
+  Value emptyBarrier(int64_t part, Value stage) {
+    return add(stage, index(part * tiling.stages));
+  }
+  /// Waits until part `part` of key block `block` has landed; returns its
+  /// slot.
+  Value waitForFill(int64_t part, Value block);
+  /// Waits until Q has landed.
+  void waitForQuery();
   /// The named barrier of consumer `consumer`'s turn.
   Value turnBarrier(Value consumer) {
     return arith::AddIOp::create(
@@ -259,9 +278,15 @@ private:
   LogicalResult buildWarpSpecialized(Value blocks);
   /// The consumer's loop of the warp-specialized block.
   SmallVector<Value> consumerLoop(Value blocks, Value consumer);
-  /// Consumer `consumer` waits for its turn to issue products; passes it.
+  /// Consumer `consumer` waits for its turn to issue products; passes it
+  /// (if it is consumer `only`, where given).
   void waitForTurn(Value consumer);
-  void passTurn(Value consumer);
+  void passTurn(Value consumer, std::optional<int64_t> only = std::nullopt);
+  /// The running max and sum of the thread's rows and its part of O before
+  /// the first key block: -inf, 0 and 0.
+  SmallVector<Value> initialState();
+  /// O with the values of row r times alpha[r].
+  SmallVector<Value> rescale(ValueRange o, ValueRange alpha);
   /// The computing threads meet (all of them: the block without a producer,
   /// else a named barrier of the consumers).
   void syncComputeThreads();
@@ -272,6 +297,10 @@ private:
   /// One PTX statement with one result (a struct for several).
   Value inlineAsm(Type type, StringRef text, StringRef constraints,
                   ValueRange operands, bool sideEffects);
+  /// One PTX statement with side effects and `count` f32 results.
+  SmallVector<Value> inlineAsmF32s(int64_t count, StringRef text,
+                                   ArrayRef<std::string> constraints,
+                                   ValueRange operands);
   /// Accumulator value i of a thread (see the file comment) is in the
   /// thread's row rowSlot(i) (row0 or row1), at column columnOf(i) plus
   /// 2 (t % 4).
@@ -596,14 +625,7 @@ SmallVector<Value> FlashKernel::wgmma(int64_t n, ArrayRef<Value> acc,
   }
   constraints.push_back("l");
   operands.push_back(bOperand.descriptor);
-  SmallVector<Type> fields(values, b.getF32Type());
-  Value result = inlineAsm(LLVM::LLVMStructType::getLiteral(ctx, fields),
-                           text, llvm::join(constraints, ","), operands,
-                           /*sideEffects=*/true);
-  SmallVector<Value> out;
-  for (int64_t i = 0; i < values; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
-  return out;
+  return inlineAsmF32s(values, text, constraints, operands);
 }
 
 SmallVector<Value> FlashKernel::scores(Value stage, bool wait) {
@@ -630,15 +652,10 @@ SmallVector<Value> FlashKernel::waitGroups(ArrayRef<Value> values,
   SmallVector<std::string> constraints(values.size(), "=f");
   for (size_t i = 0; i < values.size(); ++i)
     constraints.push_back(std::to_string(i));
-  SmallVector<Type> fields(values.size(), b.getF32Type());
-  Value result = inlineAsm(
-      LLVM::LLVMStructType::getLiteral(ctx, fields),
+  return inlineAsmF32s(
+      values.size(),
       "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
-      llvm::join(constraints, ","), values, /*sideEffects=*/true);
-  SmallVector<Value> out;
-  for (size_t i = 0; i < values.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
-  return out;
+      constraints, values);
 }
 
 SmallVector<Value> FlashKernel::hideKeys(ArrayRef<Value> s, Value block) {
@@ -763,6 +780,49 @@ Value FlashKernel::exp2(Value x) { return emitFastExp2(b, loc, x); }
 Value FlashKernel::inlineAsm(Type type, StringRef text, StringRef constraints,
                              ValueRange operands, bool sideEffects) {
   return emitInlinePtx(b, loc, type, text, constraints, operands, sideEffects);
+}
+
+SmallVector<Value> FlashKernel::inlineAsmF32s(int64_t count, StringRef text,
+                                              ArrayRef<std::string> constraints,
+                                              ValueRange operands) {
+  SmallVector<Type> fields(count, b.getF32Type());
+  Value result = inlineAsm(LLVM::LLVMStructType::getLiteral(ctx, fields), text,
+                           llvm::join(constraints, ","), operands,
+                           /*sideEffects=*/true);
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < count; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+  return out;
+}
+
+Value FlashKernel::waitForFill(int64_t part, Value block) {
+  // A slot's mbarrier completes one phase per fill: round n of a slot is
+  // phase n, waited on with parity n % 2.
+  auto [stage, round] = ringSlot(block);
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity(round),
+                                         index(kMbarrierWaitTicks),
+                                         fullBarrier(part, stage));
+  return stage;
+}
+
+void FlashKernel::waitForQuery() {
+  Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
+                                         index(kMbarrierWaitTicks), index(0));
+}
+
+SmallVector<Value> FlashKernel::initialState() {
+  Value minusInf = f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> init = {minusInf, minusInf, f32(0), f32(0)};
+  init.append(tiling.headDim / 2, f32(0));
+  return init;
+}
+
+SmallVector<Value> FlashKernel::rescale(ValueRange o, ValueRange alpha) {
+  SmallVector<Value> scaled;
+  for (auto [i, v] : llvm::enumerate(o))
+    scaled.push_back(arith::MulFOp::create(b, loc, v, alpha[rowSlot(i)]));
+  return scaled;
 }
 
 LogicalResult FlashKernel::epilogue(ArrayRef<Value> o) {
@@ -907,34 +967,25 @@ SmallVector<Value> FlashKernel::buildLoop(Value blocks) {
       loadKeyValue(index(s), index(s),
                    arith::AndIOp::create(b, loc, primary, inRange));
     }
-    Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
-                                           index(kMbarrierWaitTicks), index(0));
+    waitForQuery();
   }
 
-  Value minusInf = f32(-std::numeric_limits<double>::infinity());
-  SmallVector<Value> init = {minusInf, minusInf, f32(0), f32(0)};
-  int64_t outputs = tiling.headDim / 2;
-  init.append(outputs, f32(0));
-  auto loop = scf::ForOp::create(b, loc, index(0), blocks, index(1), init);
+  auto loop = scf::ForOp::create(b, loc, index(0), blocks, index(1),
+                                 initialState());
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value block = loop.getInductionVar();
     ValueRange carried = loop.getRegionIterArgs();
-    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
+    Value stage;
     if (warpMma) {
       // This thread's copies of the block have landed, and the barrier
       // makes every thread's visible.
+      stage = ringSlot(block).first;
       waitAsyncCopies(b, loc, copies, tiling.stages - 1);
       gpu::BarrierOp::create(b, loc);
     } else {
-      // A slot's mbarrier completes one phase per fill: fill n of a slot
-      // is phase n, waited on with parity n % 2.
-      Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
-      nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity(round),
-                                             index(kMbarrierWaitTicks),
-                                             add(stage, index(1)));
+      stage = waitForFill(0, block);
     }
 
     SmallVector<Value> s = warpMma ? scoresMma(stage) : scores(stage);
@@ -942,10 +993,7 @@ SmallVector<Value> FlashKernel::buildLoop(Value blocks) {
         softmaxStep(s, block, carried.take_front(2), carried.slice(2, 2));
     SmallVector<Value> next(step.max.begin(), step.max.end());
     next.append(step.sum.begin(), step.sum.end());
-    SmallVector<Value> o;
-    for (int64_t i = 0; i < outputs; ++i)
-      o.push_back(arith::MulFOp::create(b, loc, carried[4 + i],
-                                        step.alpha[rowSlot(i)]));
+    SmallVector<Value> o = rescale(carried.drop_front(4), step.alpha);
     SmallVector<Value> updated =
         warpMma ? accumulateMma(o, step.p, stage)
                 : accumulate(o, packPairs(step.p), stage);
@@ -1007,7 +1055,16 @@ void FlashKernel::waitForTurn(Value consumer) {
                           /*reductionOp=*/{}, /*reductionPredicate=*/Value());
 }
 
-void FlashKernel::passTurn(Value consumer) {
+void FlashKernel::passTurn(Value consumer, std::optional<int64_t> only) {
+  OpBuilder::InsertionGuard guard(b);
+  if (only) {
+    auto ifOnly = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, consumer,
+                              index(*only)),
+        /*withElse=*/false);
+    b.setInsertionPointToStart(&ifOnly.getThenRegion().front());
+  }
   Value other = arith::SubIOp::create(b, loc, index(1), consumer);
   NVVM::BarrierArriveOp::create(b, loc, turnBarrier(other),
                                 i32(tiling.getComputeThreads()));
@@ -1033,12 +1090,11 @@ LogicalResult FlashKernel::buildWarpSpecialized(Value blocks) {
     nvgpu::TmaPrefetchOp::create(b, loc, map, Value());
   loadQuery();
   auto fill = [&](int64_t part, Value block) {
-    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
-    Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
+    auto [stage, round] = ringSlot(block);
     nvgpu::MBarrierTryWaitParityOp::create(
-        b, loc, emptyBarriers, parity(add(round, index(1))), index(kMbarrierWaitTicks),
-        add(stage, index(part * tiling.stages)));
-    Value barrier = add(stage, index(1 + part * tiling.stages));
+        b, loc, emptyBarriers, parity(add(round, index(1))),
+        index(kMbarrierWaitTicks), emptyBarrier(part, stage));
+    Value barrier = fullBarrier(part, stage);
     nvgpu::MBarrierArriveExpectTxOp::create(
         b, loc, barriers, index(stageBytes / 2), barrier, Value());
     loadRingPart(part, stage, block, barrier, Value());
@@ -1069,47 +1125,27 @@ LogicalResult FlashKernel::buildWarpSpecialized(Value blocks) {
                                  NVVM::SetMaxRegisterAction::increase);
   // Q has landed (also where no key block is read: the epilogue's tile
   // overlays it).
-  Value falseBit = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, falseBit,
-                                         index(kMbarrierWaitTicks), index(0));
+  waitForQuery();
   return finish(consumerLoop(blocks, computeGroup));
 }
 
 SmallVector<Value> FlashKernel::consumerLoop(Value blocks, Value consumer) {
   int64_t outputs = tiling.headDim / 2;
   int64_t pairs = tiling.keyBlock / 4;
-  Value minusInf = f32(-std::numeric_limits<double>::infinity());
-  SmallVector<Value> init = {minusInf, minusInf, f32(0), f32(0)};
-  init.append(outputs, f32(0));
+  SmallVector<Value> init = initialState();
   SmallVector<Type> types(init.size(), b.getF32Type());
-  // Part `part`'s fill of key block `block` has landed; release it.
-  auto waitFull = [&](int64_t part, Value block) {
-    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
-    Value round = arith::DivUIOp::create(b, loc, block, index(tiling.stages));
-    nvgpu::MBarrierTryWaitParityOp::create(
-        b, loc, barriers, parity(round), index(kMbarrierWaitTicks),
-        add(stage, index(1 + part * tiling.stages)));
-    return stage;
-  };
   // One thread per warpgroup releases a slot (a wgmma group is the
   // warpgroup's: once it waited, the group's reads are done).
   Value releaser = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          groupThread, index(0));
   auto release = [&](int64_t part, Value block) {
-    Value stage = arith::RemUIOp::create(b, loc, block, index(tiling.stages));
+    Value stage = ringSlot(block).first;
     auto ifReleaser = scf::IfOp::create(b, loc, releaser, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifReleaser.getThenRegion().front());
     nvgpu::MBarrierArriveOp::create(b, loc,
                                     nvgpu::MBarrierTokenType::get(ctx),
-                                    emptyBarriers,
-                                    add(stage, index(part * tiling.stages)));
-  };
-  auto rescale = [&](ArrayRef<Value> o, ArrayRef<Value> alpha) {
-    SmallVector<Value> scaled;
-    for (auto [i, v] : llvm::enumerate(o))
-      scaled.push_back(arith::MulFOp::create(b, loc, v, alpha[rowSlot(i)]));
-    return scaled;
+                                    emptyBarriers, emptyBarrier(part, stage));
   };
 
   // Nothing to read (a causal mask hides every key from the block): the
@@ -1125,16 +1161,11 @@ SmallVector<Value> FlashKernel::consumerLoop(Value blocks, Value consumer) {
   // Consumer 0 takes the first turn. Each consumer waits for blocks + 1
   // turns (a turn per block's products, and the last P V); consumer 1
   // passes all but its last, which no one would wait for.
-  Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       consumer, index(1));
-  auto ifSecond = scf::IfOp::create(b, loc, second, /*withElse=*/false);
-  b.setInsertionPointToStart(&ifSecond.getThenRegion().front());
-  passTurn(consumer);
-  b.setInsertionPointAfter(ifSecond);
+  passTurn(consumer, /*only=*/1);
 
   // Block 0: S, then its softmax.
   Value first = index(0);
-  Value stage = waitFull(0, first);
+  Value stage = waitForFill(0, first);
   waitForTurn(consumer);
   SmallVector<Value> s = scores(stage, /*wait=*/false);
   passTurn(consumer);
@@ -1161,14 +1192,13 @@ SmallVector<Value> FlashKernel::consumerLoop(Value blocks, Value consumer) {
     Value block = loop.getInductionVar();
     auto [max, sum, alpha, p, o] = split(loop.getRegionIterArgs());
     Value previous = arith::SubIOp::create(b, loc, block, index(1));
-    Value keyStage = waitFull(0, block);
+    Value keyStage = waitForFill(0, block);
     waitForTurn(consumer);
     // S of this block and P V of the previous one in flight together; O's
     // rescale runs under the first.
     SmallVector<Value> scoresNow = scores(keyStage, /*wait=*/false);
-    SmallVector<Value> scaled = rescale(SmallVector<Value>(o),
-                                        SmallVector<Value>(alpha));
-    Value valueStage = waitFull(1, previous);
+    SmallVector<Value> scaled = rescale(o, alpha);
+    Value valueStage = waitForFill(1, previous);
     SmallVector<Value> updated =
         accumulate(scaled, SmallVector<Value>(p), valueStage, /*wait=*/false);
     passTurn(consumer);
@@ -1195,20 +1225,12 @@ SmallVector<Value> FlashKernel::consumerLoop(Value blocks, Value consumer) {
   // The last block's P V.
   auto [max, sum, alpha, p, o] = split(loop.getResults());
   Value last = arith::SubIOp::create(b, loc, blocks, index(1));
-  SmallVector<Value> scaled =
-      rescale(SmallVector<Value>(o), SmallVector<Value>(alpha));
-  Value valueStage = waitFull(1, last);
+  SmallVector<Value> scaled = rescale(o, alpha);
+  Value valueStage = waitForFill(1, last);
   waitForTurn(consumer);
   SmallVector<Value> updated =
       accumulate(scaled, SmallVector<Value>(p), valueStage, /*wait=*/false);
-  auto ifFirst = scf::IfOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, consumer,
-                            index(0)),
-      /*withElse=*/false);
-  b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
-  passTurn(consumer);
-  b.setInsertionPointAfter(ifFirst);
+  passTurn(consumer, /*only=*/0);
   updated = waitGroups(updated, 0);
   SmallVector<Value> results(max.begin(), max.end());
   llvm::append_range(results, sum);

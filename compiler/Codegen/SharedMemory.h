@@ -48,8 +48,8 @@ struct DynamicSharedMemory {
   Value view(OpBuilder &b, Location loc, Value offset, MemRefType type) const;
 };
 
-/// How long (in the hardware's time unit) one mbarrier try_wait suspends
-/// the thread before it tries again.
+/// The suspend-time hint of an mbarrier try_wait, in nanoseconds: how long
+/// the thread may sleep before it tries again.
 constexpr int64_t kMbarrierWaitTicks = 10000000;
 
 /// The parity operand of an mbarrier wait for phase `round` (round % 2).

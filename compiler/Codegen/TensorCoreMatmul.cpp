@@ -174,8 +174,6 @@ bool mlir::fk::prefersPingPong(MatmulOp matmul, TargetAttr target) {
          shape.tiles(64, 256) >= kMinPingPongWaves * target.getSmCount();
 }
 
-/// The suspend-time hint of an mbarrier wait, in nanoseconds.
-static constexpr int64_t kWaitTicks = kMbarrierWaitTicks;
 /// The registers per thread of the warp-specialized kernel's producer and
 /// consumer warpgroups with two consumers (setmaxnreg).
 static constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
@@ -636,7 +634,7 @@ Value TensorCoreKernel::waitForStage(Value fill) {
   // n % 2.
   auto [stage, round] = getStageAndRound(fill);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity(round),
-                                         index(kWaitTicks), stage);
+                                         index(kMbarrierWaitTicks), stage);
   return stage;
 }
 
@@ -660,7 +658,7 @@ void TensorCoreKernel::producerLoop(Value first) {
     Value released = arith::SubIOp::create(b, loc, round, index(1));
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, emptyBarriers,
                                            parity(released),
-                                           index(kWaitTicks), stage);
+                                           index(kMbarrierWaitTicks), stage);
   }
   loadStage(stage, kTile, primary);
 }
@@ -810,7 +808,7 @@ void TensorCoreKernel::waitForTurn(Value first, Value consumer) {
                                          arith::ConstantIntOp::create(
                                              b, loc, b.getI1Type(), 1));
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, turns, waited,
-                                         index(kWaitTicks), consumer);
+                                         index(kMbarrierWaitTicks), consumer);
 }
 
 void TensorCoreKernel::passTurn(Value consumer, Value warpgroupThread) {
