@@ -135,19 +135,25 @@ static std::string whyNotPair(FusionOp first, FusionOp second,
       return "the second kernel reads its result other than elementwise "
              "(an epilogue reads it at the output element)";
   // The first's reads move to the second's place: no kernel between them
-  // may write a parameter (an inout update in place).
+  // may write a parameter (an inout update in place), nor may the second
+  // write one that the first reads (the pair's blocks would read it while
+  // others overwrite it).
   auto fn = second->getParentOfType<func::FuncOp>();
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  DenseSet<Value> updates;
+  DenseMap<Value, Value> updatedParameters;
   for (auto [i, value] : llvm::enumerate(ret.getOperands()))
-    if (getUpdatedParameter(fn, i))
-      updates.insert(value);
+    if (std::optional<unsigned> parameter = getUpdatedParameter(fn, i))
+      updatedParameters[value] = fn.getArgument(*parameter);
   for (Operation *op = first->getNextNode(); op != second;
        op = op->getNextNode())
     if (op->hasAttr(kWindowInPlaceAttrName) ||
-        llvm::any_of(op->getResults(),
-                     [&](Value v) { return updates.contains(v); }))
+        llvm::any_of(op->getResults(), [&](Value v) {
+          return updatedParameters.contains(v);
+        }))
       return "a kernel between them writes a parameter in place";
+  for (Value v : second->getResults())
+    if (llvm::is_contained(first.getInputs(), updatedParameters.lookup(v)))
+      return "the second kernel writes in place a parameter the first reads";
   return "";
 }
 
@@ -168,13 +174,14 @@ struct PairMatmulsPass : fk::impl::FkPairMatmulsBase<PairMatmulsPass> {
         matmuls.push_back(fusion);
     int64_t pairs = 0;
     for (FusionOp second : matmuls) {
+      // (Null where the second computes its left operand.)
+      Value lhs = getOuterValue(second, second.getMatmul().getLhs());
       for (Value input : second.getInputs()) {
         // Candidates: a matmul kernel whose result the second reads, of
         // the second's left operand.
         auto first = input.getDefiningOp<FusionOp>();
-        if (!first || first.getKind() != FusionKind::Matmul ||
-            getOuterValue(first, first.getMatmul().getLhs()) !=
-                getOuterValue(second, second.getMatmul().getLhs()))
+        if (!first || first.getKind() != FusionKind::Matmul || !lhs ||
+            getOuterValue(first, first.getMatmul().getLhs()) != lhs)
           continue;
         auto missed = [&](StringRef why) {
           if (explain)
