@@ -25,6 +25,7 @@
 #include "Codegen/TensorCoreMatmul.h"
 #include "fk/Analysis/Descriptions.h"
 #include "fk/IR/FkInout.h"
+#include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkTarget.h"
 #include "fk/Transforms/FusionBuilder.h"
 
@@ -88,27 +89,6 @@ static std::string whyNotEnoughTiles(FusionOp pair, TargetAttr target) {
       .str();
 }
 
-/// Whether every use of `value` in its fusion's body, and of what those
-/// uses compute, is elementwise with results of `type`'s shape up to the
-/// fusion's yield.
-static bool isElementwiseAt(Value value, Type type) {
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
-  SmallVector<Value> worklist = {value};
-  DenseSet<Operation *> seen;
-  while (!worklist.empty()) {
-    for (Operation *user : worklist.pop_back_val().getUsers()) {
-      if (isa<YieldOp>(user) || !seen.insert(user).second)
-        continue;
-      if (!user->hasTrait<OpTrait::Elementwise>() ||
-          cast<RankedTensorType>(user->getResult(0).getType()).getShape() !=
-              shape)
-        return false;
-      worklist.push_back(user->getResult(0));
-    }
-  }
-  return true;
-}
-
 /// Why `first` cannot pair with `second`, which reads its result, or "".
 static std::string whyNotPair(FusionOp first, FusionOp second,
                               TargetAttr target) {
@@ -131,7 +111,9 @@ static std::string whyNotPair(FusionOp first, FusionOp second,
   Value result = first.getResult(0);
   for (auto [input, arg] :
        llvm::zip(second.getInputs(), second.getBody().front().getArguments()))
-    if (input == result && !isElementwiseAt(arg, b.getType()))
+    if (input == result &&
+        findNonElementwiseUse(arg, b.getType().getShape(),
+                              [](Operation *op) { return !isa<YieldOp>(op); }))
       return "the second kernel reads its result other than elementwise "
              "(an epilogue reads it at the output element)";
   // The first's reads move to the second's place: no kernel between them

@@ -16,6 +16,25 @@ std::string mlir::fk::whyNoWarpgroupKernels(TargetAttr target) {
   return "";
 }
 
+Operation *
+mlir::fk::findNonElementwiseUse(Value value, ArrayRef<int64_t> shape,
+                                function_ref<bool(Operation *)> isMember,
+                                Operation *end) {
+  SmallVector<Operation *> worklist(value.getUsers());
+  DenseSet<Operation *> seen;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (op == end || !isMember(op) || !seen.insert(op).second)
+      continue;
+    if (!op->hasTrait<OpTrait::Elementwise>() ||
+        cast<RankedTensorType>(op->getResult(0).getType()).getShape() !=
+            shape)
+      return op;
+    worklist.append(op->getUsers().begin(), op->getUsers().end());
+  }
+  return nullptr;
+}
+
 bool mlir::fk::swapsLastTwoDims(TransposeOp transpose) {
   ArrayRef<int64_t> perm = transpose.getPerm();
   int64_t rank = perm.size();

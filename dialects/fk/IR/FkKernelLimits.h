@@ -26,6 +26,16 @@ inline constexpr int64_t kFlashRowsPerWarpgroup = 64;
 /// tensor-core matmul and flash attention), or "" if it can.
 std::string whyNoWarpgroupKernels(TargetAttr target);
 
+/// The first op that reads `value`, directly or through other ops that
+/// `isMember` accepts, other than elementwise with results of `shape`;
+/// null if none does. The walk ends at ops `isMember` rejects and at
+/// `end`. A contraction kernel's epilogue computes each result element from
+/// the contraction's element at the same coordinates, so what it reads of
+/// the contraction must be elementwise at the contraction's shape.
+Operation *findNonElementwiseUse(Value value, ArrayRef<int64_t> shape,
+                                 function_ref<bool(Operation *)> isMember,
+                                 Operation *end = nullptr);
+
 /// Whether `transpose` swaps its operand's last two dimensions and keeps
 /// the others: `x @ transpose(w)` (nn.Linear's [out, in] weights, an LM
 /// head tied to the embedding), whose right operand the tensor-core kernel

@@ -172,31 +172,6 @@ private:
 };
 } // namespace
 
-/// The first op of `members` that uses `matmul`'s value, directly or through
-/// other members, other than elementwise at the matmul's shape: an epilogue
-/// must compute every result element from the matmul's element at the same
-/// coordinates. `storedPermuted`, when given, is the head merge the kernel
-/// stores its epilogue through (see getHeadMerge), where the walk ends.
-static Operation *findNonElementwiseUse(Operation *matmul,
-                                        const llvm::SetVector<Operation *> &members,
-                                        Operation *storedPermuted = nullptr) {
-  ArrayRef<int64_t> shape = tensorType(matmul->getResult(0)).getShape();
-  SmallVector<Operation *> worklist(matmul->getUsers());
-  DenseSet<Operation *> seen;
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (!members.contains(op) || !seen.insert(op).second)
-      continue;
-    if (op == storedPermuted)
-      continue;
-    if (!op->hasTrait<OpTrait::Elementwise>() ||
-        tensorType(op->getResult(0)).getShape() != shape)
-      return op;
-    worklist.append(op->getUsers().begin(), op->getUsers().end());
-  }
-  return nullptr;
-}
-
 /// Whether `contraction` reads the value of `producer` in the layout of
 /// `producer`'s operand, so that `producer` joins its kernel as no work: a
 /// matmul's right operand given as a transpose of its last two dimensions
@@ -332,7 +307,11 @@ std::string FusionPlanner::vetoJoin(Operation *producer, Group &group,
                            "{0}'s shape",
                            name)
           .str();
-    if (Operation *user = findNonElementwiseUse(producer, group.ops, merge))
+    // (The walk ends at the head merge the kernel stores through.)
+    if (Operation *user = findNonElementwiseUse(
+            producer->getResult(0),
+            tensorType(producer->getResult(0)).getShape(),
+            [&](Operation *op) { return group.ops.contains(op); }, merge))
       return llvm::formatv("its use by {0} is not elementwise (an epilogue "
                            "runs at the {1}'s output elements)",
                            describeOp(user), name)
