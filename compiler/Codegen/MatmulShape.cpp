@@ -105,7 +105,7 @@ std::string mlir::fk::whyNotOperandTiles(FusionOp fusion) {
                                     getTensorCoreRhsInput(matmul)};
   if (MatmulOp paired = fusion.getPairedMatmul()) {
     operands.push_back(getTensorCoreRhsInput(paired));
-    if (MatmulShape(paired).rhsKMajor != MatmulShape(matmul).rhsKMajor)
+    if (bool(getKMajorRhs(paired)) != bool(getKMajorRhs(matmul)))
       return "one matmul reads its right operand as transpose(w), the other "
              "as stored";
   }
@@ -213,12 +213,10 @@ LogicalResult mlir::fk::emitMatmulEpilogue(KernelContext &k,
                                            int64_t columns, Value firstRow,
                                            Value firstColumn,
                                            ArrayRef<Value> batchCoords,
-                                           int64_t threads, Value thread,
-                                           int64_t pairedColumn) {
+                                           int64_t threads, Value thread) {
   ResultTile result;
   result.anchor = k.fusion.getMatmul();
   result.pairedAnchor = k.fusion.getPairedMatmul();
-  result.pairedColumn = pairedColumn;
   result.tile = tile;
   result.rows = rows;
   result.columns = columns;

@@ -146,14 +146,13 @@ std::pair<Value, Value> emitOutputTileOrigin(KernelContext &k,
 /// firstColumn) of the product's rows (batches folded into rows included)
 /// and `batchCoords`; `threads` threads of the block store every result
 /// element the tile holds, `thread` (by default the thread id) being the
-/// thread's index among them. A pair's second product lies `pairedColumn`
+/// thread's index among them. A pair's second product lies `columns`
 /// columns to the right of the first in `tile`.
 LogicalResult emitMatmulEpilogue(KernelContext &k, const MatmulShape &shape,
                                  Value tile, int64_t rows, int64_t columns,
                                  Value firstRow, Value firstColumn,
                                  ArrayRef<Value> batchCoords, int64_t threads,
-                                 Value thread = Value(),
-                                 int64_t pairedColumn = 0);
+                                 Value thread = Value());
 
 } // namespace mlir::fk
 

@@ -156,7 +156,11 @@ static constexpr int64_t kMinKTilesForWideTiles = 16;
 /// of products that take ping-pong consumers (prefersPingPong).
 static constexpr int64_t kMaxKTilesForPingPong = 12, kMinPingPongWaves = 4;
 
-bool mlir::fk::prefersPingPong(MatmulOp matmul, TargetAttr target) {
+/// Whether fk-tile gives `matmul` 64 x 256 tiles on ping-pong consumers:
+/// 16-bit products of at most 12 K tiles and at least four waves of such
+/// tiles (an LM head), whose epilogues then run under the other consumer's
+/// main loop.
+static bool prefersPingPong(MatmulOp matmul, TargetAttr target) {
   // Short K loops over many tiles (an LM head, 2048 x 768 x 50257): each
   // tile's epilogue weighs as much as a good part of its main loop, and
   // ping-pong consumers run one's epilogue under the other's main loop.
@@ -207,8 +211,11 @@ std::string mlir::fk::whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile) {
 }
 
 SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
-                                                    TargetAttr target) {
+                                                    TargetAttr target,
+                                                    bool *pingPong) {
   MatmulShape shape(matmul);
+  if (pingPong)
+    *pingPong = false;
   int64_t sms = target.getSmCount();
   // A 128-row tile of a product with at most 64 rows computes half zeros;
   // and where 128 x 128 tiles would occupy at most a quarter of the SMs, 64
@@ -256,8 +263,11 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
            shape.tiles(128, 256) >= sms)
     tile = {128, 256, tileK};
   // 64 x 256 on ping-pong consumers (chooseTensorCoreThreads).
-  else if (prefersPingPong(matmul, target))
+  else if (prefersPingPong(matmul, target)) {
     tile = {64, 256, tileK};
+    if (pingPong)
+      *pingPong = true;
+  }
   // A pair's tile holds as many columns of each product (and does not
   // split K: the partial sums would hold both).
   if (shape.paired) {
@@ -786,8 +796,7 @@ LogicalResult TensorCoreKernel::runEpilogue(Value cTile, Value firstRow,
   return emitMatmulEpilogue(k, shape, cTile, rows, columns,
                             add(tileRow, firstRow),
                             add(tileColumn, index(first)), batchCoords,
-                            kThreadsPerWarpgroup, thread,
-                            /*pairedColumn=*/pairedRhsMap ? columns : 0);
+                            kThreadsPerWarpgroup, thread);
 }
 
 void TensorCoreKernel::waitForTurn(Value first, Value consumer) {

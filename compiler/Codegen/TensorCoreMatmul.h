@@ -92,11 +92,9 @@ struct TensorCoreTiling {
   int64_t getEpilogueColumns() const {
     return consumers ? std::min<int64_t>(tileN, kEpilogueColumns) : tileN;
   }
-  /// One such tile for the block, or one per consumer in ping-pong.
+  /// One such tile of each consumer's rows (none without consumers).
   int64_t getEpilogueBytes() const {
-    return consumers ? (isPingPong() ? consumers : 1) * tileM *
-                           getEpilogueColumns() * 4
-                     : 0;
+    return consumers * getWarpgroupRows() * getEpilogueColumns() * 4;
   }
   /// Dynamic shared memory: the ring and the epilogue's tile, plus 1 KiB to
   /// align the base to the 1024 bytes 128-byte-swizzled tiles need.
@@ -143,19 +141,15 @@ std::string whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile);
 /// one wave of two per SM) where 128 x 128 tiles would give fewer than two
 /// blocks per SM, or 64 x 256 on ping-pong consumers (prefersPingPong); then, while 64 x 64 blocks are fewer than the SMs and the
 /// K loop is long, K split among more blocks (a fourth tile size).
-SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul, TargetAttr target);
+/// `pingPong`, if given, says whether the tile is for ping-pong consumers.
+SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul, TargetAttr target,
+                                          bool *pingPong = nullptr);
 
 /// The wgmma kernel's block for `tile` unless asked otherwise: one
 /// warpgroup where its accumulator fits in 128 registers per thread, else
 /// (or for ping-pong consumers, `pingPong`) a producer and two consumer
 /// warpgroups.
 int64_t chooseTensorCoreThreads(ArrayRef<int64_t> tile, bool pingPong = false);
-
-/// Whether fk-tile gives `matmul` 64 x 256 tiles on ping-pong consumers:
-/// 16-bit products of at most 12 K tiles and at least four waves of such
-/// tiles (an LM head), whose epilogues then run under the other consumer's
-/// main loop.
-bool prefersPingPong(MatmulOp matmul, TargetAttr target);
 
 /// The workspace of a split-K kernel: each split's f32 partial product,
 /// [splits, rows, N]: rows given at run time at their bound (whyNotSplitK

@@ -76,7 +76,7 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   };
   loadRun(sums, 0);
   if (t.pairedAnchor)
-    loadRun(pairedSums, t.pairedColumn);
+    loadRun(pairedSums, t.columns);
   Type resultElement = tensorType(anchorResult).getElementType();
   emitter.contractionHook = [&](Operation *op,
                                 ArrayRef<Value> coords) -> FailureOr<Value> {

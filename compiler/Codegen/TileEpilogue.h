@@ -20,10 +20,9 @@ struct ResultTile {
   Operation *anchor = nullptr;
   /// f32 shared memref [rows x columns] holding the tile.
   Value tile;
-  /// A matmul pair's second matmul, whose tile lies `pairedColumn` columns
-  /// to the right of the first's in `tile`.
+  /// A matmul pair's second matmul, whose tile lies `columns` columns to
+  /// the right of the first's in `tile`.
   Operation *pairedAnchor = nullptr;
-  int64_t pairedColumn = 0;
   int64_t rows = 0, columns = 0;
   /// The coordinates of the tile's first element in the result's last two
   /// dims, and the result's batch coordinates.

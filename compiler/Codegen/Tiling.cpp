@@ -129,11 +129,9 @@ TilingAttr mlir::fk::chooseTiling(FusionOp fusion, TargetAttr target,
     if (why.empty()) {
       // `matmulTile` is a tile of 16-bit operands, not of TF32's.
       int64_t threads = requests.matmulThreads;
-      bool heuristic = tile.empty() || fourOrEightBytes;
-      if (heuristic)
-        tile = chooseTensorCoreTile(fusion.getMatmul(), target);
-      bool pingPong = heuristic && tile[0] == 64 && tile[1] == 256 &&
-                      prefersPingPong(fusion.getMatmul(), target);
+      bool pingPong = false;
+      if (tile.empty() || fourOrEightBytes)
+        tile = chooseTensorCoreTile(fusion.getMatmul(), target, &pingPong);
       // A measured choice for the shape, unless flags fix the tile.
       if (const MatmulTuning *tuned = requests.getTuned(fusion.getMatmul())) {
         tile = tuned->tile;

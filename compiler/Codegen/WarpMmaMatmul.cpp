@@ -69,9 +69,9 @@ std::string mlir::fk::whyNotWarpMmaMatmul(FusionOp fusion, TargetAttr target) {
   if (target.getComputeCapability() < 80)
     return "target " + target.getChip().str() +
            " predates sm_80 (mma.sync m16n8k16 and cp.async)";
-  // f32 on TF32 where the module allows it (fk/IR/FkNumerics.h).
   if (fusion.getPairedMatmul())
     return "a matmul pair runs on the wgmma kernel only";
+  // f32 on TF32 where the module allows it (fk/IR/FkNumerics.h).
   MatmulOp matmul = fusion.getMatmul();
   if (!matmul || !tensorType(matmul.getLhs()).getElementType().isF32())
     return whyNotTensorCoreOperands(fusion);
