@@ -10,12 +10,14 @@ the runs, the largest first, with the graph's total. For the GPU machine;
 needs torch and the runtime library (FKRT_LIBRARY).
 """
 import argparse
-import collections
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "runtime", "python"))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from fkbench.profiling import kernel_times  # noqa: E402
 
 
 def main():
@@ -42,24 +44,15 @@ def main():
     for _ in range(3):
         module.run(args.graph, inputs)
     torch.cuda.synchronize()
-    activities = [torch.profiler.ProfilerActivity.CUDA]
-    with torch.profiler.profile(activities=activities) as prof:
-        for _ in range(args.runs):
-            module.run(args.graph, inputs)
-        torch.cuda.synchronize()
-    totals = collections.Counter()
-    counts = collections.Counter()
-    for event in prof.events():
-        if event.device_type == torch.autograd.DeviceType.CUDA:
-            totals[event.name] += event.device_time_total
-            counts[event.name] += 1
-    total = sum(totals.values())
-    print(f"{args.graph}: {len(totals)} distinct kernels, "
-          f"{sum(counts.values()) / args.runs:.0f} launches and "
-          f"{total / args.runs / 1e3:.4f} ms of kernel time per run")
-    for name, t in totals.most_common(args.top):
-        print(f"  {t / args.runs / 1e3:8.4f} ms/run  {counts[name] / args.runs:5.1f} "
-              f"launches/run  {100 * t / total:5.1f}%  {name}")
+    table = kernel_times(torch, lambda: module.run(args.graph, inputs),
+                         args.runs)
+    total = sum(us for _, _, us in table)
+    print(f"{args.graph}: {len(table)} distinct kernels, "
+          f"{sum(n for _, n, _ in table):.0f} launches and "
+          f"{total / 1e3:.4f} ms of kernel time per run")
+    for name, launches, us in table[:args.top]:
+        print(f"  {us / 1e3:8.4f} ms/run  {launches:5.1f} "
+              f"launches/run  {100 * us / total:5.1f}%  {name}")
 
 
 if __name__ == "__main__":

@@ -213,7 +213,8 @@ LogicalResult mlir::fk::emitMatmulEpilogue(KernelContext &k,
                                            int64_t columns, Value firstRow,
                                            Value firstColumn,
                                            ArrayRef<Value> batchCoords,
-                                           int64_t threads, Value thread) {
+                                           int64_t threads, Value thread,
+                                           bool swizzled) {
   ResultTile result;
   result.anchor = k.fusion.getMatmul();
   result.pairedAnchor = k.fusion.getPairedMatmul();
@@ -226,5 +227,6 @@ LogicalResult mlir::fk::emitMatmulEpilogue(KernelContext &k,
   result.rowBatchShape = shape.foldedBatch;
   result.threads = threads;
   result.thread = thread;
+  result.swizzled = swizzled;
   return emitTileEpilogue(k, result);
 }

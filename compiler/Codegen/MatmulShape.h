@@ -147,12 +147,14 @@ std::pair<Value, Value> emitOutputTileOrigin(KernelContext &k,
 /// and `batchCoords`; `threads` threads of the block store every result
 /// element the tile holds, `thread` (by default the thread id) being the
 /// thread's index among them. A pair's second product lies `columns`
-/// columns to the right of the first in `tile`.
+/// columns to the right of the first in `tile`. `swizzled`: the tile's
+/// columns are swizzled (getSwizzledTileColumn).
 LogicalResult emitMatmulEpilogue(KernelContext &k, const MatmulShape &shape,
                                  Value tile, int64_t rows, int64_t columns,
                                  Value firstRow, Value firstColumn,
                                  ArrayRef<Value> batchCoords, int64_t threads,
-                                 Value thread = Value());
+                                 Value thread = Value(),
+                                 bool swizzled = false);
 
 } // namespace mlir::fk
 

@@ -65,14 +65,24 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   // The run's values, read together (adjacent loads LLVM merges into vector
   // loads), before any epilogue arithmetic.
   DenseMap<Value, Value> sums, pairedSums;
+  // In a swizzled tile, each 16-byte chunk (or the run, when narrower)
+  // moves as a whole: its elements follow its first.
+  int64_t chunk = std::min<int64_t>(width, 4);
   auto loadRun = [&](DenseMap<Value, Value> &into, int64_t offset) {
-    for (auto [e, c] : llvm::enumerate(columns))
+    Value start;
+    for (auto [e, c] : llvm::enumerate(columns)) {
+      int64_t first = offset + static_cast<int64_t>(e) / chunk * chunk;
+      if (static_cast<int64_t>(e) % chunk == 0) {
+        start = first == 0 ? localColumn : k.idx.add(localColumn, index(first));
+        if (t.swizzled)
+          start = getSwizzledTileColumn(k, localRow, start);
+      }
+      int64_t inChunk = offset + static_cast<int64_t>(e) - first;
       into[c] = memref::LoadOp::create(
           b, loc, t.tile,
-          ValueRange{localRow, offset + static_cast<int64_t>(e) == 0
-                                   ? localColumn
-                                   : k.idx.add(localColumn,
-                                               index(offset + e))});
+          ValueRange{localRow,
+                     inChunk == 0 ? start : k.idx.add(start, index(inChunk))});
+    }
   };
   loadRun(sums, 0);
   if (t.pairedAnchor)
@@ -170,4 +180,22 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
             *store.run, emitter.addressing);
   hoistLoads(ifInside.getThenRegion().front());
   return success();
+}
+
+bool mlir::fk::canSwizzleTileColumns(MemRefType tile) {
+  return tile.getRank() == 2 && tile.getElementType().isF32() &&
+         !tile.isDynamicDim(1) && tile.getDimSize(1) % 32 == 0;
+}
+
+Value mlir::fk::getSwizzledTileColumn(KernelContext &k, Value row,
+                                      Value column) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto index = [&](int64_t v) { return k.idx.constant(v); };
+  Value rowBits = arith::AndIOp::create(b, loc, row, index(7));
+  Value group = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, column, index(5)), index(1));
+  Value chunkBits = arith::XOrIOp::create(b, loc, rowBits, group);
+  return arith::XOrIOp::create(
+      b, loc, column, arith::ShLIOp::create(b, loc, chunkBits, index(2)));
 }

@@ -37,7 +37,26 @@ struct ResultTile {
   /// default: every thread of the block, the thread id).
   int64_t threads = 128;
   Value thread;
+  /// Whether `tile`'s columns are swizzled (getSwizzledTileColumn): its
+  /// writer stored element (r, c) at column getSwizzledTileColumn(r, c).
+  bool swizzled = false;
 };
+
+/// Whether an f32 `tile` [rows x columns] can have its columns swizzled:
+/// its rows hold whole groups of 32 columns (eight 16-byte chunks).
+bool canSwizzleTileColumns(MemRefType tile);
+
+/// The column at which an f32 tile with swizzled columns stores element
+/// (row, column): the 16-byte chunk `column / 4` XOR-ed with `row % 8` and
+/// with `column / 32 % 2` (a permutation of the eight chunks of a group of
+/// 32 columns; a chunk's four elements stay in order). wgmma's accumulator
+/// fragment gives a warp's lanes 8 rows of 4 column pairs; at a plain row
+/// stride of 64 or 256 floats those rows share their banks (8-way
+/// conflicts), here they spread over all 32. A warp reading 16-byte halves
+/// of 8-column runs along a row (the epilogue's loads) also meets every
+/// bank once per 8 lanes. `column` is the first of up to 4 elements of one
+/// chunk; the others follow it.
+Value getSwizzledTileColumn(KernelContext &k, Value row, Value column);
 
 /// Emits the epilogue of `k.fusion` on `tile`: elements outside the result
 /// are not stored. The caller makes the tile visible to every thread first.

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Where a case's time goes: the GPU time of every kernel that fkc's
+artifact, PyTorch eager and torch.compile launch for one call, measured by
+torch's profiler (CUPTI) over the same inputs in one process.
+
+    bash bench/compile.sh                  # on the dev machine
+    python3 bench/kernel_times.py transformer_block_f16 [--iterations 20]
+
+Prints, per peer, each kernel's mean time per call (kernels of one name
+summed), the kernels' total and the call's wall time by CUDA events; the
+difference between the two is launch gaps and idle time, less the overlap
+of kernels that run at once (fkc's replay runs launches that touch
+disjoint memory together, and each such kernel counts in full). Calls run
+back to back as in bench/run.py (fkc replays its CUDA graph).
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from fkbench import artifacts, cases, paths  # noqa: E402
+from fkbench.inputs import make_inputs, nan_outputs  # noqa: E402
+from fkbench.profiling import kernel_times  # noqa: E402
+from fkbench.peers.torch_graphs import torch_function  # noqa: E402
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("case", help="a case of bench/cases/ (its name)")
+    p.add_argument("--artifacts", default=paths.DEFAULT_ARTIFACTS,
+                   help="folder of the compiled cases (bench/compile.sh)")
+    p.add_argument("--fkrt-lib", help="the runtime library libfkrt.so")
+    p.add_argument("--iterations", type=int, default=20,
+                   help="calls profiled per peer (after as many warm-ups)")
+    p.add_argument("--peers", default="fkc,eager,compile",
+                   help="comma-separated: fkc, eager, compile")
+    p.add_argument("--seed", type=int, default=0)
+    return p.parse_args(argv)
+
+
+def load_fkrt(explicit):
+    os.environ["FKRT_LIBRARY"] = paths.fkrt_library(explicit)
+    sys.path.insert(0, os.path.join(paths.REPO, "runtime", "python"))
+    import fkrt
+    fkrt.library()
+    return fkrt
+
+
+def peer_functions(args, torch, case, inputs):
+    """peer name -> a function of no arguments that runs one call."""
+    device = inputs[0].device
+    fns = {}
+    for peer in args.peers.split(","):
+        if peer == "eager":
+            fn = torch_function(case, torch, device)
+            fns[peer] = lambda fn=fn: fn(*inputs)
+        elif peer == "compile":
+            torch._dynamo.reset()
+            cfn = torch.compile(torch_function(case, torch, device),
+                                dynamic=False)
+            fns[peer] = lambda cfn=cfn: cfn(*inputs)
+        elif peer == "fkc":
+            fkrt = load_fkrt(args.fkrt_lib)
+            module = fkrt.Module(artifacts.artifact_path(args.artifacts,
+                                                         case.name))
+            module.load_cuda(device.index or 0)
+            outs = nan_outputs(torch, case, device)
+            graph = case.signature.name
+            fns[peer] = lambda m=module, o=outs: m.run(graph, inputs,
+                                                       outputs=o)
+        else:
+            raise SystemExit("kernel_times: unknown peer %r" % peer)
+    return fns
+
+
+def wall_ms(torch, fn, iterations):
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iterations):
+        fn()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop) / iterations
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    import torch
+    chosen, unknown = cases.select(args.case)
+    if unknown or len(chosen) != 1:
+        raise SystemExit("kernel_times: no single case named %r" % args.case)
+    loaded, unusable = cases.load(chosen, args.artifacts)
+    if unusable:
+        raise SystemExit("kernel_times: %s" % unusable[args.case])
+    case = loaded[0]
+    torch.backends.cuda.matmul.allow_tf32 = case.allow_tf32
+    device = torch.device("cuda")
+    inputs = make_inputs(torch, case, device, args.seed)
+    print("# %s on %s" % (case.name, torch.cuda.get_device_name()))
+    for peer, fn in peer_functions(args, torch, case, inputs).items():
+        for _ in range(max(args.iterations, 3)):
+            fn()
+        torch.cuda.synchronize()
+        wall = wall_ms(torch, fn, args.iterations)
+        table = kernel_times(torch, fn, args.iterations)
+        busy = sum(r[2] for r in table) / 1000
+        print("\n## %s: %.4f ms per call (CUDA events), kernels %.4f ms"
+              % (peer, wall, busy))
+        print("| us per call | launches | kernel |\n|---:|---:|---|")
+        for name, count, us in table:
+            print("| %.1f | %g | %s |" % (us, count, name[:110]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
