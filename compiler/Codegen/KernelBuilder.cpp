@@ -6,7 +6,11 @@
 #include "fk/IR/FkScalarSemantics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -76,6 +80,60 @@ void mlir::fk::hoistLoads(Block &block) {
       load->moveAfter(last);
     else
       load->moveBefore(&block, block.begin());
+  }
+}
+
+/// The memory `memref` accesses: the kernel argument under every view
+/// (flat views, a run's subview), for telling which loads a store may
+/// alias.
+static Value getAccessedMemory(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+void mlir::fk::issueDeviceLoadsFirst(Block &block) {
+  DenseSet<Value> stored;
+  for (auto store : block.getOps<memref::StoreOp>())
+    stored.insert(getAccessedMemory(store.getMemRef()));
+  SetVector<Operation *> moved;
+  for (auto load : block.getOps<memref::LoadOp>()) {
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+        load.getMemRefType().getMemorySpace());
+    if ((space && space.getValue() == gpu::AddressSpace::Workgroup) ||
+        stored.contains(getAccessedMemory(load.getMemRef())))
+      continue;
+    // The load and what its operands need from this block.
+    SetVector<Operation *> slice;
+    SmallVector<Operation *> work = {load};
+    bool movable = true;
+    while (!work.empty() && movable) {
+      Operation *op = work.pop_back_val();
+      if (moved.contains(op) || !slice.insert(op))
+        continue;
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || def->getBlock() != &block || moved.contains(def))
+          continue;
+        if (def->getNumRegions() != 0 || !isMemoryEffectFree(def)) {
+          movable = false;
+          break;
+        }
+        work.push_back(def);
+      }
+    }
+    if (movable)
+      moved.insert(slice.begin(), slice.end());
+  }
+  Operation *last = nullptr;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (!moved.contains(&op))
+      continue;
+    if (last)
+      op.moveAfter(last);
+    else
+      op.moveBefore(&block, block.begin());
+    last = &op;
   }
 }
 

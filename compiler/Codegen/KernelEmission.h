@@ -647,6 +647,15 @@ int64_t getVectorWidth(FusionOp fusion, int64_t innermost);
 /// indices, so that LLVM sees the loads of a run together and merges them.
 void hoistLoads(Block &block);
 
+/// Moves the device-memory loads of `block` (not of workgroup memory), with
+/// the side-effect-free operations that compute their addresses, to the
+/// block's start, in their order: every load is issued before the
+/// arithmetic of any of them waits for its value. A load of a buffer the
+/// block also stores to stays in place, as does one whose address depends
+/// on an operation with effects or regions. For a block of several runs of
+/// an epilogue, each run reading and writing its own elements.
+void issueDeviceLoadsFirst(Block &block);
+
 } // namespace mlir::fk
 
 #endif // FKC_CODEGEN_KERNELEMISSION_H

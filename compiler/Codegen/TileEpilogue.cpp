@@ -7,47 +7,36 @@
 using namespace mlir;
 using namespace mlir::fk;
 
-LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
-                                         const ResultTile &t) {
+/// The most runs of a tile per thread that the epilogue unrolls.
+static constexpr int64_t kUnrolledRuns = 4;
+
+namespace {
+/// What every run of a tile's epilogue shares.
+struct RunLayout {
+  SmallVector<Dim> dims;
+  int64_t n = 0;
+  /// Adjacent output elements per run, and runs per row of the tile.
+  int64_t width = 1, runsPerRow = 1;
+  /// The result's rows over [batch..., M] (rowDims), and their count.
+  SmallVector<OpFoldResult> rowSpace;
+  Dim rowCount;
+};
+} // namespace
+
+/// The epilogue of one run of the tile, its `width` elements from
+/// (localRow, localColumn) of the tile, (row, column) of the result's rows,
+/// at the builder's point and unguarded: the caller knows the run lies
+/// inside the result.
+static LogicalResult emitRun(KernelContext &k, const ResultTile &t,
+                             const RunLayout &layout, Value localRow,
+                             Value localColumn, Value row, Value column) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   auto index = [&](int64_t v) { return k.idx.constant(v); };
   Value anchorResult = t.anchor->getResult(0);
-  ArrayRef<int64_t> shape = tensorType(anchorResult).getShape();
-  SmallVector<Dim> dims = getDims(tensorType(anchorResult));
-  int64_t n = shape.back();
-  // Rows over [batch..., M] when the tile's rows span batches (sizes the
-  // kernel reads at run time where they are symbolic).
-  SmallVector<Dim> rowDims(t.rowBatchShape);
-  rowDims.push_back(dims[dims.size() - 2]);
-  SmallVector<OpFoldResult> rowSpace = k.idx.shapeOf(rowDims);
-  std::optional<Dim> rowCount = elementCount(rowDims);
-  if (!rowCount)
-    return k.fusion.emitOpError() << "has more result rows than 64 bits count";
-
-  // Runs of `width` adjacent output elements per thread; N is a multiple of
-  // the width, so a run is entirely inside the output or entirely outside.
-  int64_t width = getVectorWidth(k.fusion, n);
-  int64_t runsPerRow = t.columns / width;
-  int64_t runs = t.rows * runsPerRow;
-  Value thread = t.thread ? t.thread
-                         : gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  auto loop = scf::ForOp::create(b, loc, thread, index(runs), index(t.threads));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value run = loop.getInductionVar();
-  Value localRow = arith::DivUIOp::create(b, loc, run, index(runsPerRow));
-  Value localColumn =
-      k.idx.mul(arith::RemUIOp::create(b, loc, run, index(runsPerRow)),
-                index(width));
-  Value row = k.idx.add(t.firstRow, localRow),
-        column = k.idx.add(t.firstColumn, localColumn);
-  Value inside = arith::AndIOp::create(
-      b, loc, k.idx.inRange(row, k.idx.size(*rowCount)),
-      k.idx.inRange(column, n));
-  auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
-  b.setInsertionPointToStart(&ifInside.getThenRegion().front());
-
+  ArrayRef<Dim> dims = layout.dims;
+  int64_t n = layout.n, width = layout.width;
+  ArrayRef<OpFoldResult> rowSpace = layout.rowSpace;
   // The result coordinates of the run's row: batch coordinates, then the
   // row within its matrix.
   SmallVector<Value> rowCoords(t.batchCoords);
@@ -178,8 +167,88 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   for (Pending &store : stores)
     k.store(store.element, store.buffer, store.coords, store.elementType,
             *store.run, emitter.addressing);
-  hoistLoads(ifInside.getThenRegion().front());
   return success();
+}
+
+LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
+                                         const ResultTile &t) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto index = [&](int64_t v) { return k.idx.constant(v); };
+  RunLayout layout;
+  auto resultType = tensorType(t.anchor->getResult(0));
+  layout.dims = getDims(resultType);
+  layout.n = resultType.getShape().back();
+  // Rows over [batch..., M] when the tile's rows span batches (sizes the
+  // kernel reads at run time where they are symbolic).
+  SmallVector<Dim> rowDims(t.rowBatchShape);
+  rowDims.push_back(layout.dims[layout.dims.size() - 2]);
+  layout.rowSpace = k.idx.shapeOf(rowDims);
+  std::optional<Dim> rowCount = elementCount(rowDims);
+  if (!rowCount)
+    return k.fusion.emitOpError() << "has more result rows than 64 bits count";
+  layout.rowCount = *rowCount;
+
+  // Runs of `width` adjacent output elements per thread; N is a multiple of
+  // the width, so a run is entirely inside the output or entirely outside.
+  int64_t n = layout.n;
+  int64_t width = layout.width = getVectorWidth(k.fusion, n);
+  int64_t runsPerRow = layout.runsPerRow = t.columns / width;
+  int64_t runs = t.rows * runsPerRow;
+  Value thread = t.thread ? t.thread
+                         : gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  OpBuilder::InsertionGuard guard(b);
+  auto position = [&](Value run) {
+    Value localRow = arith::DivUIOp::create(b, loc, run, index(runsPerRow));
+    Value localColumn =
+        k.idx.mul(arith::RemUIOp::create(b, loc, run, index(runsPerRow)),
+                  index(width));
+    return std::array<Value, 4>{localRow, localColumn,
+                                k.idx.add(t.firstRow, localRow),
+                                k.idx.add(t.firstColumn, localColumn)};
+  };
+  // Each run guarded by whether it lies inside the result.
+  auto emitGuardedRuns = [&]() -> LogicalResult {
+    auto loop =
+        scf::ForOp::create(b, loc, thread, index(runs), index(t.threads));
+    b.setInsertionPointToStart(loop.getBody());
+    auto [localRow, localColumn, row, column] =
+        position(loop.getInductionVar());
+    Value inside = arith::AndIOp::create(
+        b, loc, k.idx.inRange(row, k.idx.size(layout.rowCount)),
+        k.idx.inRange(column, n));
+    auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
+    b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+    if (failed(emitRun(k, t, layout, localRow, localColumn, row, column)))
+      return failure();
+    hoistLoads(ifInside.getThenRegion().front());
+    return success();
+  };
+  // A thread's few runs of a tile wholly inside the result, unrolled in one
+  // block whose device-memory loads (a residual's) are all issued before
+  // the first run's arithmetic: in the guarded loop each run waited for its
+  // own, and an 8192 x 2048 x 2048 product with a residual took 25 us more
+  // than without (H200) against 10 us of device bandwidth.
+  int64_t perThread = runs / t.threads;
+  if (runs % t.threads != 0 || perThread < 2 || perThread > kUnrolledRuns)
+    return emitGuardedRuns();
+  Value lastRow = k.idx.add(t.firstRow, index(t.rows - 1));
+  Value lastColumn = k.idx.add(t.firstColumn, index(t.columns - 1));
+  Value whole = arith::AndIOp::create(
+      b, loc, k.idx.inRange(lastRow, k.idx.size(layout.rowCount)),
+      k.idx.inRange(lastColumn, n));
+  auto ifWhole = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+  b.setInsertionPointToStart(&ifWhole.getThenRegion().front());
+  for (int64_t i = 0; i < perThread; ++i) {
+    auto [localRow, localColumn, row, column] =
+        position(i == 0 ? thread : k.idx.add(thread, index(i * t.threads)));
+    if (failed(emitRun(k, t, layout, localRow, localColumn, row, column)))
+      return failure();
+  }
+  hoistLoads(ifWhole.getThenRegion().front());
+  issueDeviceLoadsFirst(ifWhole.getThenRegion().front());
+  b.setInsertionPointToStart(&ifWhole.getElseRegion().front());
+  return emitGuardedRuns();
 }
 
 bool mlir::fk::canSwizzleTileColumns(MemRefType tile) {
