@@ -650,10 +650,13 @@ void hoistLoads(Block &block);
 /// Moves the device-memory loads of `block` (not of workgroup memory), with
 /// the side-effect-free operations that compute their addresses, to the
 /// block's start, in their order: every load is issued before the
-/// arithmetic of any of them waits for its value. A load of a buffer the
+/// arithmetic of any of them waits for its value. A load of a memref the
 /// block also stores to stays in place, as does one whose address depends
 /// on an operation with effects or regions. For a block of several runs of
-/// an epilogue, each run reading and writing its own elements.
+/// an epilogue: a load then passes only stores to other runs' elements (an
+/// input that shares its buffer with an output, an inout parameter's, is
+/// read by a kernel only at the elements the same thread writes, or other
+/// threads would race with it too).
 void issueDeviceLoadsFirst(Block &block);
 
 } // namespace mlir::fk
