@@ -7,7 +7,7 @@
 using namespace mlir;
 using namespace mlir::fk;
 
-/// The most runs of a tile per thread that the epilogue unrolls.
+/// The most runs of a tile per thread that the epilogue unrolls together.
 static constexpr int64_t kUnrolledRuns = 4;
 
 namespace {
@@ -224,13 +224,15 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
     hoistLoads(ifInside.getThenRegion().front());
     return success();
   };
-  // A thread's few runs of a tile wholly inside the result, unrolled in one
-  // block whose device-memory loads (a residual's) are all issued before
-  // the first run's arithmetic: in the guarded loop each run waited for its
-  // own, and an 8192 x 2048 x 2048 product with a residual took 25 us more
-  // than without (H200) against 10 us of device bandwidth.
+  // A thread's runs of a tile wholly inside the result, unrolled by groups
+  // of up to kUnrolledRuns in one block whose device-memory loads (a
+  // residual's) are all issued before the first run's arithmetic: in the
+  // guarded loop each run waited for its own, and an 8192 x 2048 x 2048
+  // product with a residual took 25 us more than without (H200) against
+  // 10 us of device bandwidth.
   int64_t perThread = runs / t.threads;
-  if (runs % t.threads != 0 || perThread < 2 || perThread > kUnrolledRuns)
+  int64_t group = std::min(perThread, kUnrolledRuns);
+  if (runs % t.threads != 0 || perThread < 2 || perThread % group != 0)
     return emitGuardedRuns();
   Value lastRow = k.idx.add(t.firstRow, index(t.rows - 1));
   Value lastColumn = k.idx.add(t.firstColumn, index(t.columns - 1));
@@ -239,14 +241,25 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
       k.idx.inRange(lastColumn, n));
   auto ifWhole = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
   b.setInsertionPointToStart(&ifWhole.getThenRegion().front());
-  for (int64_t i = 0; i < perThread; ++i) {
+  // The group's first run: the thread's, then `group` x threads further
+  // per group.
+  Value first = thread;
+  if (perThread > group) {
+    auto groups = scf::ForOp::create(b, loc, index(0),
+                                     index(perThread / group), index(1));
+    b.setInsertionPointToStart(groups.getBody());
+    first = k.idx.add(thread, k.idx.mul(groups.getInductionVar(),
+                                        index(group * t.threads)));
+  }
+  Block *groupBlock = b.getInsertionBlock();
+  for (int64_t i = 0; i < group; ++i) {
     auto [localRow, localColumn, row, column] =
-        position(i == 0 ? thread : k.idx.add(thread, index(i * t.threads)));
+        position(i == 0 ? first : k.idx.add(first, index(i * t.threads)));
     if (failed(emitRun(k, t, layout, localRow, localColumn, row, column)))
       return failure();
   }
-  hoistLoads(ifWhole.getThenRegion().front());
-  issueDeviceLoadsFirst(ifWhole.getThenRegion().front());
+  hoistLoads(*groupBlock);
+  issueDeviceLoadsFirst(*groupBlock);
   b.setInsertionPointToStart(&ifWhole.getElseRegion().front());
   return emitGuardedRuns();
 }
