@@ -254,6 +254,19 @@ private:
     return add(mul(stage, index(stageBytes / elementBytes)),
                index(stageOffset(part) / elementBytes));
   }
+  /// Whether `key` is hidden: at or past `end` (the keys' end), or under a
+  /// causal limit past `diagonal` (the last key the query sees). Index or
+  /// i32 operands alike, all of one type.
+  Value isHiddenKey(Value key, Value end, Value diagonal) {
+    Value hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                         key, end);
+    if (!shape.causal)
+      return hidden;
+    return arith::OrIOp::create(
+        b, loc, hidden,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key,
+                              diagonal));
+  }
   SmallVector<Value> hideKeys(ArrayRef<Value> s, Value block);
   SmallVector<Value> addMaskInput(ArrayRef<Value> s, Value block);
   /// O + P V on `stage`'s V block, P as packPairs gives it.
@@ -678,13 +691,8 @@ SmallVector<Value> FlashKernel::hideKeys(ArrayRef<Value> s, Value block) {
   for (auto [i, value] : llvm::enumerate(s)) {
     Value offset = arith::ConstantOp::create(
         b, loc, b.getI32IntegerAttr(columnOf(i)));
-    Value isHidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                           offset, keysLeft);
-    if (shape.causal)
-      isHidden = arith::OrIOp::create(
-          b, loc, isHidden,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, offset,
-                                lastVisible[rowSlot(i)]));
+    Value isHidden = isHiddenKey(
+        offset, keysLeft, shape.causal ? lastVisible[rowSlot(i)] : Value());
     // -inf whatever the score: a NaN or inf that Q or K put in a hidden
     // score does not reach the output (as in blocks never loaded).
     hidden.push_back(arith::SelectOp::create(b, loc, isHidden, minusInf, value));
@@ -869,13 +877,8 @@ FlashKernel::SoftmaxStep FlashKernel::softmaxStep(SmallVector<Value> s,
   // hide any score.
   Value lastKey = add(mul(block, index(tiling.keyBlock)),
                       index(tiling.keyBlock - 1));
-  Value needsMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                          lastKey, numKeys);
-  if (shape.causal)
-    needsMask = arith::OrIOp::create(
-        b, loc, needsMask,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, lastKey,
-                              diagonalKey(firstQuery)));
+  Value needsMask = isHiddenKey(
+      lastKey, numKeys, shape.causal ? diagonalKey(firstQuery) : Value());
   SmallVector<Type> sTypes(s.size(), b.getF32Type());
   auto ifMask = scf::IfOp::create(b, loc, sTypes, needsMask, true);
   {

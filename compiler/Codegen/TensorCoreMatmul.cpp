@@ -884,8 +884,8 @@ void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
                   arith::DivUIOp::create(b, loc, lane, index(4)));
   Value column =
       mul(arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
-  // A pair of values (c = 0, 1) shares a 16-byte chunk of the tile, and
-  // rows 8 apart share a swizzle: the pair's column is swizzled once.
+  // A pair of values (c = 0, 1) lies in one 16-byte chunk of the tile: the
+  // pair's column is swizzled once and the second value follows the first.
   bool swizzled = isSwizzled(cTile);
   for (int64_t slice = 0; slice < slices; ++slice) {
     Value values = LLVM::ExtractValueOp::create(b, loc, packed, slice);

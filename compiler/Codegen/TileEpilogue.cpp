@@ -11,15 +11,14 @@ using namespace mlir::fk;
 static constexpr int64_t kUnrolledRuns = 4;
 
 namespace {
-/// What every run of a tile's epilogue shares.
+/// What every run of a tile's epilogue shares: the result's dims and its
+/// innermost size, the adjacent output elements per run, and the result's
+/// rows over [batch..., M].
 struct RunLayout {
   SmallVector<Dim> dims;
   int64_t n = 0;
-  /// Adjacent output elements per run, and runs per row of the tile.
-  int64_t width = 1, runsPerRow = 1;
-  /// The result's rows over [batch..., M] (rowDims), and their count.
+  int64_t width = 1;
   SmallVector<OpFoldResult> rowSpace;
-  Dim rowCount;
 };
 } // namespace
 
@@ -187,13 +186,12 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   std::optional<Dim> rowCount = elementCount(rowDims);
   if (!rowCount)
     return k.fusion.emitOpError() << "has more result rows than 64 bits count";
-  layout.rowCount = *rowCount;
 
   // Runs of `width` adjacent output elements per thread; N is a multiple of
   // the width, so a run is entirely inside the output or entirely outside.
   int64_t n = layout.n;
   int64_t width = layout.width = getVectorWidth(k.fusion, n);
-  int64_t runsPerRow = layout.runsPerRow = t.columns / width;
+  int64_t runsPerRow = t.columns / width;
   int64_t runs = t.rows * runsPerRow;
   Value thread = t.thread ? t.thread
                          : gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -215,7 +213,7 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
     auto [localRow, localColumn, row, column] =
         position(loop.getInductionVar());
     Value inside = arith::AndIOp::create(
-        b, loc, k.idx.inRange(row, k.idx.size(layout.rowCount)),
+        b, loc, k.idx.inRange(row, k.idx.size(*rowCount)),
         k.idx.inRange(column, n));
     auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
     b.setInsertionPointToStart(&ifInside.getThenRegion().front());
@@ -237,7 +235,7 @@ LogicalResult mlir::fk::emitTileEpilogue(KernelContext &k,
   Value lastRow = k.idx.add(t.firstRow, index(t.rows - 1));
   Value lastColumn = k.idx.add(t.firstColumn, index(t.columns - 1));
   Value whole = arith::AndIOp::create(
-      b, loc, k.idx.inRange(lastRow, k.idx.size(layout.rowCount)),
+      b, loc, k.idx.inRange(lastRow, k.idx.size(*rowCount)),
       k.idx.inRange(lastColumn, n));
   auto ifWhole = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
   b.setInsertionPointToStart(&ifWhole.getThenRegion().front());
