@@ -475,6 +475,14 @@ Value mlir::fk::emitInlinePtx(OpBuilder &b, Location loc, Type type,
       .getResult(0);
 }
 
+Value mlir::fk::emitWarpUniform(OpBuilder &b, Location loc, Value value) {
+  Value word = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), value);
+  Value broadcast = gpu::ShuffleOp::create(b, loc, word, /*offset=*/0,
+                                           /*width=*/32, gpu::ShuffleMode::IDX)
+                        .getShuffleResult();
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), broadcast);
+}
+
 Value mlir::fk::emitFastExp2(OpBuilder &b, Location loc, Value x) {
   return emitInlinePtx(b, loc, b.getF32Type(), "ex2.approx.ftz.f32 $0, $1;",
                        "=f,f", x, /*sideEffects=*/false);

@@ -495,6 +495,12 @@ Value emitInlinePtx(OpBuilder &b, Location loc, Type type, StringRef text,
                     StringRef constraints, ValueRange operands,
                     bool sideEffects);
 
+/// `value` (an index equal across each warp, such as a thread's warpgroup)
+/// broadcast from lane 0, so that ptxas knows it is warp-uniform: branches
+/// on it then do not make the wgmmas beneath them "divergent", which ptxas
+/// serializes (C7520; CUTLASS's canonical_warp_group_idx does the same).
+Value emitWarpUniform(OpBuilder &b, Location loc, Value value);
+
 /// 2^x in f32 by the SFU's ex2 (2^-inf = 0); libdevice's exp2f adds range
 /// handling that the attention kernels' online softmax does not need.
 Value emitFastExp2(OpBuilder &b, Location loc, Value x);

@@ -155,23 +155,23 @@ std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
 static constexpr int64_t kMinKTilesForWideTiles = 16;
 /// The most K tiles, and the fewest waves of 64 x 256 tiles (one per SM),
 /// of products that take ping-pong consumers (prefersPingPong).
-static constexpr int64_t kMaxKTilesForPingPong = 12, kMinPingPongWaves = 4;
+static constexpr int64_t kMaxKTilesForPingPong = 32, kMinPingPongWaves = 4;
 
 /// Whether fk-tile gives `matmul` 64 x 256 tiles on ping-pong consumers:
-/// 16-bit products of at most 12 K tiles and at least four waves of such
-/// tiles (an LM head), whose epilogues then run under the other consumer's
-/// main loop.
+/// 16-bit products of at most 32 K tiles (K <= 2048) and at least four
+/// waves of such tiles, whose epilogues then run under the other
+/// consumer's main loop.
 static bool prefersPingPong(MatmulOp matmul, TargetAttr target) {
-  // Short K loops over many tiles (an LM head, 2048 x 768 x 50257): each
-  // tile's epilogue weighs as much as a good part of its main loop, and
-  // ping-pong consumers run one's epilogue under the other's main loop.
-  // Measured (fkc-run --bench, 64 x 256 ping-pong against the 128 x 128
-  // one-warpgroup tile; docs/tiling.md, "Ping-pong consumers"): the LM
-  // head 0.299 against 0.389 ms on an H200, 0.352 against 0.398 ms on an
-  // H100; 4096 x 768 x 4096 0.0495 against 0.056 ms, 4096 x 512 x 4096
-  // 0.0425 against 0.0454 ms, 8192 x 256 x 8192 0.110 against 0.125 ms
-  // (H200); with 16 K tiles (nn.Linear 4096 x 1024 x 4096) and more, the
-  // cooperative 128 x 256 kernel wins (0.069 against 0.0735 ms).
+  // Each tile's epilogue weighs as much as a good part of a short main
+  // loop, and ping-pong consumers run one's epilogue under the other's
+  // main loop, where the cooperative 128 x 256 kernel's consumers issue no
+  // wgmma. Measured on an H200 (fkc-run --bench, 64 x 256 ping-pong
+  // against the cooperative 128 x 256 kernel; docs/tiling.md, "Ping-pong
+  // consumers"): 12 K tiles, the LM head 2048 x 768 x 50257, 0.254
+  // against 0.389 ms (128 x 128, one warpgroup); 16, nn.Linear 4096 x 1024
+  // x 4096, 0.0553 against 0.0600 ms; 32, the 16 x 2048^3 batched product
+  // 0.378 against 0.382 ms; 64, 4096^3, 0.200 against 0.183 ms, where the
+  // cooperative tile's reuse of B over 128 rows wins.
   MatmulShape shape(matmul);
   int64_t tileK = kSwizzleBytes / shape.elementBytes();
   return shape.elementBytes() == 2 &&
@@ -249,7 +249,14 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
       }
     }
   }
-  // Products of at least a wave of 128 x 256 tiles and a long K loop take
+  // Short K loops (at most 32 K tiles) over many tiles take 64 x 256 tiles on
+  // ping-pong consumers (chooseTensorCoreThreads).
+  else if (prefersPingPong(matmul, target)) {
+    tile = {64, 256, tileK};
+    if (pingPong)
+      *pingPong = true;
+  }
+  // Products of at least a wave of 128 x 256 tiles and a longer K loop take
   // them on the persistent warp-specialized kernel (a producer and two
   // consumer warpgroups, one block per SM): half the A reads per FLOP of
   // 128 x 128 and no CTA barrier per K step. Measured on an H100 (fkc-run,
@@ -263,12 +270,6 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
            llvm::divideCeil(shape.k, tileK) >= kMinKTilesForWideTiles &&
            shape.tiles(128, 256) >= sms)
     tile = {128, 256, tileK};
-  // 64 x 256 on ping-pong consumers (chooseTensorCoreThreads).
-  else if (prefersPingPong(matmul, target)) {
-    tile = {64, 256, tileK};
-    if (pingPong)
-      *pingPong = true;
-  }
   // A pair's tile holds as many columns of each product (and does not
   // split K: the partial sums would hold both).
   if (shape.paired) {
@@ -1025,8 +1026,9 @@ LogicalResult TensorCoreKernel::buildWarpSpecialized() {
   // ahead, into the block's next tile while the consumers run the
   // epilogue of this one.
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value warpgroup =
-      arith::DivUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
+  Value warpgroup = emitWarpUniform(
+      b, loc,
+      arith::DivUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup)));
   Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            warpgroup, index(0));
   auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
