@@ -1286,8 +1286,9 @@ FailureOr<LaunchShape> FlashKernel::build() {
   thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
                                   index(0));
-  warpgroup =
-      arith::DivUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup));
+  warpgroup = emitWarpUniform(
+      b, loc,
+      arith::DivUIOp::create(b, loc, thread, index(kThreadsPerWarpgroup)));
   // (The producer's computeGroup is never used.)
   computeGroup = tiling.warpSpecialized
                      ? arith::SubIOp::create(b, loc, warpgroup, index(1))
