@@ -133,14 +133,16 @@ int64_t getTensorCoreRows(MatmulOp matmul);
 std::string whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile);
 
 /// fk-tile's tensor-core tile for `matmul` on `target`: [128, 128, K step]
-/// (K step: a 128-byte row, 64 16-bit elements or 32 TF32), or 128 x 256
-/// (warp-specialized, chooseTensorCoreThreads) for 16-bit products of at
-/// least 16 K tiles and a wave of such tiles, or 64 x 64
+/// (K step: a 128-byte row, 64 16-bit elements or 32 TF32), or 64 x 64
 /// where the product has at most 64 rows or 128 x 128 tiles would occupy at
 /// most a quarter of the SMs, or 64 x 128 / 192 / 256 (the most blocks in
 /// one wave of two per SM) where 128 x 128 tiles would give fewer than two
-/// blocks per SM, or 64 x 256 on ping-pong consumers (prefersPingPong); then, while 64 x 64 blocks are fewer than the SMs and the
-/// K loop is long, K split among more blocks (a fourth tile size).
+/// blocks per SM, or 64 x 256 on ping-pong consumers for 16-bit products of
+/// at most 32 K tiles and four waves of such tiles (prefersPingPong), or
+/// 128 x 256 (warp-specialized, chooseTensorCoreThreads) for 16-bit
+/// products of at least 16 K tiles and a wave of such tiles; then, while
+/// 64 x 64 blocks are fewer than the SMs and the K loop is long, K split
+/// among more blocks (a fourth tile size).
 /// `pingPong`, if given, says whether the tile is for ping-pong consumers.
 SmallVector<int64_t> chooseTensorCoreTile(MatmulOp matmul, TargetAttr target,
                                           bool *pingPong = nullptr);
