@@ -4,11 +4,12 @@
 // (sm_90a) and the operands allow and mma.sync tiles on the other targets
 // from sm_80, attentions the flash kernel's tiles.
 // RUN: fkc-opt %s --split-input-file --fk-tile | FileCheck %s
-// RUN: not fkc-opt %s --split-input-file --fk-tile="matmul-tile=64,256,64" 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: not fkc-opt %s --split-input-file --fk-tile="matmul-tile=64,256,64" 2>/dev/null | FileCheck %s --check-prefix=TILE
+// RUN: not fkc-opt %s --split-input-file --fk-tile="matmul-tile=64,256,64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILE-ERROR
 // RUN: fkc-opt %s --split-input-file --fk-tile="explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHY
 // A matmul tile is one of the target's matmul kernel: the sm_90 module's
 // mma.sync kernel takes no 256-wide tile.
-// TILE: error: fk-tile: matmul-tile: tile N must be 64 or 128 (2 x 2 warps, B fragments 16 wide)
+// TILE-ERROR: error: fk-tile: matmul-tile: tile N must be 64 or 128 (2 x 2 warps, B fragments 16 wide)
 
 module attributes {fk.target = #fk.target<chip = "sm_90a">} {
   // CHECK-LABEL: func.func @loop
@@ -70,6 +71,30 @@ module attributes {fk.target = #fk.target<chip = "sm_90a">} {
     %0 = fk.fusion matmul(%x, %w) : (tensor<4096x512xf16>, tensor<512x4096xf16>) -> tensor<4096x4096xf16> {
     ^bb0(%a: tensor<4096x512xf16>, %b: tensor<512x4096xf16>):
       %m = fk.matmul %a, %b : tensor<4096x512xf16>, tensor<512x4096xf16> -> tensor<4096x4096xf16>
+      fk.yield %m : tensor<4096x4096xf16>
+    }
+    return %0 : tensor<4096x4096xf16>
+  }
+
+  // Ping-pong up to 32 K tiles (K = 2048), the cooperative 128 x 256 kernel
+  // from 33 on (docs/tiling.md, "The warpgroup index, warp-uniform").
+  // CHECK-LABEL: func.func @k_32_tiles
+  // CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [64, 256, 64], threads = 384>
+  func.func @k_32_tiles(%x: tensor<4096x2048xf16>, %w: tensor<2048x4096xf16>) -> tensor<4096x4096xf16> {
+    %0 = fk.fusion matmul(%x, %w) : (tensor<4096x2048xf16>, tensor<2048x4096xf16>) -> tensor<4096x4096xf16> {
+    ^bb0(%a: tensor<4096x2048xf16>, %b: tensor<2048x4096xf16>):
+      %m = fk.matmul %a, %b : tensor<4096x2048xf16>, tensor<2048x4096xf16> -> tensor<4096x4096xf16>
+      fk.yield %m : tensor<4096x4096xf16>
+    }
+    return %0 : tensor<4096x4096xf16>
+  }
+
+  // CHECK-LABEL: func.func @k_33_tiles
+  // CHECK: fk.tiling = #fk.tiling<tensor_core, tile = [128, 256, 64], threads = 384>
+  func.func @k_33_tiles(%x: tensor<4096x2112xf16>, %w: tensor<2112x4096xf16>) -> tensor<4096x4096xf16> {
+    %0 = fk.fusion matmul(%x, %w) : (tensor<4096x2112xf16>, tensor<2112x4096xf16>) -> tensor<4096x4096xf16> {
+    ^bb0(%a: tensor<4096x2112xf16>, %b: tensor<2112x4096xf16>):
+      %m = fk.matmul %a, %b : tensor<4096x2112xf16>, tensor<2112x4096xf16> -> tensor<4096x4096xf16>
       fk.yield %m : tensor<4096x4096xf16>
     }
     return %0 : tensor<4096x4096xf16>
