@@ -166,12 +166,13 @@ static bool prefersPingPong(MatmulOp matmul, TargetAttr target) {
   // loop, and ping-pong consumers run one's epilogue under the other's
   // main loop, where the cooperative 128 x 256 kernel's consumers issue no
   // wgmma. Measured on an H200 (fkc-run --bench, 64 x 256 ping-pong
-  // against the cooperative 128 x 256 kernel; docs/tiling.md, "Ping-pong
-  // consumers"): 12 K tiles, the LM head 2048 x 768 x 50257, 0.254
-  // against 0.389 ms (128 x 128, one warpgroup); 16, nn.Linear 4096 x 1024
-  // x 4096, 0.0553 against 0.0600 ms; 32, the 16 x 2048^3 batched product
-  // 0.378 against 0.382 ms; 64, 4096^3, 0.200 against 0.183 ms, where the
-  // cooperative tile's reuse of B over 128 rows wins.
+  // against the cooperative 128 x 256 kernel, one session; docs/tiling.md,
+  // "Ping-pong consumers"): 16 K tiles, nn.Linear 4096 x 1024 x 4096,
+  // 0.0553 against 0.0600 ms; 32, the 16 x 2048^3 batched product 0.378
+  // against 0.382 ms; 64, 4096^3, 0.200 against 0.183 ms, where the
+  // cooperative tile's reuse of B over 128 rows wins. With 12 (the LM head
+  // 2048 x 768 x 50257) ping-pong took 0.254 ms, the 128 x 128
+  // one-warpgroup tile 0.389 ms in an earlier session.
   MatmulShape shape(matmul);
   int64_t tileK = kSwizzleBytes / shape.elementBytes();
   return shape.elementBytes() == 2 &&
@@ -264,8 +265,8 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   // ms, 8192^3 1.662 -> 1.447 ms, 16 x 2048^3 0.467 -> 0.412 ms; with 16 K
   // tiles, 4096 x 1024 x 4096, 0.0701 -> 0.0697 ms and 0.0686 -> 0.0652
   // ms in two sessions; with 12, the LM head 2048 x 768 x 50257, 0.397 ->
-  // 0.399 ms and 0.400 -> 0.396 ms: a tie, left to tuning files
-  // (docs/tiling.md, "The warp-specialized kernel").
+  // 0.399 ms and 0.400 -> 0.396 ms (docs/tiling.md, "The warp-specialized
+  // kernel"). Ping-pong, above, now wins both and takes them first.
   else if (shape.elementBytes() == 2 &&
            llvm::divideCeil(shape.k, tileK) >= kMinKTilesForWideTiles &&
            shape.tiles(128, 256) >= sms)
@@ -814,8 +815,9 @@ void TensorCoreKernel::waitForTurn(Value first, Value consumer) {
   // consumer's main loops end in turn, one phase each. Tile 0 waits with
   // parity 1, the phase before a fresh mbarrier's first, which counts as
   // complete: every tile waits, with no branch around the wait. (A branch
-  // there put the accumulator's zeroing on a path ptxas took for divergent,
-  // and it serialized the consumers' wgmma: C7520.)
+  // there put the accumulator's zeroing behind an injected warpgroup.arrive:
+  // C7519. The consumers' serialized wgmmas, C7520, came from the warpgroup
+  // index, now warp-uniform: buildWarpSpecialized.)
   Value tile = arith::DivUIOp::create(b, loc, first,
                                       index(std::max<int64_t>(kTiles, 1)));
   Value later = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
