@@ -1,7 +1,6 @@
 //===- ArtifactWriter.cpp - the .ptx artifact with its manifest -----------===//
 
 #include "Artifact/ArtifactWriter.h"
-#include "Artifact/BufferPlan.h"
 #include "Codegen/KernelWrites.h"
 #include "Codegen/Passes.h"
 #include "Codegen/RuntimeSizes.h"
@@ -16,6 +15,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "fkrt/workspace_plan.hpp"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
@@ -55,11 +55,19 @@ public:
   bool hasAliases();
   /// Whether the graph takes sizes at run time.
   bool hasSymbols() { return host->hasAttr(kSymbolsAttrName); }
+  /// Whether a run places workspace buffers at its sizes.
+  bool placesBuffersAtRun() {
+    return llvm::any_of(buffers,
+                        [](const Buffer &b) { return b.runBytes.has_value(); });
+  }
 
 private:
   struct Buffer {
     std::string kind;
     int64_t index = 0; // input/output index, or workspace slot
+    /// For a workspace buffer of a symbol without a bound: its bytes,
+    /// computed per run; a run places it (docs/artifact.md, "Workspace").
+    std::optional<llvm::json::Value> runBytes;
   };
   struct Launch {
     std::string kernel;
@@ -80,13 +88,15 @@ private:
   /// `size` (an index or integer value of the host function) as a size of
   /// the manifest: an integer, or one computed per run from the symbols.
   FailureOr<llvm::json::Value> sizeExpression(Value size);
+  /// The bytes of `alloc`, sized per run, as a size computed per run.
+  FailureOr<llvm::json::Value> runBufferBytes(memref::AllocOp alloc);
   llvm::json::Array symbols();
 
   func::FuncOp host;
   DenseMap<Value, int64_t> bufferIds;
   SmallVector<Buffer> buffers;
-  SmallVector<BufferLifetime> workspaceLifetimes;
-  WorkspacePlan workspace;
+  std::vector<fkrt::BufferLifetime> workspaceLifetimes;
+  fkrt::WorkspacePlan workspace;
   std::vector<Launch> launches;
 };
 } // namespace
@@ -110,18 +120,21 @@ LogicalResult GraphManifest::build() {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       bufferIds[alloc] = buffers.size();
       buffers.push_back({"workspace", (int64_t)workspaceLifetimes.size()});
-      // A buffer sized per run reserves what the largest sizes need.
+      // A buffer sized per run reserves what the largest sizes need, or
+      // without bounds is placed by each run at its sizes.
       int64_t bytes = 0;
-      if (alloc.getType().hasStaticShape())
+      if (alloc.getType().hasStaticShape()) {
         bytes = bufferBytes(alloc.getType());
-      else if (auto largest =
-                   alloc->getAttrOfType<IntegerAttr>(kLargestBytesAttrName))
+      } else if (auto largest = alloc->getAttrOfType<IntegerAttr>(
+                     kLargestBytesAttrName)) {
         bytes = largest.getInt();
-      else
-        return alloc.emitOpError()
-               << "is sized per run without '" << kLargestBytesAttrName
-               << "', the bytes the workspace reserves for it";
-      workspaceLifetimes.push_back({bytes, 0, -1});
+      } else {
+        FailureOr<llvm::json::Value> runBytes = runBufferBytes(alloc);
+        if (failed(runBytes))
+          return failure();
+        buffers.back().runBytes = std::move(*runBytes);
+      }
+      workspaceLifetimes.push_back({static_cast<uint64_t>(bytes), 0, -1});
       continue;
     }
     auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
@@ -209,7 +222,7 @@ LogicalResult GraphManifest::build() {
       }
       const Buffer &buffer = buffers[it->second];
       if (buffer.kind == "workspace") {
-        BufferLifetime &life = workspaceLifetimes[buffer.index];
+        fkrt::BufferLifetime &life = workspaceLifetimes[buffer.index];
         if (life.first > life.last)
           life.first = index;
         life.last = index;
@@ -217,8 +230,34 @@ LogicalResult GraphManifest::build() {
     }
     launches.push_back(std::move(entry));
   }
-  workspace = planWorkspace(workspaceLifetimes);
+  // A buffer placed per run that no launch uses needs no bytes.
+  for (Buffer &buffer : buffers)
+    if (buffer.runBytes &&
+        workspaceLifetimes[buffer.index].first >
+            workspaceLifetimes[buffer.index].last)
+      buffer.runBytes.reset();
+  // Those placed per run take no bytes here (their lifetimes hold 0).
+  if (!fkrt::planWorkspace(workspaceLifetimes, workspace))
+    return host.emitError() << "the workspace's buffers overflow 64 bits";
   return success();
+}
+
+FailureOr<llvm::json::Value>
+GraphManifest::runBufferBytes(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  int64_t constant = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  for (int64_t size : type.getShape())
+    if (size != ShapedType::kDynamic &&
+        llvm::MulOverflow(constant, size, constant))
+      return alloc.emitOpError() << "has more bytes than 64 bits hold";
+  llvm::json::Array factors{constant};
+  for (Value size : alloc.getDynamicSizes()) {
+    FailureOr<llvm::json::Value> factor = sizeExpression(size);
+    if (failed(factor))
+      return failure();
+    factors.push_back(std::move(*factor));
+  }
+  return llvm::json::Value(llvm::json::Object{{"mul", std::move(factors)}});
 }
 
 llvm::json::Value GraphManifest::dimension(BlockArgument arg, int64_t d) {
@@ -341,9 +380,14 @@ void GraphManifest::write(llvm::raw_ostream &os) {
     const Buffer &buffer = buffers[id];
     llvm::json::Object entry{{"id", static_cast<int64_t>(id)},
                              {"kind", buffer.kind}};
-    if (buffer.kind == "workspace") {
-      entry["offset"] = workspace.offsets[buffer.index];
-      entry["bytes"] = workspaceLifetimes[buffer.index].bytes;
+    if (buffer.kind == "workspace" && buffer.runBytes) {
+      const fkrt::BufferLifetime &life = workspaceLifetimes[buffer.index];
+      entry["bytes"] = *buffer.runBytes;
+      entry["live"] = llvm::json::Array{life.first, life.last};
+    } else if (buffer.kind == "workspace") {
+      entry["offset"] = static_cast<int64_t>(workspace.offsets[buffer.index]);
+      entry["bytes"] =
+          static_cast<int64_t>(workspaceLifetimes[buffer.index].bytes);
     } else {
       entry["index"] = buffer.index;
     }
@@ -423,10 +467,13 @@ LogicalResult mlir::fk::writeArtifact(ModuleOp module,
       graphs, [](GraphManifest &graph) { return graph.hasAliases(); });
   bool symbols = llvm::any_of(
       graphs, [](GraphManifest &graph) { return graph.hasSymbols(); });
+  bool runWorkspace = llvm::any_of(
+      graphs, [](GraphManifest &graph) { return graph.placesBuffersAtRun(); });
   json << "{\"format\": \"fkc-artifact\", \"version\": "
-       << (symbols   ? kSymbolsArtifactVersion
-           : aliases ? kAliasingArtifactVersion
-                     : kArtifactVersion)
+       << (runWorkspace ? kRunWorkspaceArtifactVersion
+           : symbols    ? kSymbolsArtifactVersion
+           : aliases    ? kAliasingArtifactVersion
+                        : kArtifactVersion)
        << ", \"target\": " << compact(target->getChip());
   // Optional (absent: exact f32), so that a version 1 reader still loads it.
   if (allowsTf32(module))

@@ -17,11 +17,14 @@ namespace mlir::fk {
 
 /// The manifest format versions written, see docs/artifact.md: version 3
 /// only when an output aliases an input (an inout parameter), version 4
-/// only when a graph takes sizes at run time (symbols), so that runtimes
-/// that read version 2 still load every other artifact.
+/// only when a graph takes sizes at run time (symbols), version 5 only when
+/// a workspace buffer is placed per run (sized by a symbol without a
+/// bound), so that runtimes that read version 2 still load every other
+/// artifact.
 inline constexpr int kArtifactVersion = 2;
 inline constexpr int kAliasingArtifactVersion = 3;
 inline constexpr int kSymbolsArtifactVersion = 4;
+inline constexpr int kRunWorkspaceArtifactVersion = 5;
 
 /// Writes the artifact of `module`, which must hold the host functions of
 /// `fk-lower-to-gpu` and the kernel module as a `gpu.binary` of PTX, for

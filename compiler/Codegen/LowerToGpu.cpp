@@ -157,8 +157,8 @@ private:
   Value hostSize(Location loc, const Dim &dim);
   /// A new buffer for a fusion result of `type`; a symbolic one is sized
   /// per run, and its largest bytes (under the graph's bounds) are what
-  /// the workspace reserves.
-  FailureOr<Value> allocate(Location loc, RankedTensorType type);
+  /// the workspace reserves, or without bounds each run places it.
+  Value allocate(Location loc, RankedTensorType type);
   /// What a kernel takes for the buffer of a tensor of `type`: the buffer,
   /// or for a symbolic shape its collapsed, statically shaped view.
   Value kernelOperand(Location loc, Value buffer, RankedTensorType type);
@@ -280,10 +280,7 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     return success();
   for (Value result : fusion.getResults())
     if (!buffers.count(result)) {
-      FailureOr<Value> buffer = allocate(loc, tensorType(result));
-      if (failed(buffer))
-        return failure();
-      buffers[result] = *buffer;
+      buffers[result] = allocate(loc, tensorType(result));
     }
   if (llvm::all_of(fusion.getResults(), [](Value result) {
         return isStaticallyEmpty(tensorType(result));
@@ -638,31 +635,23 @@ Value GraphLowering::hostSize(Location loc, const Dim &dim) {
   return buildSize(b, loc, dim, symbolValues);
 }
 
-FailureOr<Value> GraphLowering::allocate(Location loc,
-                                         RankedTensorType type) {
+Value GraphLowering::allocate(Location loc, RankedTensorType type) {
   MemRefType memref = getBufferType(type);
   if (!isSymbolic(type))
     return memref::AllocOp::create(b, loc, memref).getResult();
-  std::optional<int64_t> elements = getLargestElementCount(type, bounds);
-  int64_t elementBytes =
-      std::max<int64_t>(1, memref.getElementTypeBitWidth() / 8);
-  int64_t bytes;
-  if (!elements || llvm::MulOverflow(*elements, elementBytes, bytes)) {
-    SmallVector<std::string> symbols;
-    collectSymbols(type, symbols);
-    return emitError(loc)
-           << "a value of shape " << formatShape(getDims(type))
-           << " passes between kernels, and the workspace holding it is "
-              "sized at the largest sizes: give "
-           << llvm::join(symbols, ", ")
-           << " bounds (where S <= N) whose bytes fit 64 bits";
-  }
   SmallVector<Value> sizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (type.isDynamicDim(d))
       sizes.push_back(hostSize(loc, getDim(type, d)));
   auto alloc = memref::AllocOp::create(b, loc, memref, sizes);
-  alloc->setAttr(kLargestBytesAttrName, b.getI64IntegerAttr(bytes));
+  // Under bounds the workspace reserves the largest bytes when compiled;
+  // otherwise each run places the buffer at its sizes.
+  std::optional<int64_t> elements = getLargestElementCount(type, bounds);
+  int64_t elementBytes =
+      std::max<int64_t>(1, memref.getElementTypeBitWidth() / 8);
+  int64_t bytes;
+  if (elements && !llvm::MulOverflow(*elements, elementBytes, bytes))
+    alloc->setAttr(kLargestBytesAttrName, b.getI64IntegerAttr(bytes));
   return alloc.getResult();
 }
 

@@ -31,7 +31,8 @@ inline constexpr llvm::StringLiteral kOutputAttrName = "fk.output";
 /// symbols in the order the runtime binds them (an array of names), the
 /// monomials of a symbolic argument's dynamic dimensions (its tensor
 /// type's encoding), and the bytes a symbolic workspace buffer needs at
-/// the largest sizes.
+/// the largest sizes (absent where a symbol has no bound: each run places
+/// the buffer).
 inline constexpr llvm::StringLiteral kSymbolsAttrName = "fk.symbols";
 inline constexpr llvm::StringLiteral kSymbolicDimsAttrName =
     "fk.symbolic_dims";

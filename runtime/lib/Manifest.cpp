@@ -555,6 +555,8 @@ private:
                   "unknown buffer kind \"" + kind +
                       "\" (expected input, output or workspace)");
     buffer.kind = BufferSpec::Workspace;
+    if (!value.find("offset") && manifestVersion >= kRunWorkspaceVersion)
+      return readRunPlacedBuffer(value, path, graph, buffer);
     if (!readIntField(value, path, "offset", 0, INT64_MAX,
                       "a non-negative integer", buffer.offset) ||
         !readIntField(value, path, "bytes", 0, INT64_MAX,
@@ -571,6 +573,69 @@ private:
                             ", " + std::to_string(buffer.offset + buffer.bytes) +
                             ") exceeds workspace_bytes " +
                             std::to_string(graph.workspaceBytes));
+    return true;
+  }
+
+  /// R61: a workspace buffer without an offset (version 5) is placed per
+  /// run: its bytes a size computed per run (R54), its lifetime `live`, the
+  /// first and last launch that use it (R62 checks them once the launches
+  /// are read).
+  bool readRunPlacedBuffer(const Value &value, const std::string &path,
+                           const GraphSpec &graph, BufferSpec &buffer) {
+    buffer.placedAtRun = true;
+    const Value *bytes = member(value, path, "bytes");
+    if (!bytes || !readSize(*bytes, join(path, "bytes"), graph,
+                            buffer.runBytes))
+      return false;
+    const Value *live = array(value, path, "live");
+    if (!live)
+      return false;
+    std::string livePath = join(path, "live");
+    if (live->elements.size() != 2)
+      return fail(livePath, "expected [first, last], the launches that use "
+                            "the buffer, found " +
+                                std::to_string(live->elements.size()) +
+                                " entries");
+    if (!readInt(live->elements[0], livePath + "[0]", 0, INT64_MAX,
+                 "a launch index", buffer.first) ||
+        !readInt(live->elements[1], livePath + "[1]", buffer.first,
+                 INT64_MAX, "a launch index >= live[0]", buffer.last))
+      return false;
+    return true;
+  }
+
+  /// R62: a buffer placed per run is used by no launch outside its
+  /// lifetime, which names launches of the graph: another buffer may hold
+  /// its bytes before and after.
+  bool checkLifetimes(const std::string &path, const GraphSpec &graph) {
+    for (size_t index : graph.runPlacedBuffers) {
+      const BufferSpec &b = graph.buffers[index];
+      std::string itemPath =
+          join(path, "buffers") + "[" + std::to_string(index) + "].live";
+      if (b.last >= static_cast<int64_t>(graph.launches.size()))
+        return fail(itemPath, "launch " + std::to_string(b.last) +
+                                  " is past the graph's " +
+                                  std::to_string(graph.launches.size()) +
+                                  " launches");
+    }
+    for (size_t li = 0; li < graph.launches.size(); ++li)
+      for (const ArgSpec &arg : graph.launches[li].args) {
+        size_t index = arg.kind == ArgSpec::Buffer ? arg.buffer
+                       : arg.kind == ArgSpec::TensorMap
+                           ? graph.tensorMaps[arg.tensorMap].buffer
+                           : graph.buffers.size();
+        if (index == graph.buffers.size() ||
+            !graph.buffers[index].placedAtRun)
+          continue;
+        const BufferSpec &b = graph.buffers[index];
+        int64_t launch = static_cast<int64_t>(li);
+        if (launch < b.first || launch > b.last)
+          return fail(join(path, "launches") + "[" + std::to_string(li) + "]",
+                      "uses buffer " + std::to_string(b.id) +
+                          " outside its lifetime, launches " +
+                          std::to_string(b.first) + " to " +
+                          std::to_string(b.last));
+      }
     return true;
   }
 
@@ -691,7 +756,8 @@ private:
 
   static bool bufferIsSymbolic(const GraphSpec &graph, const BufferSpec &b) {
     return (b.kind == BufferSpec::Input && graph.inputs[b.index].symbolic) ||
-           (b.kind == BufferSpec::Output && graph.outputs[b.index].symbolic);
+           (b.kind == BufferSpec::Output && graph.outputs[b.index].symbolic) ||
+           b.placedAtRun;
   }
 
   /// Checks `value` against what cuTensorMapEncodeTiled accepts for the
@@ -952,6 +1018,10 @@ private:
       if (!ids.insert(graph.buffers.back().id).second)
         return fail(itemPath + ".id", "duplicate buffer id " +
                                           std::to_string(graph.buffers.back().id));
+      if (graph.buffers.back().placedAtRun) {
+        graph.buffers.back().runSlot = graph.runPlacedBuffers.size();
+        graph.runPlacedBuffers.push_back(i);
+      }
     }
     const Value *launches = array(value, path, "launches");
     if (!launches)
@@ -971,7 +1041,8 @@ private:
     }
     for (const TensorMapSpec &map : graph.tensorMaps)
       graph.sizedAtRun |= map.sizedAtRun;
-    return checkOutputsPassed(path, graph);
+    graph.sizedAtRun |= !graph.runPlacedBuffers.empty();
+    return checkLifetimes(path, graph) && checkOutputsPassed(path, graph);
   }
 
   /// R44: nothing but a launch writes an output, so every output with

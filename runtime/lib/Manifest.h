@@ -10,6 +10,7 @@
 
 #include "Sizes.h"
 #include "fkrt/runtime.h"
+#include "fkrt/workspace_plan.hpp"
 
 #include <cstdint>
 #include <string>
@@ -22,7 +23,6 @@ constexpr int kMaxRank = 16;
 constexpr size_t kMaxArtifactBytes = size_t(1) << 30;
 /// The lines between the manifest's markers, line ends included.
 constexpr size_t kMaxManifestBytes = size_t(16) << 20;
-constexpr int64_t kWorkspaceAlignment = 256;
 /// The alignment fkrt_run requires of every input's and output's data.
 constexpr uint64_t kTensorAlignment = 16;
 /// The artifact versions the reader accepts: 1 is 2 without tensor maps.
@@ -40,6 +40,8 @@ constexpr uint64_t kTensorMapBytes = 128;
 
 /// The artifact version from which a graph may have symbols.
 constexpr int kSymbolsVersion = 4;
+/// The artifact version from which workspace buffers may be placed per run.
+constexpr int kRunWorkspaceVersion = 5;
 
 /// A size given at run time by the caller's tensors (version 4): the
 /// dimension `axis` of input `input`, the first that is the symbol alone.
@@ -77,6 +79,15 @@ struct BufferSpec {
   size_t index = 0;
   /// The sub-range of the workspace, for Workspace buffers.
   uint64_t offset = 0, bytes = 0;
+  /// A workspace buffer of a size known only per run (version 5): a run
+  /// computes its bytes (`runBytes`) and places it after the graph's
+  /// `workspace_bytes`, sharing bytes with those of disjoint lifetimes,
+  /// the launches `first` to `last` (RunWorkspace.h).
+  bool placedAtRun = false;
+  SizeExpr runBytes;
+  int64_t first = 0, last = -1;
+  /// Its place in GraphSpec::runPlacedBuffers.
+  size_t runSlot = 0;
 };
 
 /// A tiled TMA descriptor over a buffer (version 2). Extents are innermost
@@ -153,27 +164,32 @@ struct GraphSpec {
   /// graph has symbols, or grids, arguments or tensor maps sized per run.
   bool sizedAtRun = false;
   std::vector<TensorSpec> inputs, outputs;
+  /// The bytes of the buffers placed when compiled; runs place those of
+  /// `runPlacedBuffers` after them.
   uint64_t workspaceBytes = 0;
   std::vector<BufferSpec> buffers;
+  /// The indices into `buffers` of those placed per run.
+  std::vector<size_t> runPlacedBuffers;
   std::vector<LaunchSpec> launches;
   /// Every tensor_map argument of the launches, in order of appearance; the
-  /// i-th one's descriptor lives at descriptorOffset() + 128 * i of the
+  /// i-th one's descriptor lives at descriptorOffset(...) + 128 * i of the
   /// run's workspace.
   std::vector<TensorMapSpec> tensorMaps;
 
-  /// Where the descriptors start in the workspace: after the graph's own
-  /// bytes, rounded up so that each is 128-byte aligned.
-  uint64_t descriptorOffset() const {
-    return (workspaceBytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment *
+  /// Where the descriptors start in the workspace of a run whose buffers
+  /// end at `buffersEnd`: rounded up so that each is 128-byte aligned.
+  static uint64_t descriptorOffset(uint64_t buffersEnd) {
+    return (buffersEnd + kWorkspaceAlignment - 1) / kWorkspaceAlignment *
            kWorkspaceAlignment;
   }
 
-  /// The workspace a run needs: its buffers and its descriptors. A graph
-  /// with tensor maps needs one even when workspace_bytes is 0.
-  uint64_t runWorkspaceBytes() const {
-    return tensorMaps.empty()
-               ? workspaceBytes
-               : descriptorOffset() + kTensorMapBytes * tensorMaps.size();
+  /// The workspace a run needs whose buffers end at `buffersEnd`: its
+  /// buffers and its descriptors. A graph with tensor maps needs one even
+  /// when it has no buffers.
+  uint64_t runWorkspaceBytes(uint64_t buffersEnd) const {
+    return tensorMaps.empty() ? buffersEnd
+                              : descriptorOffset(buffersEnd) +
+                                    kTensorMapBytes * tensorMaps.size();
   }
 };
 

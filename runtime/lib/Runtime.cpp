@@ -7,6 +7,7 @@
 #include "GraphReplay.h"
 #include "LaunchDependencies.h"
 #include "Manifest.h"
+#include "RunWorkspace.h"
 #include "Status.h"
 #include "WeightBinding.h"
 
@@ -37,6 +38,7 @@ fkrt_status runStatus(cu::Result r) {
 /// event, so runs on different streams never overlap on one workspace.
 struct Workspace {
   cu::DevicePtr base = 0;
+  uint64_t bytes = 0;
   cu::Event done = nullptr;
 };
 
@@ -56,7 +58,9 @@ struct fkrt_module_impl {
   /// The resolved kernel of every launch, per graph.
   std::vector<std::vector<cu::Function>> functions;
   /// The largest workspace of any graph's runs (its buffers, then its
-  /// tensor map descriptors); every pooled workspace has it.
+  /// tensor map descriptors) where the manifest knows it; every pooled
+  /// workspace has at least that, and grows for runs that place buffers
+  /// of their own sizes (RunWorkspace.h).
   uint64_t workspaceBytes = 0;
   /// Every workspace allocated, and those not in use by a run.
   std::vector<Workspace> workspaces;
@@ -75,21 +79,56 @@ struct fkrt_module_impl {
     return index < manifest.graphs.size() ? &manifest.graphs[index] : nullptr;
   }
 
-  /// Takes an idle workspace, allocating one when every workspace is in use.
-  /// On failure the pool is as it was; `where` names the run.
-  fkrt_status acquire(size_t &slot, const std::string &where) {
-    std::lock_guard<std::mutex> lock(mutex);
+  /// Takes an idle workspace of at least `bytes`, allocating one when every
+  /// workspace is in use, or growing an idle one when each is smaller. On
+  /// failure the pool is as it was, less a workspace that could not grow;
+  /// `where` names the run.
+  fkrt_status acquire(size_t &slot, uint64_t bytes, const std::string &where) {
+    std::unique_lock<std::mutex> lock(mutex);
     if (!idle.empty()) {
-      slot = idle.back();
-      idle.pop_back();
-      return FKRT_SUCCESS;
+      auto large = std::find_if(idle.begin(), idle.end(), [&](size_t i) {
+        return workspaces[i].bytes >= bytes;
+      });
+      if (large == idle.end())
+        large = idle.end() - 1;
+      slot = *large;
+      idle.erase(large);
+      if (workspaces[slot].bytes >= bytes)
+        return FKRT_SUCCESS;
+      // Grown by half at least, so that runs of slowly rising sizes
+      // reallocate only now and then. The old allocation goes once the run
+      // that last used it is done.
+      Workspace w = workspaces[slot];
+      lock.unlock();
+      uint64_t grown = std::max(bytes, w.bytes + w.bytes / 2);
+      driver->eventSynchronize(w.done);
+      if (w.base)
+        driver->memFree(w.base);
+      w.base = 0;
+      w.bytes = 0;
+      cu::Result r = driver->memAlloc(&w.base, grown);
+      if (r == cu::kSuccess)
+        w.bytes = grown;
+      else if (grown > bytes && driver->memAlloc(&w.base, bytes) ==
+                                    cu::kSuccess)
+        w.bytes = bytes;
+      lock.lock();
+      workspaces[slot] = w;
+      if (w.bytes)
+        return FKRT_SUCCESS;
+      // An empty workspace is still a slot, with its event.
+      idle.push_back(slot);
+      return fail(runStatus(r), where + ": growing a workspace to " +
+                                    std::to_string(bytes) + " bytes: " +
+                                    cu::describe(*driver, "cuMemAlloc", r));
     }
     Workspace w;
-    cu::Result r = driver->memAlloc(&w.base, workspaceBytes);
+    w.bytes = std::max(bytes, workspaceBytes);
+    cu::Result r = driver->memAlloc(&w.base, w.bytes);
     if (r != cu::kSuccess)
       return fail(runStatus(r),
                   where + ": allocating a workspace of " +
-                      std::to_string(workspaceBytes) + " bytes" +
+                      std::to_string(w.bytes) + " bytes" +
                       (workspaces.empty()
                            ? std::string()
                            : " (the module's " +
@@ -125,7 +164,8 @@ struct fkrt_module_impl {
       for (Workspace &w : workspaces) {
         driver->eventSynchronize(w.done);
         driver->eventDestroy(w.done);
-        driver->memFree(w.base);
+        if (w.base)
+          driver->memFree(w.base);
       }
       if (cuModule)
         driver->moduleUnload(cuModule);
@@ -203,7 +243,8 @@ fkrt_status fkrt_module_load_memory(const void *data, size_t size,
       return fail(status, error);
     for (const GraphSpec &g : loaded->manifest.graphs)
       loaded->workspaceBytes =
-          std::max(loaded->workspaceBytes, g.runWorkspaceBytes());
+          std::max(loaded->workspaceBytes,
+                   g.runWorkspaceBytes(g.workspaceBytes));
     *module = loaded.release();
     return FKRT_SUCCESS;
   });
@@ -508,6 +549,8 @@ namespace {
 struct RunSizes {
   std::vector<int64_t> symbols;
   std::vector<uint64_t> inputBytes, outputBytes;
+  /// Where the run's workspace buffers and descriptors lie.
+  RunWorkspace workspace;
   /// False until the symbols are bound: symbolic dimensions are checked
   /// only then.
   bool bound = false;
@@ -748,22 +791,22 @@ fkrt_status checkAliasing(const GraphSpec &g, const fkrt_tensor *inputs,
 }
 
 /// The bytes of buffer `b` in a run: an input's or output's at the run's
-/// sizes, a workspace buffer's reserve.
+/// sizes, a workspace buffer's reserve (or its bytes at the run's sizes).
 uint64_t bufferBytes(const BufferSpec &b, const RunSizes &sizes) {
   return b.kind == BufferSpec::Input    ? sizes.inputBytes[b.index]
          : b.kind == BufferSpec::Output ? sizes.outputBytes[b.index]
-                                        : b.bytes;
+                                        : sizes.workspace.size(b);
 }
 
 /// The device address of buffer `b` in a run.
 cu::DevicePtr bufferAddress(const BufferSpec &b, const fkrt_tensor *inputs,
                             const fkrt_tensor *outputs,
-                            cu::DevicePtr workspace) {
+                            cu::DevicePtr workspace, const RunSizes &sizes) {
   return b.kind == BufferSpec::Input
              ? reinterpret_cast<uintptr_t>(inputs[b.index].data)
          : b.kind == BufferSpec::Output
              ? reinterpret_cast<uintptr_t>(outputs[b.index].data)
-             : workspace + b.offset;
+             : workspace + sizes.workspace.offset(b);
 }
 
 /// A launch as one run makes it: its grid at the run's sizes (skipped where
@@ -798,7 +841,8 @@ struct RunPlan {
 fkrt_status encodeTensorMaps(const cu::Driver &d, const GraphSpec &g,
                              const fkrt_tensor *inputs,
                              const fkrt_tensor *outputs,
-                             cu::DevicePtr workspace, const RunPlan &plan,
+                             cu::DevicePtr workspace, const RunSizes &sizes,
+                             const RunPlan &plan,
                              std::vector<cu::TensorMap> &maps,
                              const std::string &where) {
   maps.assign(g.tensorMaps.size(), cu::TensorMap());
@@ -817,7 +861,7 @@ fkrt_status encodeTensorMaps(const cu::Driver &d, const GraphSpec &g,
                                      : cu::kTensorMapSwizzleNone;
     const uint32_t elementStrides[kMaxTensorMapRank] = {1, 1, 1, 1, 1};
     cu::DevicePtr address =
-        bufferAddress(g.buffers[t.buffer], inputs, outputs, workspace);
+        bufferAddress(g.buffers[t.buffer], inputs, outputs, workspace, sizes);
     cu::Result r = d.tensorMapEncodeTiled(
         &maps[i], dtype, t.rank, reinterpret_cast<void *>(address),
         run ? run->dims : t.dims, run ? run->strides : t.strides, t.box,
@@ -962,10 +1006,12 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
 std::vector<ReplayLaunch> prepareLaunches(fkrt_module m, size_t gi,
                                           const fkrt_tensor *inputs,
                                           const fkrt_tensor *outputs,
+                                          const RunSizes &sizes,
                                           const RunPlan &plan,
                                           cu::DevicePtr workspace) {
   const GraphSpec &g = m->manifest.graphs[gi];
-  const cu::DevicePtr descriptors = workspace + g.descriptorOffset();
+  const cu::DevicePtr descriptors =
+      workspace + sizes.workspace.descriptorOffset;
   std::vector<ReplayLaunch> launches;
   for (size_t li = 0; li < g.launches.size(); ++li) {
     const LaunchSpec &l = g.launches[li];
@@ -996,8 +1042,8 @@ std::vector<ReplayLaunch> prepareLaunches(fkrt_module m, size_t gi,
         cu::DevicePtr p = descriptors + kTensorMapBytes * a.tensorMap;
         std::memcpy(&slot, &p, sizeof(p));
       } else {
-        cu::DevicePtr p =
-            bufferAddress(g.buffers[a.buffer], inputs, outputs, workspace);
+        cu::DevicePtr p = bufferAddress(g.buffers[a.buffer], inputs, outputs,
+                                        workspace, sizes);
         std::memcpy(&slot, &p, sizeof(p));
       }
     }
@@ -1010,12 +1056,12 @@ std::vector<ReplayLaunch> prepareLaunches(fkrt_module m, size_t gi,
 /// `stream`, one after the other, with workspace base `workspace`, whose
 /// tensor map descriptors are already in place.
 fkrt_status enqueue(fkrt_module m, size_t gi, const fkrt_tensor *inputs,
-                    const fkrt_tensor *outputs, const RunPlan &plan,
-                    cu::DevicePtr workspace, cu::Stream stream,
-                    const std::string &where) {
+                    const fkrt_tensor *outputs, const RunSizes &sizes,
+                    const RunPlan &plan, cu::DevicePtr workspace,
+                    cu::Stream stream, const std::string &where) {
   const GraphSpec &g = m->manifest.graphs[gi];
   std::vector<ReplayLaunch> launches =
-      prepareLaunches(m, gi, inputs, outputs, plan, workspace);
+      prepareLaunches(m, gi, inputs, outputs, sizes, plan, workspace);
   for (ReplayLaunch &l : launches) {
     std::vector<void *> params = l.parameters();
     cu::Result r = m->driver->launchKernel(
@@ -1052,7 +1098,7 @@ getMemoryAccesses(const GraphSpec &g, const std::vector<ReplayLaunch> &launches,
                           : g.tensorMaps[a.tensorMap].buffer;
       const BufferSpec &b = g.buffers[buffer];
       MemoryAccess access;
-      access.begin = bufferAddress(b, inputs, outputs, workspace);
+      access.begin = bufferAddress(b, inputs, outputs, workspace, sizes);
       access.end = access.begin + bufferBytes(b, sizes);
       access.write = l.writes[ai];
       mine.push_back(access);
@@ -1086,15 +1132,16 @@ GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
                                 const RunPlan &plan, const RunSizes &sizes,
                                 const std::string &where) {
   GraphReplays::Recorder r;
-  r.prepare = [=, &plan](cu::DevicePtr workspace) {
+  r.prepare = [=, &plan, &sizes](cu::DevicePtr workspace) {
     const GraphSpec &g = m->manifest.graphs[gi];
     std::vector<cu::TensorMap> maps;
-    if (fkrt_status status = encodeTensorMaps(*m->driver, g, inputs, outputs,
-                                              workspace, plan, maps, where);
+    if (fkrt_status status =
+            encodeTensorMaps(*m->driver, g, inputs, outputs, workspace, sizes,
+                             plan, maps, where);
         status != FKRT_SUCCESS || maps.empty())
       return status;
     cu::Result result = m->driver->memcpyHtoD(
-        workspace + g.descriptorOffset(), maps.data(),
+        workspace + sizes.workspace.descriptorOffset, maps.data(),
         maps.size() * sizeof(cu::TensorMap));
     // From pageable memory the copy may return before it lands, and the
     // replay may run on a stream that does not wait for the legacy one.
@@ -1113,7 +1160,8 @@ GraphReplays::Recorder recorder(fkrt_module m, size_t gi,
   r.record = [=, &plan, &sizes](cu::DevicePtr workspace,
                                 std::vector<ReplayLaunch> &launches) {
     const GraphSpec &g = m->manifest.graphs[gi];
-    launches = prepareLaunches(m, gi, inputs, outputs, plan, workspace);
+    launches =
+        prepareLaunches(m, gi, inputs, outputs, sizes, plan, workspace);
     if (!m->concurrentLaunches) {
       for (size_t i = 1; i < launches.size(); ++i)
         launches[i].waitsFor = {i - 1};
@@ -1208,7 +1256,9 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
         (status = tensorBytes(outputs, g.outputs, true, g, sizes.outputBytes,
                               where)) != FKRT_SUCCESS ||
         (status = checkAliasing(g, inputs, outputs, sizes, where)) !=
-            FKRT_SUCCESS)
+            FKRT_SUCCESS ||
+        (status = layOutRunWorkspace(g, sizes.symbols, sizes.workspace,
+                                     where)) != FKRT_SUCCESS)
       return status;
     // A graph sized at run time is planned at the run's sizes, except where
     // a replay captured for them (and these addresses) is held: it was
@@ -1263,17 +1313,18 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
         fkrt_status planStatus = ensurePlan();
         return planStatus != FKRT_SUCCESS ? planStatus : prepare(workspace);
       };
-      status = m->replays.run(*d, key, g.runWorkspaceBytes(), record, s,
+      status = m->replays.run(*d, key, sizes.workspace.totalBytes, record, s,
                               where, replayed);
       if (replayed || status != FKRT_SUCCESS)
         return status;
     }
     if ((status = ensurePlan()) != FKRT_SUCCESS)
       return status;
-    if (!g.runWorkspaceBytes())
-      return enqueue(m, gi, inputs, outputs, plan, 0, s, where);
+    if (!sizes.workspace.totalBytes)
+      return enqueue(m, gi, inputs, outputs, sizes, plan, 0, s, where);
     size_t slot;
-    if ((status = m->acquire(slot, where)) != FKRT_SUCCESS)
+    if ((status = m->acquire(slot, sizes.workspace.totalBytes, where)) !=
+        FKRT_SUCCESS)
       return status;
     // Copy the handles under the lock: other runs may grow the vector.
     Workspace w;
@@ -1285,8 +1336,8 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
     // run. Nothing is enqueued yet on failure: the workspace's event still
     // marks its last use.
     std::vector<cu::TensorMap> maps;
-    if ((status = encodeTensorMaps(*d, g, inputs, outputs, w.base, plan,
-                                   maps, where)) != FKRT_SUCCESS) {
+    if ((status = encodeTensorMaps(*d, g, inputs, outputs, w.base, sizes,
+                                   plan, maps, where)) != FKRT_SUCCESS) {
       m->release(slot);
       return status;
     }
@@ -1299,14 +1350,14 @@ extern "C" fkrt_status fkrt_run(fkrt_module m, const char *graph_name,
                     where + ": " + cu::describe(*d, "cuStreamWaitEvent", r));
     } else if (!maps.empty() &&
                (r = d->memcpyHtoDAsync(
-                    w.base + g.descriptorOffset(), maps.data(),
+                    w.base + sizes.workspace.descriptorOffset, maps.data(),
                     maps.size() * sizeof(cu::TensorMap), s)) != cu::kSuccess) {
       status =
           fail(runStatus(r),
                where + ": copying " + std::to_string(maps.size()) +
                    " tensor maps: " + cu::describe(*d, "cuMemcpyHtoDAsync", r));
     } else {
-      status = enqueue(m, gi, inputs, outputs, plan, w.base, s, where);
+      status = enqueue(m, gi, inputs, outputs, sizes, plan, w.base, s, where);
     }
     // Record even after a failed launch: what was enqueued still uses it.
     r = d->eventRecord(w.done, s);

@@ -537,15 +537,16 @@ void testBoundWeights(const std::string &ptx) {
   std::remove(path);
 }
 
-/// symbolic.ptx: y = 2x + w over N elements given per run (version 4), at
-/// sizes 1, 1000, 4096 and 0 (whose launches are skipped), above N's bound,
-/// and replayed as CUDA graphs per size on one set of buffers.
-void testSymbols(const std::string &dataDir) {
-  std::string ptx = fkrt_test::readFile(dataDir + "/symbolic.ptx");
+/// Runs `path`'s graph "add", y = 2x + w over N elements, at each of
+/// `sizes` (the largest `most`), checking each result; for a graph that
+/// bounds N by `most`, also a size above it.
+void testAddOverN(const std::string &path, int64_t most,
+                  const std::vector<int64_t> &sizes) {
+  std::string ptx = fkrt_test::readFile(path);
   fkrt_module m = nullptr;
   CHECK(fkrt_module_load_memory(ptx.data(), ptx.size(), &m) == FKRT_SUCCESS);
   CHECK(fkrt_module_load_cuda(m, 0) == FKRT_SUCCESS);
-  const int64_t most = 4096;
+  bool bounded = fkrt_manifest_symbol_max(m, 0, 0) == most;
   size_t bytes = (most + 1) * sizeof(float);
   Cuda::Ptr dx{}, dw{}, dy{};
   CHECK(!cuda.memAlloc(&dx, bytes) && !cuda.memAlloc(&dw, bytes) &&
@@ -573,21 +574,38 @@ void testSymbols(const std::string &dataDir) {
       ok = y[i] == 2 * x[i] + w[i];
     return ok && y[n] == poison;
   };
-  for (int64_t n : {1, 1000, 4096, 0, 255, 257})
+  for (int64_t n : sizes)
     CHECK(runAt(n));
   // One replay per size (a size of 0 launches nothing).
-  CHECK_EQ(fkrt_cuda_graph_count(m), 5u);
-  const int64_t above[] = {most + 1};
-  fkrt_tensor in[2] = {{reinterpret_cast<void *>(dx), FKRT_F32, 1, above},
-                       {reinterpret_cast<void *>(dw), FKRT_F32, 1, above}};
-  fkrt_tensor out[1] = {{reinterpret_cast<void *>(dy), FKRT_F32, 1, above}};
-  CHECK_EQ(fkrt_run(m, "add", in, 2, out, 1, nullptr),
-           FKRT_ERROR_INVALID_ARGUMENT);
-  CHECK(std::strstr(fkrt_last_error(), "makes N 4097, above its bound 4096"));
+  CHECK_EQ(fkrt_cuda_graph_count(m), sizes.size() - 1);
+  if (bounded) {
+    const int64_t above[] = {most + 1};
+    fkrt_tensor in[2] = {{reinterpret_cast<void *>(dx), FKRT_F32, 1, above},
+                         {reinterpret_cast<void *>(dw), FKRT_F32, 1, above}};
+    fkrt_tensor out[1] = {{reinterpret_cast<void *>(dy), FKRT_F32, 1, above}};
+    CHECK_EQ(fkrt_run(m, "add", in, 2, out, 1, nullptr),
+             FKRT_ERROR_INVALID_ARGUMENT);
+    CHECK(std::strstr(fkrt_last_error(),
+                      ("makes N " + std::to_string(most + 1) +
+                       ", above its bound " + std::to_string(most))
+                          .c_str()));
+  }
   cuda.memFree(dx);
   cuda.memFree(dw);
   cuda.memFree(dy);
   fkrt_module_destroy(m);
+}
+
+/// symbolic.ptx: y = 2x + w over N elements given per run (version 4), at
+/// sizes 1, 1000, 4096 and 0 (whose launches are skipped), above N's bound,
+/// and replayed as CUDA graphs per size on one set of buffers. Then
+/// symbolic_unbounded.ptx, the same without a bound (version 5): its
+/// workspace buffer placed per run, at sizes rising to 2^20 and back,
+/// which grow the pooled workspace as they come.
+void testSymbols(const std::string &dataDir) {
+  testAddOverN(dataDir + "/symbolic.ptx", 4096, {1, 1000, 4096, 0, 255, 257});
+  testAddOverN(dataDir + "/symbolic_unbounded.ptx", 1 << 20,
+               {1, 1000, 4096, 0, 100000, 1 << 20, 257});
 }
 
 void runBasicTests(const std::string &dataDir) {

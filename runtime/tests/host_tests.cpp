@@ -458,7 +458,7 @@ void testAllowTf32() {
 
 /// R14 to R16: format and version.
 void testVersioning() {
-  CHECK_EQ(FKRT_ARTIFACT_VERSION, 4);
+  CHECK_EQ(FKRT_ARTIFACT_VERSION, 5);
   expectInvalid("R14", edited(R"("format": "fkc-artifact")", R"("format": "onnx")"),
                 "manifest: format: expected \"fkc-artifact\", found \"onnx\"");
   expectInvalid("R12", edited(R"("format": "fkc-artifact", )", ""),
@@ -472,19 +472,19 @@ void testVersioning() {
                 "manifest: version: expected an integer");
   expectInvalid("R15", edited(R"("version": 1)", R"("version": 2e0)"),
                 "manifest: version: expected an integer");
-  // R16: ... and any integer but 1 to 4 is a version this reader does not
+  // R16: ... and any integer but 1 to 5 is a version this reader does not
   // know, however large or small.
-  for (const char *v : {"0", "-1", "5", "2147483648", "1099511627776",
+  for (const char *v : {"0", "-1", "6", "2147483648", "1099511627776",
                         "-9223372036854775808", "99999999999999999999"})
     expectError("R16", artifact(edited(R"("version": 1)",
                                        std::string(R"("version": )") + v)),
                 FKRT_ERROR_UNSUPPORTED_VERSION,
                 std::string("manifest: unsupported artifact version ") + v +
-                    " (this runtime reads versions 1 to 4)");
+                    " (this runtime reads versions 1 to 5)");
   // The version is checked before any other field, so a future layout
   // still gets the version message.
-  expectError("R16", artifact(R"({"format": "fkc-artifact", "version": 5})"),
-              FKRT_ERROR_UNSUPPORTED_VERSION, "unsupported artifact version 5");
+  expectError("R16", artifact(R"({"format": "fkc-artifact", "version": 6})"),
+              FKRT_ERROR_UNSUPPORTED_VERSION, "unsupported artifact version 6");
   // Version 1 is version 2 without tensor maps: the same manifest loads
   // under both numbers.
   fkrt_module m = nullptr;
@@ -1246,6 +1246,93 @@ void testSymbols() {
                "fkrt_run: graph 'g' launch 0 (kernel 'k0'): grid x is "
                "4294967296 at these sizes, outside CUDA's [0, 2147483647]");
   fkrt_module_destroy(m);
+}
+
+/// kSymbolic at version 5, S without a bound, two launches of k0, and
+/// workspace buffer 2 placed per run: 4 * B * S bytes, used by launch 1.
+const std::string kRunPlaced = replaced(
+    replaced(
+        replaced(
+            replaced(kSymbolic, R"("version": 4)", R"("version": 5)"),
+            R"({"name": "S", "max": 64})", R"({"name": "S"})"),
+        R"({"id": 2, "kind": "workspace", "offset": 256, "bytes": 1024})",
+        R"({"id": 2, "kind": "workspace", "bytes": {"mul": [4, "B*S"]}, "live": [1, 1]})"),
+    R"("launches": [{"kernel": "k0", "grid": [{"ceil_div": ["B*S", 4]}, 1, 1], "block": [32, 1, 1], "shared_bytes": 0, "args": [{"buffer": 0}, {"buffer": 2}, )",
+    R"("launches": [{"kernel": "k0", "grid": [1, 1, 1], "block": [32, 1, 1], "shared_bytes": 0, "args": [{"buffer": 0}, {"buffer": 1}, {"buffer": 1}, {"i64": 1}, {"i32": 1}]}, )"
+    R"({"kernel": "k0", "grid": [{"ceil_div": ["B*S", 4]}, 1, 1], "block": [32, 1, 1], "shared_bytes": 0, "args": [{"buffer": 0}, {"buffer": 2}, )");
+
+/// R61, R62 and a run's layout of the buffers it places: each fits its
+/// bytes at the run's sizes.
+void testRunPlacedBuffers() {
+  fkrt_module m = nullptr;
+  std::string text = artifact(kRunPlaced);
+  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
+           FKRT_SUCCESS);
+  if (!m)
+    return;
+  CHECK_EQ(fkrt_manifest_version(m), 5);
+  // The bytes placed when compiled; the rest are the run's.
+  CHECK_EQ(fkrt_manifest_workspace_bytes(m, 0), 8192u);
+  int64_t xShape[] = {2, 5, 8}, yShape[] = {10, 8};
+  fkrt_tensor in[1] = {
+      {reinterpret_cast<void *>(uintptr_t(0x10000)), FKRT_F32, 3, xShape}};
+  fkrt_tensor out[1] = {
+      {reinterpret_cast<void *>(uintptr_t(0x80000)), FKRT_F32, 2, yShape}};
+  auto run = [&] { return fkrt_run(m, "g", in, 1, out, 1, nullptr); };
+  fkrt_status ready = fkrt_driver_available() == FKRT_SUCCESS
+                          ? FKRT_ERROR_NOT_LOADED
+                          : FKRT_ERROR_NO_DRIVER;
+  CHECK_EQ(run(), ready);
+  fkrt_module_destroy(m);
+  // Sizes at which a buffer's bytes overflow or are negative fail the run.
+  for (auto [bytes, message] :
+       {std::pair<std::string, std::string>{
+            R"({"mul": [4611686018427387904, "B"]})",
+            "fkrt_run: graph 'g': workspace buffer 2's bytes overflow 64 "
+            "bits at these sizes"},
+        {R"({"add": ["B", -5]})",
+         "fkrt_run: graph 'g': workspace buffer 2's bytes are -3 at these "
+         "sizes"}}) {
+    text = artifact(replaced(kRunPlaced, R"({"mul": [4, "B*S"]})", bytes));
+    CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
+             FKRT_SUCCESS);
+    if (!m)
+      continue;
+    expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT, message.c_str());
+    fkrt_module_destroy(m);
+  }
+
+  auto edit = [&](const std::string &from, const std::string &to) {
+    return replaced(kRunPlaced, from, to);
+  };
+  const std::string buffer = "manifest: graphs[0].buffers[2]";
+  // R61: only from version 5, with a size and a lifetime.
+  expectInvalid("R61", edit(R"("version": 5)", R"("version": 4)"),
+                buffer + ": missing field 'offset'");
+  expectInvalid("R61", edit(R"({"mul": [4, "B*S"]})", R"("T")"),
+                buffer + ".bytes: \"T\" is not a product of the graph's "
+                         "symbols: unknown symbol 'T'");
+  expectInvalid("R61", edit(R"(, "live": [1, 1])", ""),
+                buffer + ": missing field 'live'");
+  expectInvalid("R61", edit(R"("live": [1, 1])", R"("live": [1])"),
+                buffer + ".live: expected [first, last], the launches that "
+                         "use the buffer, found 1 entries");
+  expectInvalid("R61", edit(R"("live": [1, 1])", R"("live": [-1, 1])"),
+                buffer + ".live[0]: expected a launch index, found -1");
+  expectInvalid("R61", edit(R"("live": [1, 1])", R"("live": [1, 0])"),
+                buffer + ".live[1]: expected a launch index >= live[0], "
+                         "found 0");
+  // R62: within the graph's launches, and covering every use.
+  expectInvalid("R62", edit(R"("live": [1, 1])", R"("live": [1, 2])"),
+                buffer + ".live: launch 2 is past the graph's 2 launches");
+  expectInvalid("R62", edit(R"("live": [1, 1])", R"("live": [0, 0])"),
+                "manifest: graphs[0].launches[1]: uses buffer 2 outside its "
+                "lifetime, launches 0 to 0");
+  expectInvalid("R62",
+                edit(R"({"buffer": 0}, {"buffer": 1}, {"buffer": 1})",
+                     R"({"buffer": 0}, {"buffer": 2}, {"buffer": 1})"),
+                "manifest: graphs[0].launches[0]: uses buffer 2 outside its "
+                "lifetime, launches 1 to 1");
 }
 
 /// kMapBase at version 4 with a symbol N: x is [N, 128] and its map's
@@ -2074,6 +2161,7 @@ int main() {
   testAliases();
   testSymbols();
   testSymbolicTensorMaps();
+  testRunPlacedBuffers();
   testCppWrapperSymbols();
   testBaseValid();
   testFileRules();

@@ -30,7 +30,7 @@ extern "C" {
 
 /// The newest artifact format major version this runtime reads; it reads
 /// every version from 1 up to this one.
-#define FKRT_ARTIFACT_VERSION 4
+#define FKRT_ARTIFACT_VERSION 5
 
 /// Result of every fallible call. FKRT_SUCCESS is 0; the others are errors
 /// with a message available from fkrt_last_error().
@@ -216,7 +216,9 @@ FKRT_API int64_t fkrt_manifest_output_aliases(fkrt_module module,
                                               size_t graph, size_t index);
 
 /// The manifest's workspace_bytes of graph `graph` (0 if out of range); a
-/// run of a graph with tensor maps also holds their descriptors after it.
+/// run of a graph with tensor maps also holds their descriptors after it,
+/// and one of a graph with buffers placed per run (version 5) those
+/// buffers, at its sizes.
 FKRT_API uint64_t fkrt_manifest_workspace_bytes(fkrt_module module,
                                                 size_t graph);
 
