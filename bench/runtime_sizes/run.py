@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """What leaving sizes to run time costs: GPT-2 small's MLP block
-(bench/runtime_sizes/mlp.graph) and causal self-attention
+(bench/runtime_sizes/mlp.graph; mlp_unbounded.graph without bounds) and
+causal self-attention
 (bench/runtime_sizes/causal_attention.graph) over B x S tokens, a
 decode step's attention over B sequences' caches of S keys
 (bench/runtime_sizes/decode_attention.graph), and the softmax of
@@ -90,7 +91,8 @@ def random_half(torch, *shape, seed):
 
 # Each case: its graph (bench/runtime_sizes/CASE.graph), its sizes, its
 # inputs at (B, S) in the graph's order, and PyTorch's computation of them.
-CASE_SIZES = {"mlp": SIZES, "causal_attention": SIZES,
+CASE_SIZES = {"mlp": SIZES, "mlp_unbounded": SIZES + [(32, 1024)],
+              "causal_attention": SIZES,
               "decode_attention": DECODE_SIZES,
               "scores_softmax": SOFTMAX_SIZES}
 
@@ -122,6 +124,8 @@ def make_cases(torch, weights):
     sdpa = torch.nn.functional.scaled_dot_product_attention
     return {
         "mlp": (mlp_inputs, lambda inputs: torch_mlp(torch, inputs[0], weights)),
+        "mlp_unbounded": (mlp_inputs,
+                          lambda inputs: torch_mlp(torch, inputs[0], weights)),
         "causal_attention": (attention_inputs,
                              lambda inputs: torch_attention(torch, *inputs)),
         "decode_attention": (decode_inputs, lambda inputs: sdpa(*inputs)),

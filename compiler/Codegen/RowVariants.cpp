@@ -43,8 +43,10 @@ SmallVector<int64_t> mlir::fk::getRowVariantLimits(FusionOp fusion) {
     if (fusion.getKind() != FusionKind::Matmul || !matmul ||
         !whyNotTiledAtRuntimeSizes(matmul).empty())
       return {};
+    // Rows without a bound are tiled for kUnboundedRows (MatmulShape):
+    // every limit below gets its variant.
     MatmulShape shape(matmul);
-    if (!shape.hasRuntimeRows() || !shape.rowsBounded)
+    if (!shape.hasRuntimeRows())
       return {};
     tried = kRowVariantLimits;
     largest = shape.m;
