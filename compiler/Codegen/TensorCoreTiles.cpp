@@ -93,10 +93,10 @@ std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
 static constexpr int64_t kMinKTilesForWideTiles = 16;
 /// The most K tiles, and the fewest waves of 64 x 256 tiles (one per SM),
 /// of products that take ping-pong consumers (prefersPingPong).
-static constexpr int64_t kMaxKTilesForPingPong = 32, kMinPingPongWaves = 4;
+static constexpr int64_t kMaxKTilesForPingPong = 32, kMinPingPongWaves = 2;
 
 /// Whether fk-tile gives `matmul` 64 x 256 tiles on ping-pong consumers:
-/// 16-bit products of at most 32 K tiles (K <= 2048) and at least four
+/// 16-bit products of at most 32 K tiles (K <= 2048) and at least two
 /// waves of such tiles, whose epilogues then run under the other
 /// consumer's main loop.
 static bool prefersPingPong(MatmulOp matmul, TargetAttr target) {
@@ -110,12 +110,19 @@ static bool prefersPingPong(MatmulOp matmul, TargetAttr target) {
   // against 0.382 ms; 64, 4096^3, 0.200 against 0.183 ms, where the
   // cooperative tile's reuse of B over 128 rows wins. With 12 (the LM head
   // 2048 x 768 x 50257) ping-pong took 0.254 ms, the 128 x 128
-  // one-warpgroup tile 0.389 ms in an earlier session.
+  // one-warpgroup tile 0.389 ms in an earlier session. From two waves
+  // (fkc-tune, H200, GPT-2's 2048-token layers, against the 128 x 128
+  // one-warpgroup tile): [2048, 768] @ [768, 2304] 0.0218 -> 0.0192 ms
+  // (2.2 waves), @ [768, 3072] 0.0230 -> 0.0197 ms; below, at 1.5 waves
+  // ([1024, 768] @ [768, 3072]), 64 x 192 tiles took 0.0141 ms and
+  // ping-pong 0.0150.
   MatmulShape shape(matmul);
   int64_t tileK = kSwizzleBytes / shape.elementBytes();
+  // Pairs keep the four waves they were measured with.
+  int64_t waves = shape.paired ? 2 * kMinPingPongWaves : kMinPingPongWaves;
   return shape.elementBytes() == 2 &&
          llvm::divideCeil(shape.k, tileK) <= kMaxKTilesForPingPong &&
-         shape.tiles(64, 256) >= kMinPingPongWaves * target.getSmCount();
+         shape.tiles(64, 256) >= waves * target.getSmCount();
 }
 
 /// The most f32 bytes of a tile the combining kernel holds in static shared
@@ -162,6 +169,13 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
   // 192 of 64 x 64; docs/tiling.md, "Split-K").
   // A K step is one 128-byte swizzled row: 64 16-bit elements, 32 TF32.
   int64_t tileK = kSwizzleBytes / shape.elementBytes();
+  // Products of at most 64 rows keep 64 x 64 tiles even over many
+  // columns. Alone, 64 x 256 ping-pong tiles ran faster with the weight in
+  // L2 (fkc-tune, H200: [1, 768] @ [768, 50257] 0.0451 -> 0.0274 ms,
+  // [1, 768] @ [768, 3072] 0.0148 -> 0.0106 ms), but in GPT-2's decode
+  // step, whose weights stream from memory, they slowed the step by
+  // 13-24% (bench/results/hf-inference/2026-11-29-h200-gpt2-skinny-*):
+  // fewer blocks keep fewer loads in flight.
   SmallVector<int64_t> tile = {128, 128, tileK};
   if (prefersNarrowTiles(shape, sms))
     tile = {64, 64, tileK};
