@@ -153,12 +153,15 @@ mlir::fk::getDecodeAttentionPartialTypes(AttentionOp attention,
                                          const DecodeAttentionTiling &tiling) {
   AttentionShape shape(attention);
   Type f32 = Float32Type::get(attention.getContext());
-  // A symbolic batch count's partials are sized at its bounds (which
-  // whyNotRuntimeSizedAttention requires of the kernels' attentions).
+  // A symbolic batch count's partials are sized at its bound; without one
+  // they are sized per run (fk-lower-to-gpu) and the kernels see them with
+  // a placeholder extent whose bytes stay far below 2^63.
   std::optional<int64_t> largest =
       getLargestSize(shape.getBatchCount(), getDimBounds(attention));
-  assert(largest && "whyNoAttentionKernel requires a bounded batch count");
-  int64_t batch = *largest;
+  int64_t perBatch = shape.queries * tiling.splits *
+                     std::max<int64_t>(2, shape.valueHeadDim) * 4;
+  int64_t batch = largest.value_or(
+      std::max<int64_t>(1, (int64_t(1) << 52) / std::max<int64_t>(1, perBatch)));
   return {MemRefType::get({batch, shape.queries, tiling.splits, 2}, f32),
           MemRefType::get(
               {batch, shape.queries, tiling.splits, shape.valueHeadDim}, f32)};

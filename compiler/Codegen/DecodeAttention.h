@@ -100,7 +100,9 @@ std::string checkDecodeAttentionTiling(AttentionOp attention,
 
 /// The workspace buffers that carry each split's max and sum
 /// ([batch, Nq, splits, 2]) and output ([batch, Nq, splits, Dv]), f32, from
-/// the split kernel to the combining kernel (used when splits > 1).
+/// the split kernel to the combining kernel (used when splits > 1); batch
+/// is the bound's batch count, or without a bound a placeholder: the
+/// buffers are then sized per run and viewed as these types.
 std::pair<MemRefType, MemRefType>
 getDecodeAttentionPartialTypes(AttentionOp attention,
                                const DecodeAttentionTiling &tiling);

@@ -1,5 +1,6 @@
 //===- LowerToGpu.cpp - graphs of fusions to kernels and launches ---------===//
 
+#include "Codegen/AttentionShape.h"
 #include "Codegen/DecodeAttention.h"
 #include "Codegen/FlashAttention.h"
 #include "Codegen/KernelBuilder.h"
@@ -159,6 +160,10 @@ private:
   /// per run, and its largest bytes (under the graph's bounds) are what
   /// the workspace reserves, or without bounds each run places it.
   Value allocate(Location loc, RankedTensorType type);
+  /// A buffer of `type` whose leading dimension holds `batches`: `type`
+  /// itself when they are static or bounded, else sized per run at the
+  /// run's batches and viewed as `type` (its leading extent a placeholder).
+  Value allocateBatched(Location loc, MemRefType type, const Dim &batches);
   /// What a kernel takes for the buffer of a tensor of `type`: the buffer,
   /// or for a symbolic shape its collapsed, statically shaped view.
   Value kernelOperand(Location loc, Value buffer, RankedTensorType type);
@@ -501,8 +506,9 @@ LogicalResult GraphLowering::lowerDecodeAttention(FusionOp fusion,
   // The splits' partial results pass through two workspace buffers.
   auto [statsType, partialType] =
       getDecodeAttentionPartialTypes(fusion.getAttention(), decode);
-  SmallVector<Value> partials = {memref::AllocOp::create(b, loc, statsType),
-                                 memref::AllocOp::create(b, loc, partialType)};
+  Dim batches = AttentionShape(fusion.getAttention()).getBatchCount();
+  SmallVector<Value> partials = {allocateBatched(loc, statsType, batches),
+                                 allocateBatched(loc, partialType, batches)};
   return lowerSplitAndCombine(
       fusion, name, /*leading=*/{}, partials, arguments, splitKernel,
       [&](gpu::GPUFuncOp kernel) {
@@ -653,6 +659,18 @@ Value GraphLowering::allocate(Location loc, RankedTensorType type) {
   if (elements && !llvm::MulOverflow(*elements, elementBytes, bytes))
     alloc->setAttr(kLargestBytesAttrName, b.getI64IntegerAttr(bytes));
   return alloc.getResult();
+}
+
+Value GraphLowering::allocateBatched(Location loc, MemRefType type,
+                                     const Dim &batches) {
+  if (batches.isStatic() || getLargestSize(batches, bounds))
+    return memref::AllocOp::create(b, loc, type);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = ShapedType::kDynamic;
+  Value buffer = memref::AllocOp::create(
+      b, loc, MemRefType::get(shape, type.getElementType()),
+      ValueRange{hostSize(loc, batches)});
+  return memref::CastOp::create(b, loc, type, buffer);
 }
 
 Value GraphLowering::kernelOperand(Location loc, Value buffer,

@@ -153,8 +153,8 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
   // The kernels compare key and query indices in 32 bits.
   if (queries >= (int64_t(1) << 31) || keys >= (int64_t(1) << 31))
     return "2^31 or more queries or keys";
-  // A symbolic batch count is checked against its bounds by
-  // whyNotRuntimeSizedAttention.
+  // A symbolic batch count is checked per run by the runtime (the grid's
+  // y).
   if (!isSymbolic(result) &&
       ShapedType::getNumElements(result.getShape().drop_back(2)) > 65535)
     return "more than 65535 batches (the grid's y)";
@@ -326,8 +326,10 @@ std::string mlir::fk::whyNotTiledAtRuntimeSizes(MatmulOp matmul) {
 /// The flash kernel reads its query rows and keys at run time too (a
 /// causal prefill of S tokens), the decode kernel its keys (a decode step
 /// over the run's cache), and both a mask input's strides (a padding mask
-/// [B, 1, 1, S]). Head dims are fixed when compiled, and the bounds keep the batch count within the grid's y
-/// and the lengths within the kernels' 32-bit key indices.
+/// [B, 1, 1, S]). Head dims are fixed when compiled, and the bounds keep
+/// the lengths within the kernels' 32-bit key indices; a batch count needs
+/// no bound (a run of more than 65535 batches fails the runtime's grid
+/// check).
 std::string mlir::fk::whyNotRuntimeSizedAttention(AttentionOp attention) {
   if (llvm::none_of(attention->getOperandTypes(), isSymbolic))
     return "";
@@ -383,14 +385,8 @@ std::string mlir::fk::whyNotRuntimeSizedAttention(AttentionOp attention) {
            ", keys given at run time as many as the query rows or over at "
            "most " +
            std::to_string(kDecodeMaxQueries) + " query rows of static size";
-  auto result = cast<RankedTensorType>(attention.getType());
-  Dim batches =
-      *elementCount(ArrayRef(getDims(result)).drop_back(2));
-  std::optional<int64_t> largest = getLargestSize(batches, bounds);
-  if (!largest || *largest > 65535)
-    return "this attention runs " + batches.str() +
-           " batches, which may exceed the grid's 65535 blocks in y unless "
-           "bounds keep them within (where B <= N)";
+  // A batch count given at run time is the kernels' grid y, which the
+  // runtime checks per run against CUDA's 65535.
   return "";
 }
 
