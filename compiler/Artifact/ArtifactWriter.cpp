@@ -107,7 +107,7 @@ LogicalResult GraphManifest::build() {
     bool isOutput = host.getArgAttr(arg.getArgNumber(), kOutputAttrName) != nullptr;
     bufferIds[arg] = buffers.size();
     buffers.push_back({isOutput ? "output" : "input",
-                       isOutput ? outputs++ : inputs++});
+                       isOutput ? outputs++ : inputs++, std::nullopt});
   }
   auto constant = [&](Value v, int64_t &out) -> LogicalResult {
     std::optional<int64_t> c = getConstantIntValue(v);
@@ -119,7 +119,8 @@ LogicalResult GraphManifest::build() {
   for (Operation &op : host.getBody().front()) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       bufferIds[alloc] = buffers.size();
-      buffers.push_back({"workspace", (int64_t)workspaceLifetimes.size()});
+      buffers.push_back(
+          {"workspace", (int64_t)workspaceLifetimes.size(), std::nullopt});
       // A buffer sized per run reserves what the largest sizes need, or
       // without bounds is placed by each run at its sizes.
       int64_t bytes = 0;

@@ -9,6 +9,7 @@
 #include "Codegen/DecodeAttention.h"
 #include "Codegen/AttentionShape.h"
 #include "Codegen/KernelEmission.h"
+#include "Codegen/RuntimeSizes.h"
 #include "Codegen/SharedMemory.h"
 #include "Codegen/TileEpilogue.h"
 #include "fk/IR/FkTarget.h"
@@ -155,13 +156,11 @@ mlir::fk::getDecodeAttentionPartialTypes(AttentionOp attention,
   Type f32 = Float32Type::get(attention.getContext());
   // A symbolic batch count's partials are sized at its bound; without one
   // they are sized per run (fk-lower-to-gpu) and the kernels see them with
-  // a placeholder extent whose bytes stay far below 2^63.
+  // a placeholder extent.
   std::optional<int64_t> largest =
       getLargestSize(shape.getBatchCount(), getDimBounds(attention));
-  int64_t perBatch = shape.queries * tiling.splits *
-                     std::max<int64_t>(2, shape.valueHeadDim) * 4;
-  int64_t batch = largest.value_or(
-      std::max<int64_t>(1, (int64_t(1) << 52) / std::max<int64_t>(1, perBatch)));
+  int64_t batch = largest.value_or(getPlaceholderExtent(
+      shape.queries * tiling.splits * std::max<int64_t>(2, shape.valueHeadDim)));
   return {MemRefType::get({batch, shape.queries, tiling.splits, 2}, f32),
           MemRefType::get(
               {batch, shape.queries, tiling.splits, shape.valueHeadDim}, f32)};

@@ -34,6 +34,11 @@ int64_t mlir::fk::getCollapsedRank(RankedTensorType type) {
   return type.getRank() - last;
 }
 
+int64_t mlir::fk::getPlaceholderExtent(int64_t elementsPerRow) {
+  return std::max<int64_t>(
+      1, (int64_t(1) << 52) / std::max<int64_t>(1, elementsPerRow));
+}
+
 MemRefType mlir::fk::getKernelBufferType(RankedTensorType type,
                                          Type storedElement,
                                          DictionaryAttr bounds) {
@@ -47,9 +52,7 @@ MemRefType mlir::fk::getKernelBufferType(RankedTensorType type,
       elementCount(ArrayRef(dims).drop_back(rank - 1));
   std::optional<int64_t> extent =
       leading ? getLargestSize(*leading, bounds) : std::nullopt;
-  // Unbounded: an extent whose bytes stay far below 2^63.
-  int64_t placeholder = std::max<int64_t>(
-      1, (int64_t(1) << 52) / std::max<int64_t>(1, suffixElements));
+  int64_t placeholder = getPlaceholderExtent(suffixElements);
   if (!extent || (suffixElements && *extent > placeholder))
     extent = placeholder;
   SmallVector<int64_t> shape = {std::max<int64_t>(1, *extent)};

@@ -39,6 +39,11 @@ bool isStaticallyEmpty(RankedTensorType type);
 /// through: its dimensions after the last symbolic one, plus one.
 int64_t getCollapsedRank(RankedTensorType type);
 
+/// The leading extent of a kernel's statically shaped view of a buffer
+/// whose leading dimension has no bound, rows of `elementsPerRow` elements
+/// each: one whose bytes stay far below 2^63.
+int64_t getPlaceholderExtent(int64_t elementsPerRow);
+
 /// The static memref through which a kernel reads a tensor of symbolic
 /// `type` (i1 stored as `storedElement`): the dimensions up to the last
 /// symbolic one collapsed into one extent, their largest element count

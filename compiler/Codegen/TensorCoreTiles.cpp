@@ -92,8 +92,10 @@ std::string mlir::fk::checkTensorCoreTile(ArrayRef<int64_t> tile,
 /// 128 x 256 tiles (chooseTensorCoreTile).
 static constexpr int64_t kMinKTilesForWideTiles = 16;
 /// The most K tiles, and the fewest waves of 64 x 256 tiles (one per SM),
-/// of products that take ping-pong consumers (prefersPingPong).
-static constexpr int64_t kMaxKTilesForPingPong = 32, kMinPingPongWaves = 2;
+/// of products that take ping-pong consumers (prefersPingPong); a matmul
+/// pair keeps the four waves it was measured with.
+static constexpr int64_t kMaxKTilesForPingPong = 32, kMinPingPongWaves = 2,
+                         kMinPairPingPongWaves = 4;
 
 /// Whether fk-tile gives `matmul` 64 x 256 tiles on ping-pong consumers:
 /// 16-bit products of at most 32 K tiles (K <= 2048) and at least two
@@ -118,8 +120,7 @@ static bool prefersPingPong(MatmulOp matmul, TargetAttr target) {
   // ping-pong 0.0150.
   MatmulShape shape(matmul);
   int64_t tileK = kSwizzleBytes / shape.elementBytes();
-  // Pairs keep the four waves they were measured with.
-  int64_t waves = shape.paired ? 2 * kMinPingPongWaves : kMinPingPongWaves;
+  int64_t waves = shape.paired ? kMinPairPingPongWaves : kMinPingPongWaves;
   return shape.elementBytes() == 2 &&
          llvm::divideCeil(shape.k, tileK) <= kMaxKTilesForPingPong &&
          shape.tiles(64, 256) >= waves * target.getSmCount();

@@ -620,21 +620,16 @@ private:
     }
     for (size_t li = 0; li < graph.launches.size(); ++li)
       for (const ArgSpec &arg : graph.launches[li].args) {
-        size_t index = arg.kind == ArgSpec::Buffer ? arg.buffer
-                       : arg.kind == ArgSpec::TensorMap
-                           ? graph.tensorMaps[arg.tensorMap].buffer
-                           : graph.buffers.size();
-        if (index == graph.buffers.size() ||
-            !graph.buffers[index].placedAtRun)
+        const BufferSpec *b = graph.bufferOf(arg);
+        if (!b || !b->placedAtRun)
           continue;
-        const BufferSpec &b = graph.buffers[index];
         int64_t launch = static_cast<int64_t>(li);
-        if (launch < b.first || launch > b.last)
+        if (launch < b->first || launch > b->last)
           return fail(join(path, "launches") + "[" + std::to_string(li) + "]",
-                      "uses buffer " + std::to_string(b.id) +
+                      "uses buffer " + std::to_string(b->id) +
                           " outside its lifetime, launches " +
-                          std::to_string(b.first) + " to " +
-                          std::to_string(b.last));
+                          std::to_string(b->first) + " to " +
+                          std::to_string(b->last));
       }
     return true;
   }
@@ -1052,11 +1047,7 @@ private:
     std::vector<bool> passed(graph.outputs.size(), false);
     for (const LaunchSpec &launch : graph.launches)
       for (const ArgSpec &arg : launch.args) {
-        const BufferSpec *b = nullptr;
-        if (arg.kind == ArgSpec::Buffer)
-          b = &graph.buffers[arg.buffer];
-        else if (arg.kind == ArgSpec::TensorMap)
-          b = &graph.buffers[graph.tensorMaps[arg.tensorMap].buffer];
+        const BufferSpec *b = graph.bufferOf(arg);
         if (b && b->kind == BufferSpec::Output)
           passed[b->index] = true;
       }

@@ -176,6 +176,16 @@ struct GraphSpec {
   /// run's workspace.
   std::vector<TensorMapSpec> tensorMaps;
 
+  /// The buffer `arg` passes, by itself or through a tensor map; null for
+  /// an integer argument.
+  const BufferSpec *bufferOf(const ArgSpec &arg) const {
+    if (arg.kind == ArgSpec::Buffer)
+      return &buffers[arg.buffer];
+    if (arg.kind == ArgSpec::TensorMap)
+      return &buffers[tensorMaps[arg.tensorMap].buffer];
+    return nullptr;
+  }
+
   /// Where the descriptors start in the workspace of a run whose buffers
   /// end at `buffersEnd`: rounded up so that each is 128-byte aligned.
   static uint64_t descriptorOffset(uint64_t buffersEnd) {

@@ -1090,16 +1090,12 @@ getMemoryAccesses(const GraphSpec &g, const std::vector<ReplayLaunch> &launches,
     const LaunchSpec &l = g.launches[launch.index];
     std::vector<MemoryAccess> &mine = accesses.emplace_back();
     for (size_t ai = 0; ai < l.args.size(); ++ai) {
-      const ArgSpec &a = l.args[ai];
-      if (a.kind != ArgSpec::Buffer && a.kind != ArgSpec::TensorMap)
+      const BufferSpec *b = g.bufferOf(l.args[ai]);
+      if (!b)
         continue;
-      size_t buffer = a.kind == ArgSpec::Buffer
-                          ? a.buffer
-                          : g.tensorMaps[a.tensorMap].buffer;
-      const BufferSpec &b = g.buffers[buffer];
       MemoryAccess access;
-      access.begin = bufferAddress(b, inputs, outputs, workspace, sizes);
-      access.end = access.begin + bufferBytes(b, sizes);
+      access.begin = bufferAddress(*b, inputs, outputs, workspace, sizes);
+      access.end = access.begin + bufferBytes(*b, sizes);
       access.write = l.writes[ai];
       mine.push_back(access);
     }

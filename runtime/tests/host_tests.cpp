@@ -152,6 +152,13 @@ void expectStatus(fkrt_status got, fkrt_status status, const char *text) {
                 text);
 }
 
+/// What fkrt_run returns here for a run its checks pass: the module is
+/// not loaded on CUDA, or there is no driver to load it with.
+fkrt_status readyRunStatus() {
+  return fkrt_driver_available() == FKRT_SUCCESS ? FKRT_ERROR_NOT_LOADED
+                                                 : FKRT_ERROR_NO_DRIVER;
+}
+
 /// Expects `text` to load.
 void expectLoads(const std::string &text, const char *what) {
   std::string error;
@@ -909,9 +916,7 @@ void testTensorMaps() {
   fkrt_tensor in[1] = {{p, FKRT_F16, 2, xShape}};
   fkrt_tensor out[1] = {{q, FKRT_F32, 2, yShape}};
   fkrt_status status = fkrt_run(m, "g", in, 1, out, 1, nullptr);
-  CHECK_EQ(status, fkrt_driver_available() == FKRT_SUCCESS
-                       ? FKRT_ERROR_NOT_LOADED
-                       : FKRT_ERROR_NO_DRIVER);
+  CHECK_EQ(status, readyRunStatus());
   fkrt_module_destroy(m);
 }
 
@@ -1075,9 +1080,7 @@ void testSymbols() {
   auto run = [&] { return fkrt_run(m, "g", in, 1, out, 1, nullptr); };
   // Valid sizes reach the driver; so do sizes without elements, whose
   // launch (a grid of 0 blocks) is skipped.
-  fkrt_status ready = fkrt_driver_available() == FKRT_SUCCESS
-                          ? FKRT_ERROR_NOT_LOADED
-                          : FKRT_ERROR_NO_DRIVER;
+  fkrt_status ready = readyRunStatus();
   CHECK_EQ(run(), ready);
   xShape[0] = 0;
   yShape[0] = 0;
@@ -1279,9 +1282,7 @@ void testRunPlacedBuffers() {
   fkrt_tensor out[1] = {
       {reinterpret_cast<void *>(uintptr_t(0x80000)), FKRT_F32, 2, yShape}};
   auto run = [&] { return fkrt_run(m, "g", in, 1, out, 1, nullptr); };
-  fkrt_status ready = fkrt_driver_available() == FKRT_SUCCESS
-                          ? FKRT_ERROR_NOT_LOADED
-                          : FKRT_ERROR_NO_DRIVER;
+  fkrt_status ready = readyRunStatus();
   CHECK_EQ(run(), ready);
   fkrt_module_destroy(m);
   // Sizes at which a buffer's bytes overflow or are negative fail the run.
@@ -1428,9 +1429,7 @@ void testSymbolicTensorMaps() {
   void *q = reinterpret_cast<void *>(uintptr_t(0x80000));
   fkrt_tensor in[1] = {{p, FKRT_F16, 2, xShape}};
   fkrt_tensor out[1] = {{q, FKRT_F32, 2, yShape}};
-  fkrt_status ready = fkrt_driver_available() == FKRT_SUCCESS
-                          ? FKRT_ERROR_NOT_LOADED
-                          : FKRT_ERROR_NO_DRIVER;
+  fkrt_status ready = readyRunStatus();
   // Runs the artifact of `json` at N = n: expects `message`'s failure, or
   // (empty) to reach the driver.
   auto runAt = [&](const std::string &json, int64_t n,
