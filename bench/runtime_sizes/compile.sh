@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Compiles bench/runtime_sizes/{mlp,mlp_unbounded,causal_attention,decode_attention,scores_softmax}.graph into
+# Compiles bench/runtime_sizes/{mlp,causal_attention,decode_attention}{,_unbounded}.graph
+# and scores_softmax.graph into
 # build/runtime-sizes-artifacts/ for bench/runtime_sizes/run.py on a GPU:
 # CASE.ptx, one artifact whose kernels read B and S at run time, and
 # CASE_bB_sS.ptx, the graph compiled for each of run.py's sizes (--bind),
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/../.."
 fkc=${1:-build/bin/fkc}
 out=build/runtime-sizes-artifacts
 mkdir -p "$out"
-for case in ${FKC_RUNTIME_SIZES_CASES:-mlp mlp_unbounded causal_attention decode_attention scores_softmax}; do
+for case in ${FKC_RUNTIME_SIZES_CASES:-mlp mlp_unbounded causal_attention causal_attention_unbounded decode_attention decode_attention_unbounded scores_softmax}; do
   "$fkc" "bench/runtime_sizes/$case.graph" -o "$out/$case.ptx"
   if [ -n "${FKC_RUNTIME_SIZES_VARIANT_FLAGS:-}" ]; then
     # shellcheck disable=SC2086

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """What leaving sizes to run time costs: GPT-2 small's MLP block
-(bench/runtime_sizes/mlp.graph; mlp_unbounded.graph without bounds) and
-causal self-attention
+(bench/runtime_sizes/mlp.graph) and causal self-attention
 (bench/runtime_sizes/causal_attention.graph) over B x S tokens, a
 decode step's attention over B sequences' caches of S keys
-(bench/runtime_sizes/decode_attention.graph), and the softmax of
+(bench/runtime_sizes/decode_attention.graph; each also as
+CASE_unbounded.graph, without bounds, at sizes past them), and the softmax of
 [B, 12, S, S] attention scores, rows of a length given at run time
 (bench/runtime_sizes/scores_softmax.graph), on a GPU.
 
@@ -93,7 +93,9 @@ def random_half(torch, *shape, seed):
 # inputs at (B, S) in the graph's order, and PyTorch's computation of them.
 CASE_SIZES = {"mlp": SIZES, "mlp_unbounded": SIZES + [(32, 1024)],
               "causal_attention": SIZES,
+              "causal_attention_unbounded": SIZES + [(4, 4096)],
               "decode_attention": DECODE_SIZES,
+              "decode_attention_unbounded": DECODE_SIZES + [(2, 65536)],
               "scores_softmax": SOFTMAX_SIZES}
 
 
@@ -128,7 +130,11 @@ def make_cases(torch, weights):
                           lambda inputs: torch_mlp(torch, inputs[0], weights)),
         "causal_attention": (attention_inputs,
                              lambda inputs: torch_attention(torch, *inputs)),
+        "causal_attention_unbounded": (
+            attention_inputs, lambda inputs: torch_attention(torch, *inputs)),
         "decode_attention": (decode_inputs, lambda inputs: sdpa(*inputs)),
+        "decode_attention_unbounded": (decode_inputs,
+                                       lambda inputs: sdpa(*inputs)),
         "scores_softmax": (scores_inputs, lambda inputs: torch.softmax(
             inputs[0] * 0.125, dim=-1)),
     }

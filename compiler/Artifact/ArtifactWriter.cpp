@@ -55,6 +55,11 @@ public:
   bool hasAliases();
   /// Whether the graph takes sizes at run time.
   bool hasSymbols() { return host->hasAttr(kSymbolsAttrName); }
+  /// Whether a launch limits the sizes of a run.
+  bool limitsSizes() {
+    return llvm::any_of(launches,
+                        [](const Launch &l) { return !l.limits.empty(); });
+  }
   /// Whether a run places workspace buffers at its sizes.
   bool placesBuffersAtRun() {
     return llvm::any_of(buffers,
@@ -80,6 +85,8 @@ private:
     llvm::json::Array args;
     /// The arguments the kernel may write, where known.
     std::optional<llvm::json::Array> writes;
+    /// The sizes its kernel takes only up to a limit (version 6).
+    llvm::json::Array limits;
   };
 
   llvm::json::Array tensors(bool outputs);
@@ -164,6 +171,12 @@ LogicalResult GraphManifest::build() {
     if (auto writes = launch->getAttrOfType<DenseI64ArrayAttr>(
             kWrittenOperandsAttrName))
       entry.writes = llvm::json::Array(writes.asArrayRef());
+    if (auto limits =
+            launch->getAttrOfType<DictionaryAttr>(kSizeLimitsAttrName))
+      for (NamedAttribute limit : limits)
+        entry.limits.push_back(llvm::json::Object{
+            {"size", limit.getName().str()},
+            {"max", cast<IntegerAttr>(limit.getValue()).getInt()}});
     for (Value arg : launch.getKernelOperands()) {
       // A size passed to the kernel (RuntimeSizes.h).
       if (arg.getType().isInteger(64)) {
@@ -407,6 +420,8 @@ void GraphManifest::write(llvm::raw_ostream &os) {
                              {"args", std::move(launch.args)}};
     if (launch.writes)
       entry["writes"] = std::move(*launch.writes);
+    if (!launch.limits.empty())
+      entry["limits"] = std::move(launch.limits);
     os << (i ? ",\n  " : "\n  ") << compact(std::move(entry));
   }
   os << "]}";
@@ -470,8 +485,11 @@ LogicalResult mlir::fk::writeArtifact(ModuleOp module,
       graphs, [](GraphManifest &graph) { return graph.hasSymbols(); });
   bool runWorkspace = llvm::any_of(
       graphs, [](GraphManifest &graph) { return graph.placesBuffersAtRun(); });
+  bool limits = llvm::any_of(
+      graphs, [](GraphManifest &graph) { return graph.limitsSizes(); });
   json << "{\"format\": \"fkc-artifact\", \"version\": "
-       << (runWorkspace ? kRunWorkspaceArtifactVersion
+       << (limits         ? kLimitsArtifactVersion
+           : runWorkspace ? kRunWorkspaceArtifactVersion
            : symbols    ? kSymbolsArtifactVersion
            : aliases    ? kAliasingArtifactVersion
                         : kArtifactVersion)

@@ -19,12 +19,14 @@ namespace mlir::fk {
 /// only when an output aliases an input (an inout parameter), version 4
 /// only when a graph takes sizes at run time (symbols), version 5 only when
 /// a workspace buffer is placed per run (sized by a symbol without a
-/// bound), so that runtimes that read version 2 still load every other
-/// artifact.
+/// bound), version 6 only when a launch limits a run's sizes (an
+/// attention's lengths without a bound), so that runtimes that read
+/// version 2 still load every other artifact.
 inline constexpr int kArtifactVersion = 2;
 inline constexpr int kAliasingArtifactVersion = 3;
 inline constexpr int kSymbolsArtifactVersion = 4;
 inline constexpr int kRunWorkspaceArtifactVersion = 5;
+inline constexpr int kLimitsArtifactVersion = 6;
 
 /// Writes the artifact of `module`, which must hold the host functions of
 /// `fk-lower-to-gpu` and the kernel module as a `gpu.binary` of PTX, for

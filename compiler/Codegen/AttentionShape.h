@@ -13,6 +13,7 @@
 
 #include "Codegen/KernelBuilder.h"
 #include "Codegen/KernelEmission.h"
+#include "Codegen/RuntimeSizes.h"
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkOps.h"
 
@@ -20,9 +21,9 @@ namespace mlir::fk {
 
 struct AttentionShape {
   /// Query rows and keys: their sizes, or where given at run time their
-  /// largest under the graph's bounds (a row variant's query rows at most
-  /// its limit), for the heuristics and workspaces; `queryRows` and
-  /// `keyRows` are what the kernels read.
+  /// largest under the graph's bounds (kUnboundedSizeGuess without one; a
+  /// row variant's query rows at most its limit), for the heuristics and
+  /// workspaces; `queryRows` and `keyRows` are what the kernels read.
   int64_t queries, keys, headDim, valueHeadDim;
   Dim queryRows, keyRows;
   /// Batch dims of the result and of each operand (the kernels take
@@ -36,6 +37,8 @@ struct AttentionShape {
   /// `masked`); symbolic ones are read at run time.
   SmallVector<Dim> maskDims;
   bool masked = false;
+  /// The graph's bounds of its symbols (getDimBounds).
+  DictionaryAttr bounds;
   Type elementType;
   double scale;
   bool causal;
@@ -56,9 +59,9 @@ struct AttentionShape {
                        q.size() - 2);
     keyRows = getDim(cast<RankedTensorType>(attention.getKey().getType()),
                      k.size() - 2);
-    DictionaryAttr bounds = getDimBounds(attention);
-    queries = getLargestSize(queryRows, bounds).value_or(1);
-    keys = getLargestSize(keyRows, bounds).value_or(1);
+    bounds = getDimBounds(attention);
+    queries = getLargestSize(queryRows, bounds).value_or(kUnboundedSizeGuess);
+    keys = getLargestSize(keyRows, bounds).value_or(kUnboundedSizeGuess);
     // The kernel of a row variant serves runs of at most its limit's query
     // rows (RowVariants.h), and as many keys in a self-attention.
     if (auto fusion = attention->getParentOfType<FusionOp>())
@@ -101,6 +104,21 @@ struct AttentionShape {
     launch.grid[1] = count.isStatic() ? count.getCoefficient() : 1;
     if (!count.isStatic())
       launch.gridBatches = count;
+  }
+
+  /// Limits `launch` to lengths the kernels index (kMaxAttentionLength)
+  /// where they are given at run time and the bounds do not keep them
+  /// below.
+  void limitLengths(LaunchShape &launch) const {
+    for (const Dim &length : {queryRows, keyRows}) {
+      std::optional<int64_t> largest = getLargestSize(length, bounds);
+      bool listed = llvm::any_of(launch.sizeLimits, [&](const auto &limit) {
+        return limit.first == length;
+      });
+      if (!length.isStatic() && !listed &&
+          (!largest || *largest > kMaxAttentionLength))
+        launch.sizeLimits.push_back({length, kMaxAttentionLength});
+    }
   }
 
   /// The mask's row-major element strides aligned with [batch..., Nq, Nk]:

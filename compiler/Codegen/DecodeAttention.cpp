@@ -737,6 +737,7 @@ FailureOr<LaunchShape> DecodeKernel::buildSplitKernel() {
   setRowBlocks(launch);
   launch.grid[2] = splits;
   shape.setBatchGrid(launch);
+  shape.limitLengths(launch);
   if (heuristic)
     launch.gridZ = [heuristic = *heuristic, keys = shape.keyRows,
                     batches = shape.getBatchCount(),
@@ -808,6 +809,7 @@ FailureOr<LaunchShape> DecodeKernel::buildCombineKernel() {
   LaunchShape launch;
   setRowBlocks(launch);
   shape.setBatchGrid(launch);
+  shape.limitLengths(launch);
   launch.block = {tiling.threads, 1, 1};
   return launch;
 }

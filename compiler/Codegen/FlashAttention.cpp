@@ -1357,6 +1357,7 @@ FailureOr<LaunchShape> FlashKernel::build() {
   LaunchShape launch;
   launch.grid = {queryBlocks, 1, 1};
   shape.setBatchGrid(launch);
+  shape.limitLengths(launch);
   if (!shape.queryRows.isStatic()) {
     launch.gridWork = shape.queryRows;
     launch.workPerBlock = tiling.queryRows;

@@ -48,6 +48,10 @@ struct LaunchShape {
   std::function<Value(OpBuilder &, Location,
                       function_ref<Value(const Dim &)> size)>
       gridZ;
+  /// Sizes given at run time that the kernel computes only up to a limit,
+  /// each with its largest: the runtime fails a run above one
+  /// (kSizeLimitsAttrName).
+  SmallVector<std::pair<Dim, int64_t>> sizeLimits;
 };
 
 /// Fills the empty body of `kernel` (whose arguments are the memrefs of the

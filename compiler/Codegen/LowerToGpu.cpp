@@ -606,6 +606,13 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
   // What the runtime may run beside it (KernelWrites.h).
   launch->setAttr(kWrittenOperandsAttrName,
                   b.getDenseI64ArrayAttr(getWrittenArguments(kernel)));
+  if (!shape.sizeLimits.empty()) {
+    SmallVector<NamedAttribute> limits;
+    for (const auto &[size, largest] : shape.sizeLimits)
+      limits.push_back(
+          b.getNamedAttr(size.str(), b.getI64IntegerAttr(largest)));
+    launch->setAttr(kSizeLimitsAttrName, b.getDictionaryAttr(limits));
+  }
 }
 
 LogicalResult GraphLowering::bindSymbols(Block *entry) {

@@ -27,10 +27,6 @@ Value mlir::fk::getTensorCoreRhsInput(MatmulOp matmul) {
   return matmul.getRhs();
 }
 
-/// The largest product's rows a heuristic weighs for rows given at run time
-/// without a bound.
-static constexpr int64_t kUnboundedRows = 1 << 16;
-
 MatmulShape::MatmulShape(MatmulOp matmul) {
   RankedTensorType lhsType = tensorType(matmul.getLhs());
   ArrayRef<int64_t> lhs = lhsType.getShape(),
@@ -62,11 +58,11 @@ MatmulShape::MatmulShape(MatmulOp matmul) {
   if (isSymbolic(lhsType)) {
     SmallVector<Dim> rowDims(foldedBatch);
     rowDims.push_back(lhsDims[lhsDims.size() - 2]);
-    rows = elementCount(rowDims).value_or(Dim(kUnboundedRows));
+    rows = elementCount(rowDims).value_or(Dim(kUnboundedSizeGuess));
     std::optional<int64_t> largest =
         getLargestSize(rows, getDimBounds(matmul));
     rowsBounded = largest.has_value();
-    m = largest.value_or(kUnboundedRows);
+    m = largest.value_or(kUnboundedSizeGuess);
     // The kernel of a row variant serves runs of at most its limit's rows
     // (RowVariants.h).
     if (auto fusion = matmul->getParentOfType<FusionOp>())

@@ -37,7 +37,7 @@ struct MatmulShape {
   int64_t m, n, k;
   Dim rows;
   /// Whether `m` bounds the rows: known when compiled, or given at run time
-  /// under bounds (else `m` is kUnboundedRows, a guess).
+  /// under bounds (else `m` is kUnboundedSizeGuess).
   bool rowsBounded = true;
   /// B is read K-major from the input it is the transpose of.
   bool rhsKMajor;

@@ -32,18 +32,15 @@ SmallVector<int64_t> mlir::fk::getRowVariantLimits(FusionOp fusion) {
   ArrayRef<int64_t> tried;
   int64_t largest = 0;
   if (hasRuntimeQueryRows(fusion)) {
-    std::optional<int64_t> bound =
-        getLargestSize(getVariantRows(fusion), getDimBounds(fusion));
-    if (!bound)
-      return {};
+    // Query rows without a bound get every limit's variant.
     tried = kAttentionRowLimits;
-    largest = *bound;
+    largest = AttentionShape(fusion.getAttention()).queries;
   } else {
     MatmulOp matmul = fusion.getMatmul();
     if (fusion.getKind() != FusionKind::Matmul || !matmul ||
         !whyNotTiledAtRuntimeSizes(matmul).empty())
       return {};
-    // Rows without a bound are tiled for kUnboundedRows (MatmulShape):
+    // Rows without a bound are tiled for kUnboundedSizeGuess (MatmulShape):
     // every limit below gets its variant.
     MatmulShape shape(matmul);
     if (!shape.hasRuntimeRows())

@@ -26,6 +26,18 @@
 
 namespace mlir::fk {
 
+/// The size a heuristic weighs for a dimension given at run time without a
+/// bound (a matmul's rows, an attention's lengths): a large one, since
+/// the row variants (RowVariants.h) serve the small runs.
+inline constexpr int64_t kUnboundedSizeGuess = 1 << 16;
+
+/// The name of the gpu.launch_func attribute that lists the sizes given at
+/// run time its kernel computes only up to a limit: a dictionary from a
+/// symbolic dimension's text (`2*S`) to its largest size, i64. The
+/// manifest states them as the launch's `limits`, which the runtime checks
+/// per run (docs/artifact.md, R63).
+inline constexpr llvm::StringLiteral kSizeLimitsAttrName = "fk.size_limits";
+
 /// The symbols of every type of `fusion` (inputs, results and body),
 /// sorted: its kernel's trailing i64 arguments, in this order.
 SmallVector<std::string> getFusionSymbols(FusionOp fusion);

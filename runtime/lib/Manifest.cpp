@@ -944,7 +944,46 @@ private:
         graph.tensorMaps[arg.tensorMap].arg = i;
       }
     }
-    return readWrites(value, path, launch);
+    return readWrites(value, path, launch) &&
+           readLimits(value, path, graph, launch);
+  }
+
+  /// R63: the optional `limits` (version 6), each a symbolic dimension of
+  /// the graph's symbols and the largest size the kernel takes for it.
+  bool readLimits(const Value &value, const std::string &path,
+                  const GraphSpec &graph, LaunchSpec &launch) {
+    const Value *limits = value.find("limits");
+    if (!limits)
+      return true;
+    std::string listPath = join(path, "limits");
+    if (manifestVersion < kLimitsVersion)
+      return fail(listPath, "a launch's limits need artifact version " +
+                                std::to_string(kLimitsVersion) +
+                                ", the manifest says version " +
+                                std::to_string(manifestVersion));
+    if (limits->kind != Value::Array)
+      return fail(listPath, "expected an array");
+    for (size_t i = 0; i < limits->elements.size(); ++i) {
+      const Value &entry = limits->elements[i];
+      std::string entryPath = listPath + "[" + std::to_string(i) + "]";
+      if (entry.kind != Value::Object)
+        return fail(entryPath, "expected an object");
+      LaunchSpec::SizeLimit limit;
+      const Value *size = member(entry, entryPath, "size");
+      if (!size)
+        return false;
+      std::string sizePath = join(entryPath, "size");
+      if (size->kind != Value::String)
+        return fail(sizePath, "expected a symbolic dimension");
+      if (!readMonomial(*size, sizePath, graph, limit.size))
+        return false;
+      limit.text = size->text;
+      if (!readIntField(entry, entryPath, "max", 0, INT64_MAX,
+                        "a non-negative integer", limit.max))
+        return false;
+      launch.limits.push_back(std::move(limit));
+    }
+    return true;
   }
 
   /// R60: the optional `writes`, distinct indices of buffer or tensor map

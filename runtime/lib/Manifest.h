@@ -42,6 +42,8 @@ constexpr uint64_t kTensorMapBytes = 128;
 constexpr int kSymbolsVersion = 4;
 /// The artifact version from which workspace buffers may be placed per run.
 constexpr int kRunWorkspaceVersion = 5;
+/// The artifact version from which a launch may limit the run's sizes.
+constexpr int kLimitsVersion = 6;
 
 /// A size given at run time by the caller's tensors (version 4): the
 /// dimension `axis` of input `input`, the first that is the symbol alone.
@@ -154,6 +156,16 @@ struct LaunchSpec {
   /// Per argument, whether the kernel may write through it (`writes`); when
   /// the manifest does not say, every buffer and tensor map argument.
   std::vector<bool> writes;
+  /// Sizes the kernel computes only up to a limit (`limits`, version 6): a
+  /// run that launches it at a larger size fails before anything is
+  /// enqueued.
+  struct SizeLimit {
+    /// The manifest's text of `size`, for messages.
+    std::string text;
+    Monomial size;
+    int64_t max = 0;
+  };
+  std::vector<SizeLimit> limits;
 };
 
 struct GraphSpec {

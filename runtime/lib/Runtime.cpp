@@ -931,7 +931,8 @@ fkrt_status planTensorMap(const GraphSpec &g, const TensorMapSpec &t,
 
 /// Computes every launch and tensor map of `g` (a graph sized per run) at
 /// the run's sizes, checking what the manifest could not check without
-/// them: grids within CUDA's limits, i32 arguments within 32 bits, tensor
+/// them: grids within CUDA's limits, sizes within the kernels' limits
+/// (R63), i32 arguments within 32 bits, tensor
 /// maps as R39, R40 and R43 require (docs/artifact.md, "Symbols"). A static
 /// graph needs no plan: its launches are the manifest's.
 fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
@@ -964,6 +965,21 @@ fkrt_status planLaunches(const GraphSpec &g, const RunSizes &sizes,
                         std::to_string(kGridLimits[d]) + "]");
       run.skipped |= v == 0;
       run.grid[d] = static_cast<unsigned>(v);
+    }
+    // R63: the sizes its kernel takes, where it runs.
+    for (const LaunchSpec::SizeLimit &limit : l.limits) {
+      int64_t v = 0;
+      bool computed = limit.size.evaluate(sizes.symbols, v);
+      if (run.skipped || (computed && v <= limit.max))
+        continue;
+      std::string takes = std::to_string(limit.max) + " its kernel takes";
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  what() + ": " + limit.text +
+                      (computed ? " is " + std::to_string(v) +
+                                      " at these sizes, above the " + takes
+                                : " overflows 64 bits at these sizes (at "
+                                  "most the " +
+                                      takes + ")"));
     }
     run.values.assign(l.args.size(), 0);
     for (size_t ai = 0; ai < l.args.size(); ++ai) {

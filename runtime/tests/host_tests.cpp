@@ -465,7 +465,7 @@ void testAllowTf32() {
 
 /// R14 to R16: format and version.
 void testVersioning() {
-  CHECK_EQ(FKRT_ARTIFACT_VERSION, 5);
+  CHECK_EQ(FKRT_ARTIFACT_VERSION, 6);
   expectInvalid("R14", edited(R"("format": "fkc-artifact")", R"("format": "onnx")"),
                 "manifest: format: expected \"fkc-artifact\", found \"onnx\"");
   expectInvalid("R12", edited(R"("format": "fkc-artifact", )", ""),
@@ -479,19 +479,19 @@ void testVersioning() {
                 "manifest: version: expected an integer");
   expectInvalid("R15", edited(R"("version": 1)", R"("version": 2e0)"),
                 "manifest: version: expected an integer");
-  // R16: ... and any integer but 1 to 5 is a version this reader does not
+  // R16: ... and any integer but 1 to 6 is a version this reader does not
   // know, however large or small.
-  for (const char *v : {"0", "-1", "6", "2147483648", "1099511627776",
+  for (const char *v : {"0", "-1", "7", "2147483648", "1099511627776",
                         "-9223372036854775808", "99999999999999999999"})
     expectError("R16", artifact(edited(R"("version": 1)",
                                        std::string(R"("version": )") + v)),
                 FKRT_ERROR_UNSUPPORTED_VERSION,
                 std::string("manifest: unsupported artifact version ") + v +
-                    " (this runtime reads versions 1 to 5)");
+                    " (this runtime reads versions 1 to 6)");
   // The version is checked before any other field, so a future layout
   // still gets the version message.
-  expectError("R16", artifact(R"({"format": "fkc-artifact", "version": 6})"),
-              FKRT_ERROR_UNSUPPORTED_VERSION, "unsupported artifact version 6");
+  expectError("R16", artifact(R"({"format": "fkc-artifact", "version": 7})"),
+              FKRT_ERROR_UNSUPPORTED_VERSION, "unsupported artifact version 7");
   // Version 1 is version 2 without tensor maps: the same manifest loads
   // under both numbers.
   fkrt_module m = nullptr;
@@ -1336,6 +1336,82 @@ void testRunPlacedBuffers() {
                 "lifetime, launches 1 to 1");
 }
 
+/// kRunPlaced at version 6, its second launch limited to B*S <= 12.
+const std::string kLimited = replaced(
+    replaced(kRunPlaced, R"("version": 5)", R"("version": 6)"),
+    R"({"kernel": "k0", "grid": [{"ceil_div": ["B*S", 4]}, 1, 1], )",
+    R"({"kernel": "k0", "limits": [{"size": "B*S", "max": 12}], "grid": [{"ceil_div": ["B*S", 4]}, 1, 1], )");
+
+/// R63 and a run's check of a launch's limits: a run above one fails
+/// before anything is enqueued, unless the launch is skipped.
+void testLaunchLimits() {
+  fkrt_module m = nullptr;
+  std::string text = artifact(kLimited);
+  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
+           FKRT_SUCCESS);
+  if (!m)
+    return;
+  CHECK_EQ(fkrt_manifest_version(m), 6);
+  int64_t xShape[] = {2, 6, 8}, yShape[] = {12, 8};
+  fkrt_tensor in[1] = {
+      {reinterpret_cast<void *>(uintptr_t(0x10000)), FKRT_F32, 3, xShape}};
+  fkrt_tensor out[1] = {
+      {reinterpret_cast<void *>(uintptr_t(0x80000)), FKRT_F32, 2, yShape}};
+  auto run = [&] { return fkrt_run(m, "g", in, 1, out, 1, nullptr); };
+  fkrt_status ready = readyRunStatus();
+  CHECK_EQ(run(), ready);
+  xShape[1] = 7;
+  yShape[0] = 14;
+  expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
+               "fkrt_run: graph 'g' launch 1 (kernel 'k0'): B*S is 14 at "
+               "these sizes, above the 12 its kernel takes");
+  // Without elements the limited launch is skipped; so is its limit.
+  xShape[0] = 0;
+  yShape[0] = 0;
+  CHECK_EQ(run(), ready);
+  fkrt_module_destroy(m);
+  // A limited size that overflows where the tensors' sizes do not.
+  text = artifact(replaced(kLimited, R"({"size": "B*S", "max": 12})",
+                           R"({"size": "B*S*S*S*S*S", "max": 9223372036854775807})"));
+  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
+           FKRT_SUCCESS);
+  if (m) {
+    xShape[0] = 2;
+    xShape[1] = 7000;
+    yShape[0] = 14000;
+    expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT,
+                 "fkrt_run: graph 'g' launch 1 (kernel 'k0'): B*S*S*S*S*S "
+                 "overflows 64 bits at these sizes (at most the "
+                 "9223372036854775807 its kernel takes)");
+    fkrt_module_destroy(m);
+  }
+
+  const std::string limits = "manifest: graphs[0].launches[1].limits";
+  auto edit = [&](const std::string &from, const std::string &to) {
+    return replaced(kLimited, from, to);
+  };
+  expectInvalid("R63", edit(R"("version": 6)", R"("version": 5)"),
+                limits + ": a launch's limits need artifact version 6, the "
+                         "manifest says version 5");
+  expectInvalid("R63", edit(R"([{"size": "B*S", "max": 12}])", "{}"),
+                limits + ": expected an array");
+  expectInvalid("R63", edit(R"({"size": "B*S", "max": 12})", "12"),
+                limits + "[0]: expected an object");
+  expectInvalid("R63", edit(R"("size": "B*S", )", ""),
+                limits + "[0]: missing field 'size'");
+  expectInvalid("R63", edit(R"("size": "B*S")", R"("size": "T")"),
+                limits + "[0].size: \"T\" is not a product of the graph's "
+                         "symbols: unknown symbol 'T'");
+  expectInvalid("R63", edit(R"("size": "B*S")", R"("size": "12")"),
+                limits + "[0].size: \"12\" is not a product of the graph's "
+                         "symbols: names no symbol (a static size is written "
+                         "as an integer)");
+  expectInvalid("R63", edit(R"("size": "B*S")", R"("size": {"mul": ["B", "S"]})"),
+                limits + "[0].size: expected a symbolic dimension");
+  expectInvalid("R63", edit(R"("max": 12)", R"("max": -1)"),
+                limits + "[0].max: expected a non-negative integer, found -1");
+}
+
 /// kMapBase at version 4 with a symbol N: x is [N, 128] and its map's
 /// outer extent is N; the first launch's grid, min(N, 1), has no blocks at
 /// N = 0.
@@ -2161,6 +2237,7 @@ int main() {
   testSymbols();
   testSymbolicTensorMaps();
   testRunPlacedBuffers();
+  testLaunchLimits();
   testCppWrapperSymbols();
   testBaseValid();
   testFileRules();

@@ -145,13 +145,11 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
     return "query, key, value and result differ in element type";
   int64_t queries = query.getShape()[query.getRank() - 2];
   int64_t keys = key.getShape()[key.getRank() - 2];
-  // (A length given at run time is bounded: whyNotRuntimeSizedAttention,
-  // which whyNoAttentionKernel asks first; at 0 the flash kernel reads no
-  // key block.)
+  // (A length given at run time is checked per run against
+  // kMaxAttentionLength; at 0 the flash kernel reads no key block.)
   if (queries == 0 || keys == 0)
     return "it has no queries or no keys";
-  // The kernels compare key and query indices in 32 bits.
-  if (queries >= (int64_t(1) << 31) || keys >= (int64_t(1) << 31))
+  if (queries > kMaxAttentionLength || keys > kMaxAttentionLength)
     return "2^31 or more queries or keys";
   // A symbolic batch count is checked per run by the runtime (the grid's
   // y).
@@ -326,10 +324,9 @@ std::string mlir::fk::whyNotTiledAtRuntimeSizes(MatmulOp matmul) {
 /// The flash kernel reads its query rows and keys at run time too (a
 /// causal prefill of S tokens), the decode kernel its keys (a decode step
 /// over the run's cache), and both a mask input's strides (a padding mask
-/// [B, 1, 1, S]). Head dims are fixed when compiled, and the bounds keep
-/// the lengths within the kernels' 32-bit key indices; a batch count needs
-/// no bound (a run of more than 65535 batches fails the runtime's grid
-/// check).
+/// [B, 1, 1, S]). Head dims are fixed when compiled. No size needs a
+/// bound: the runtime fails a run of more than 65535 batches (the grid's
+/// y) or of lengths past kMaxAttentionLength (the launch's limits).
 std::string mlir::fk::whyNotRuntimeSizedAttention(AttentionOp attention) {
   if (llvm::none_of(attention->getOperandTypes(), isSymbolic))
     return "";
@@ -337,7 +334,6 @@ std::string mlir::fk::whyNotRuntimeSizedAttention(AttentionOp attention) {
       ", and attention kernels read at run time only their batch "
       "dimensions, the flash kernel its query rows and keys, and the decode "
       "kernel its keys (head dims of static sizes)";
-  DictionaryAttr bounds = getDimBounds(attention);
   for (Value operand : {attention.getQuery(), attention.getKey(),
                         attention.getValue()}) {
     auto type = cast<RankedTensorType>(operand.getType());
@@ -359,15 +355,6 @@ std::string mlir::fk::whyNotRuntimeSizedAttention(AttentionOp attention) {
                " heads, and the kernels read a head split's head count "
                "when compiled";
     }
-    if (!type.isDynamicDim(type.getRank() - 2))
-      continue;
-    Dim length = getDim(type, type.getRank() - 2);
-    std::optional<int64_t> largest = getLargestSize(length, bounds);
-    if (!largest || *largest >= (int64_t(1) << 31))
-      return "this attention's " + std::string(name) + " has " +
-             length.str() +
-             " rows, which may reach the kernels' 2^31 key indices unless "
-             "bounds keep them below (where S <= N)";
   }
   // Keys sized at run time are the queries' own (self-attention, the flash
   // kernel), or those of a decode kernel's few static query rows; a run

@@ -22,6 +22,12 @@ namespace mlir::fk {
 /// The query rows one warpgroup of the flash kernel owns.
 inline constexpr int64_t kFlashRowsPerWarpgroup = 64;
 
+/// The most query rows or keys the attention kernels take: they compare
+/// key and query indices in 32 bits, and TMA's coordinates are 32-bit.
+/// Lengths given at run time without a bound below it are checked per run
+/// (the launch's `limits`, docs/artifact.md).
+inline constexpr int64_t kMaxAttentionLength = (int64_t(1) << 31) - 1;
+
 /// Why `target` cannot run the kernels built on wgmma and TMA (the
 /// tensor-core matmul and flash attention), or "" if it can.
 std::string whyNoWarpgroupKernels(TargetAttr target);
@@ -148,8 +154,9 @@ std::string whyNotRuntimeSized(Operation *op);
 /// Why the attention kernels cannot read `attention`'s sizes given at run
 /// time, or "" if they can (or it has none): they read its batch, the
 /// flash kernel its query rows and keys where they are as many (or the
-/// keys of fixed ones), the decode kernel its keys, within the bounds of
-/// the grid and 32-bit key indices; head dims are fixed when compiled.
+/// keys of fixed ones), the decode kernel its keys, the runtime checking
+/// per run that the batches fit the grid's y and the lengths
+/// kMaxAttentionLength; head dims are fixed when compiled.
 /// whyNoAttentionKernel gives this reason first: such an attention is
 /// decomposed into naive kernels, which read every size.
 std::string whyNotRuntimeSizedAttention(AttentionOp attention);

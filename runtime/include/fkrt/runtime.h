@@ -30,7 +30,7 @@ extern "C" {
 
 /// The newest artifact format major version this runtime reads; it reads
 /// every version from 1 up to this one.
-#define FKRT_ARTIFACT_VERSION 5
+#define FKRT_ARTIFACT_VERSION 6
 
 /// Result of every fallible call. FKRT_SUCCESS is 0; the others are errors
 /// with a message available from fkrt_last_error().
@@ -236,7 +236,8 @@ FKRT_API size_t fkrt_manifest_launch_count(fkrt_module module, size_t graph);
 ///     symbol alone) within its bound, and every symbolic dimension of the
 ///     inputs, then of the outputs, equal to its value at those sizes; then
 ///     that each launch's grid and sized arguments are within CUDA's limits
-///     at those sizes (a launch whose grid is empty is skipped); then that
+///     at those sizes and its sizes within its kernel's limits (a launch
+///     whose grid is empty is skipped); then that
 ///     an output aliasing an input
 ///     (fkrt_manifest_output_aliases) is passed that input's buffer, and
 ///     that no other output overlaps an input or another output
