@@ -1,6 +1,7 @@
 //===- ArtifactWriter.cpp - the .ptx artifact with its manifest -----------===//
 
 #include "Artifact/ArtifactWriter.h"
+#include "Artifact/LaunchOrder.h"
 #include "Codegen/KernelWrites.h"
 #include "Codegen/Passes.h"
 #include "Codegen/RuntimeSizes.h"
@@ -110,12 +111,22 @@ private:
 
 LogicalResult GraphManifest::build() {
   int64_t inputs = 0, outputs = 0;
+  // The memory each buffer id names: an inout parameter's new value is its
+  // input's.
+  SmallVector<int64_t> memoryOf;
   for (BlockArgument arg : host.getArguments()) {
     bool isOutput = host.getArgAttr(arg.getArgNumber(), kOutputAttrName) != nullptr;
     bufferIds[arg] = buffers.size();
+    auto input =
+        host.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), kUpdatesAttrName);
+    memoryOf.push_back(input ? input.getInt() : buffers.size());
     buffers.push_back({isOutput ? "output" : "input",
                        isOutput ? outputs++ : inputs++, std::nullopt});
   }
+  // Per launch, the memory it uses; per workspace buffer, its launches.
+  std::vector<std::vector<BufferUse>> launchUses;
+  std::vector<LaunchRuns> launchRuns;
+  std::vector<std::vector<int64_t>> workspaceUsers;
   auto constant = [&](Value v, int64_t &out) -> LogicalResult {
     std::optional<int64_t> c = getConstantIntValue(v);
     if (!c)
@@ -126,8 +137,10 @@ LogicalResult GraphManifest::build() {
   for (Operation &op : host.getBody().front()) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       bufferIds[alloc] = buffers.size();
+      memoryOf.push_back(buffers.size());
       buffers.push_back(
           {"workspace", (int64_t)workspaceLifetimes.size(), std::nullopt});
+      workspaceUsers.emplace_back();
       // A buffer sized per run reserves what the largest sizes need, or
       // without bounds is placed by each run at its sizes.
       int64_t bytes = 0;
@@ -168,16 +181,22 @@ LogicalResult GraphManifest::build() {
       if (failed(constant(shared, entry.sharedBytes)))
         return failure();
     int64_t index = launches.size();
-    if (auto writes = launch->getAttrOfType<DenseI64ArrayAttr>(
-            kWrittenOperandsAttrName))
+    auto writes =
+        launch->getAttrOfType<DenseI64ArrayAttr>(kWrittenOperandsAttrName);
+    if (writes)
       entry.writes = llvm::json::Array(writes.asArrayRef());
+    launchUses.emplace_back();
+    launchRuns.emplace_back();
+    if (auto variant =
+            launch->getAttrOfType<DenseI64ArrayAttr>(kRunVariantAttrName))
+      launchRuns.back() = {variant[0], variant[1]};
     if (auto limits =
             launch->getAttrOfType<DictionaryAttr>(kSizeLimitsAttrName))
       for (NamedAttribute limit : limits)
         entry.limits.push_back(llvm::json::Object{
             {"size", limit.getName().str()},
             {"max", cast<IntegerAttr>(limit.getValue()).getInt()}});
-    for (Value arg : launch.getKernelOperands()) {
+    for (auto [operand, arg] : llvm::enumerate(launch.getKernelOperands())) {
       // A size passed to the kernel (RuntimeSizes.h).
       if (arg.getType().isInteger(64)) {
         FailureOr<llvm::json::Value> value = sizeExpression(arg);
@@ -235,11 +254,15 @@ LogicalResult GraphManifest::build() {
                  {"swizzle", tensorMap.getSwizzle()}}}});
       }
       const Buffer &buffer = buffers[it->second];
+      launchUses.back().push_back(
+          {memoryOf[id], !writes || llvm::is_contained(writes.asArrayRef(),
+                                                       int64_t(operand))});
       if (buffer.kind == "workspace") {
         fkrt::BufferLifetime &life = workspaceLifetimes[buffer.index];
         if (life.first > life.last)
           life.first = index;
         life.last = index;
+        workspaceUsers[buffer.index].push_back(index);
       }
     }
     launches.push_back(std::move(entry));
@@ -250,8 +273,17 @@ LogicalResult GraphManifest::build() {
         workspaceLifetimes[buffer.index].first >
             workspaceLifetimes[buffer.index].last)
       buffer.runBytes.reset();
-  // Those placed per run take no bytes here (their lifetimes hold 0).
-  if (!fkrt::planWorkspace(workspaceLifetimes, workspace))
+  // Those placed per run take no bytes here (their lifetimes hold 0). Two
+  // buffers share bytes only where the later one's launches would not run
+  // at once with the earlier one's (LaunchOrder.h).
+  LaunchOrder order(launchUses, std::move(launchRuns));
+  auto mayShare = [&](size_t a, size_t b) {
+    if (workspaceLifetimes[a].first > workspaceLifetimes[b].first)
+      std::swap(a, b);
+    return order.mayFollow(workspaceUsers[b], workspaceUsers[a]);
+  };
+  if (!fkrt::planWorkspace(workspaceLifetimes, workspace, /*start=*/0,
+                           fkrt::kWorkspaceAlignment, mayShare))
     return host.emitError() << "the workspace's buffers overflow 64 bits";
   return success();
 }

@@ -179,11 +179,13 @@ private:
   llvm::StringMap<Value> symbolValues;
   /// While the kernels of a fusion with row variants are lowered, the runs
   /// they serve: those of more than `above` and at most `atMost` rows.
-  /// Their launches have no blocks for other runs.
+  /// Their launches have no blocks for other runs, and carry
+  /// kRunVariantAttrName: [`fusion` (the fusion's index), `above`].
   struct RunRows {
     Dim rows;
     int64_t above;
     std::optional<int64_t> atMost;
+    int64_t fusion;
   };
   std::optional<RunRows> runRows;
 };
@@ -314,7 +316,7 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
     for (auto [copy, result] :
          llvm::zip(clone.getResults(), fusion.getResults()))
       buffers[copy] = buffers.lookup(result);
-    runRows = RunRows{rows, above, variant.rows};
+    runRows = RunRows{rows, above, variant.rows, index};
     LogicalResult lowered =
         lowerFusionKernels(clone, name + "_r" + std::to_string(variant.rows));
     for (Value copy : clone.getResults())
@@ -324,7 +326,7 @@ LogicalResult GraphLowering::lowerFusion(FusionOp fusion, int64_t index) {
       return failure();
     above = variant.rows;
   }
-  runRows = RunRows{rows, above, std::nullopt};
+  runRows = RunRows{rows, above, std::nullopt, index};
   LogicalResult lowered = lowerFusionKernels(fusion, name);
   runRows.reset();
   return lowered;
@@ -606,6 +608,9 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
   // What the runtime may run beside it (KernelWrites.h).
   launch->setAttr(kWrittenOperandsAttrName,
                   b.getDenseI64ArrayAttr(getWrittenArguments(kernel)));
+  if (runRows)
+    launch->setAttr(kRunVariantAttrName, b.getDenseI64ArrayAttr(
+                                             {runRows->fusion, runRows->above}));
   if (!shape.sizeLimits.empty()) {
     SmallVector<NamedAttribute> limits;
     for (const auto &[size, largest] : shape.sizeLimits)

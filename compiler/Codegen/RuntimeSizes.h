@@ -38,6 +38,12 @@ inline constexpr int64_t kUnboundedSizeGuess = 1 << 16;
 /// per run (docs/artifact.md, R63).
 inline constexpr llvm::StringLiteral kSizeLimitsAttrName = "fk.size_limits";
 
+/// The name of the gpu.launch_func attribute of a row variant's launches
+/// (RowVariants.h): [the fusion's index in its graph, the rows its runs
+/// exceed]. Two launches of one fusion's different variants never both
+/// have blocks in a run.
+inline constexpr llvm::StringLiteral kRunVariantAttrName = "fk.run_variant";
+
 /// The symbols of every type of `fusion` (inputs, results and body),
 /// sorted: its kernel's trailing i64 arguments, in this order.
 SmallVector<std::string> getFusionSymbols(FusionOp fusion);

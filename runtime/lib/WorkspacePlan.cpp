@@ -19,7 +19,7 @@ static bool alignUp(uint64_t value, uint64_t alignment, uint64_t &out) {
 
 bool fkrt::planWorkspace(const std::vector<BufferLifetime> &buffers,
                          WorkspacePlan &plan, uint64_t start,
-                         uint64_t alignment) {
+                         uint64_t alignment, const MayShareBytes &mayShare) {
   plan.offsets.assign(buffers.size(), start);
   plan.bytes = start;
   std::vector<uint64_t> sizes(buffers.size());
@@ -38,7 +38,8 @@ bool fkrt::planWorkspace(const std::vector<BufferLifetime> &buffers,
     // The ranges this buffer must avoid, by offset.
     taken.clear();
     for (size_t j : placed)
-      if (buffers[i].overlaps(buffers[j]))
+      if (sizes[j] > 0 && (buffers[i].overlaps(buffers[j]) ||
+                           (mayShare && !mayShare(i, j))))
         taken.push_back({plan.offsets[j], plan.offsets[j] + sizes[j]});
     std::sort(taken.begin(), taken.end());
     uint64_t offset = start, end;

@@ -1,8 +1,9 @@
 //===- workspace_plan_tests.cpp - placing buffers in a workspace ----------===//
 //
 // fkrt::planWorkspace, which fkc places the buffers it sizes with and the
-// runtime those a run sizes: buffers of disjoint lifetimes share bytes,
-// overlapping ones never do, offsets are aligned and start where asked, an
+// runtime those a run sizes: buffers of disjoint lifetimes share bytes
+// unless the caller's predicate keeps them apart, overlapping ones never
+// do, offsets are aligned and start where asked, an
 // unused buffer takes nothing, and offsets past 64 bits fail. Then
 // fkrt::layOutRunWorkspace: a run's buffers after the graph's own bytes,
 // its descriptors after them, and sizes that overflow.
@@ -55,6 +56,27 @@ void testSharing() {
   p = plan(disjoint);
   CHECK_EQ(p.offsets[0], p.offsets[1]);
   CHECK_EQ(p.bytes, 256u);
+}
+
+/// A predicate keeps buffers of disjoint lifetimes apart (fkc's: where
+/// sharing would make a replay wait, compiler/Artifact/LaunchOrder.h).
+void testMayShare() {
+  // Three disjoint lifetimes: 0 and 1 may not share, 0 and 2 may (and so
+  // may 1 and 2).
+  std::vector<BufferLifetime> three = {{256, 0, 0}, {256, 1, 1}, {256, 2, 2}};
+  WorkspacePlan p;
+  CHECK(fkrt::planWorkspace(three, p, 0, fkrt::kWorkspaceAlignment,
+                            [&](size_t a, size_t b) {
+                              return std::min(a, b) != 0 || std::max(a, b) != 1;
+                            }));
+  CHECK(!share(three, p, 0, 1));
+  CHECK_EQ(p.offsets[0], p.offsets[2]);
+  CHECK_EQ(p.bytes, 512u);
+  // Overlapping lifetimes stay apart whatever the predicate says.
+  std::vector<BufferLifetime> overlapping = {{256, 0, 1}, {256, 1, 2}};
+  CHECK(fkrt::planWorkspace(overlapping, p, 0, fkrt::kWorkspaceAlignment,
+                            [](size_t, size_t) { return true; }));
+  CHECK(!share(overlapping, p, 0, 1));
 }
 
 void testAlignmentAndStart() {
@@ -150,6 +172,7 @@ void testRunLayout() {
 
 int main() {
   testSharing();
+  testMayShare();
   testAlignmentAndStart();
   testRunLayout();
   return fkrt_test::finish();

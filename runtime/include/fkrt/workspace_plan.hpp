@@ -17,6 +17,7 @@
 #define FKRT_WORKSPACE_PLAN_HPP
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace fkrt {
@@ -45,13 +46,19 @@ struct WorkspacePlan {
 /// The workspace alignment: cuMemAlloc's, and every buffer's.
 constexpr uint64_t kWorkspaceAlignment = 256;
 
+/// Whether buffers `a` and `b` (indices into the buffers planned), whose
+/// lifetimes do not overlap, may still share bytes.
+using MayShareBytes = std::function<bool(size_t a, size_t b)>;
+
 /// Places `buffers` greedily, largest first, each at the lowest offset from
 /// `start` (a multiple of `alignment`) that is a multiple of `alignment` and
-/// overlaps no placed buffer of an overlapping lifetime. Returns false if an
-/// offset would not fit 64 bits.
+/// overlaps no placed buffer of an overlapping lifetime, nor one that
+/// `mayShare`, when given, keeps apart. Returns false if an offset would not
+/// fit 64 bits.
 bool planWorkspace(const std::vector<BufferLifetime> &buffers,
                    WorkspacePlan &plan, uint64_t start = 0,
-                   uint64_t alignment = kWorkspaceAlignment);
+                   uint64_t alignment = kWorkspaceAlignment,
+                   const MayShareBytes &mayShare = {});
 
 } // namespace fkrt
 
