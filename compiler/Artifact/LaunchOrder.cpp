@@ -12,26 +12,30 @@ LaunchOrder::LaunchOrder(llvm::ArrayRef<std::vector<BufferUse>> uses,
                          std::vector<LaunchRuns> runs)
     : runs(std::move(runs)) {
   depths.assign(uses.size(), 0);
-  // Per buffer, the deepest launch so far that wrote it and that read it
-  // (-1: none): a launch waits for every earlier writer of what it uses,
-  // and a writer for every earlier reader too.
-  struct Deepest {
-    int64_t writer = -1, reader = -1;
+  // Per memory id, the launches so far that wrote it and that read it: a
+  // launch waits for every earlier writer of what it uses, and a writer for
+  // every earlier reader too.
+  struct Users {
+    std::vector<size_t> writers, readers;
   };
-  llvm::DenseMap<int64_t, Deepest> deepest;
+  llvm::DenseMap<int64_t, Users> users;
   for (size_t j = 0; j < uses.size(); ++j) {
     int64_t waitsFor = -1;
+    auto waitFor = [&](const std::vector<size_t> &earlier) {
+      for (size_t i : earlier)
+        if (!this->runs[j].excludes(this->runs[i]))
+          waitsFor = std::max(waitsFor, depths[i]);
+    };
     for (const BufferUse &use : uses[j]) {
-      const Deepest &earlier = deepest[use.buffer];
-      waitsFor = std::max(waitsFor, earlier.writer);
+      const Users &earlier = users[use.memory];
+      waitFor(earlier.writers);
       if (use.writes)
-        waitsFor = std::max(waitsFor, earlier.reader);
+        waitFor(earlier.readers);
     }
     depths[j] = waitsFor + 1;
     for (const BufferUse &use : uses[j]) {
-      int64_t &slot =
-          use.writes ? deepest[use.buffer].writer : deepest[use.buffer].reader;
-      slot = std::max(slot, depths[j]);
+      Users &mine = users[use.memory];
+      (use.writes ? mine.writers : mine.readers).push_back(j);
     }
   }
 }

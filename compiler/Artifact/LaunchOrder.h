@@ -9,16 +9,18 @@
 //
 // So fkc lets a buffer share the bytes of an earlier one only where each
 // launch of the later one lies deeper in the order of the launches' data
-// (each buffer with bytes of its own) than every launch of the earlier:
-// then it cannot start before launches at least as deep as those, and
-// waiting for them costs little. A launch's depth is the longest chain of
-// launches it waits for. Sharing where one launch waits for the other
-// anyway is always allowed (the waiter is deeper); sharing between launches
-// of one depth, such as sibling projections, never is. The values a layer
-// leaves behind for launches that nothing waits for (a cache write) still
-// share bytes with the next layers', which are deeper. Launches of two row
-// variants of one fusion never both run (RowVariants.h): they may share
-// whatever their depths.
+// (each buffer with bytes of its own) than every launch of the earlier. A
+// launch's depth is the longest chain of launches it waits for; a deeper
+// launch starts only after a chain at least as long has run, so waiting
+// for the earlier launches as well likely costs little. This is a
+// heuristic: it keeps apart the buffers of launches of one depth (sibling
+// projections), always lets a launch share with those it waits for anyway,
+// and lets the values a layer leaves for launches nothing waits for (a
+// cache write) share bytes with the next layers', which are deeper. Launches
+// of two row variants of one fusion never both run (RowVariants.h): they
+// count as neither waiting for the other and may share whatever their
+// depths. runtime/lib/LaunchDependencies.h states the same read and write
+// rule for the bytes of a run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,28 +34,32 @@
 
 namespace mlir::fk {
 
-/// A launch's use of a buffer (by an id of the caller's).
+/// A launch's use of memory: a buffer, by an id of the caller's that two
+/// buffers of the same memory (an inout parameter's input and output)
+/// share.
 struct BufferUse {
-  int64_t buffer;
+  int64_t memory;
   bool writes;
 };
 
 /// The runs a launch serves: every run, or for a row variant's launch
-/// those of one variant of fusion `fusion`, which `variant` names.
+/// those of one variant of fusion `fusion`: the runs of more than `above`
+/// rows (up to the next variant's).
 struct LaunchRuns {
   int64_t fusion = -1;
-  int64_t variant = 0;
+  int64_t above = 0;
 
   /// Whether no run has blocks in both launches.
   bool excludes(const LaunchRuns &other) const {
-    return fusion >= 0 && fusion == other.fusion && variant != other.variant;
+    return fusion >= 0 && fusion == other.fusion && above != other.above;
   }
 };
 
 /// The depth of each launch of a graph when every buffer has bytes of its
 /// own: 0 for a launch that waits for none, else one more than the deepest
-/// launch it waits for. Launch j waits for an earlier launch i that uses a
-/// buffer j uses where either may write it.
+/// launch it waits for. Launch j waits for an earlier launch i that uses
+/// memory j uses where either may write it, unless no run has blocks in
+/// both.
 class LaunchOrder {
 public:
   /// `uses[l]`: the buffers launch l uses; `runs[l]`: the runs it serves.

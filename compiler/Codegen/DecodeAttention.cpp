@@ -64,7 +64,8 @@ namespace {
 /// 0.214 ms (docs/attention.md, "Decode").
 ///
 /// Where keys or batches are given at run time, the tiling's count is that
-/// of the bounds' keys and the fewest batches (the most any run needs), and
+/// of the bounds' keys (kUnboundedSizeGuess without one) and the fewest
+/// batches (the most any run needs), and
 /// each run launches the count of its own sizes, at most the tiling's: a
 /// run of few keys or many batches is not split for the bounds.
 struct DecodeSplitHeuristic {

@@ -674,8 +674,9 @@ SmallVector<Value> FlashKernel::waitGroups(ArrayRef<Value> values,
 SmallVector<Value> FlashKernel::hideKeys(ArrayRef<Value> s, Value block) {
   // Key j is hidden from query i when j >= Nk, or (causal) j > i + Nk - Nq.
   // Value i of the thread is key threadFirstKey + columnOf(i): the constant
-  // is compared with limits per thread and row (in 32 bits:
-  // whyNotFlashAttention keeps every index below 2^31).
+  // is compared with limits per thread and row (in 32 bits: lengths are
+  // below 2^31, kMaxAttentionLength, when compiled or per run by the
+  // launch's limits).
   auto i32 = [&](Value v) {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), v).getResult();
   };

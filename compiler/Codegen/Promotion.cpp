@@ -29,7 +29,7 @@ static StageRange getFlashStageRange(FusionOp fusion, TilingAttr tiling,
   auto queryType =
       cast<RankedTensorType>(fusion.getAttention().getQuery().getType());
   int64_t elementBytes = queryType.getElementTypeBitWidth() / 8;
-  // (Keys given at run time count as their bound.)
+  // (Keys given at run time count as their bound, or kUnboundedSizeGuess.)
   int64_t keys = AttentionShape(fusion.getAttention()).keys;
   StageRange range;
   range.stageBytes = flash.getStageBytes(elementBytes);

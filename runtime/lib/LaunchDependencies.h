@@ -6,7 +6,9 @@
 // they touch overlapping memory and either writes it (read after write,
 // write after read, write after write); launches that only read the same
 // tensors, or touch disjoint ones, may run together: a decode step's query,
-// key and value projections, the rotations of its queries and keys.
+// key and value projections, the rotations of its queries and keys. fkc
+// places workspace buffers so that sharing bytes adds few such waits
+// (compiler/Artifact/LaunchOrder.h, the same rule over buffers).
 //
 //===----------------------------------------------------------------------===//
 
