@@ -159,6 +159,12 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
   return "";
 }
 
+bool mlir::fk::hasKeysInEveryRun(AttentionOp attention) {
+  auto key = cast<RankedTensorType>(attention.getKey().getType());
+  return getSmallestSize(getDim(key, key.getRank() - 2),
+                         getDimLowerBounds(attention)) >= 1;
+}
+
 std::string mlir::fk::whyNotWarpgroupFlash(AttentionOp attention,
                                            TargetAttr target) {
   std::string why = whyNoWarpgroupKernels(target);
@@ -217,11 +223,15 @@ std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
   if (key.getShape().back() != headDim || value.getShape().back() != headDim)
     return "the value head dim differs from the query's";
   // Keys given at run time are a self-attention's (as many as the query
-  // rows): a run with queries but no keys would need an empty tensor map.
+  // rows) or at least one in every run (hasKeysInEveryRun): a run with
+  // queries but no keys would need an empty tensor map.
   Dim keyRows = getDim(key, key.getRank() - 2);
-  if (!keyRows.isStatic() && keyRows != getDim(query, query.getRank() - 2))
+  if (!keyRows.isStatic() && keyRows != getDim(query, query.getRank() - 2) &&
+      !hasKeysInEveryRun(attention))
     return "its " + keyRows.str() +
-           " keys are given at run time, and not as many as its query rows";
+           " keys are given at run time, not as many as its query rows, and "
+           "may be 0 (a lower bound keeps them from it: where 1 <= " +
+           keyRows.str() + ")";
   if (!whyNotWarpgroupFlash(attention, target).empty() &&
       getFlashSharedBytes(kFlashRowsPerWarpgroup, 64, headDim,
                           element.getIntOrFloatBitWidth() / 8) >
@@ -366,12 +376,14 @@ std::string mlir::fk::whyNotRuntimeSizedAttention(AttentionOp attention) {
   };
   Dim keys = rows(attention.getKey());
   if (!keys.isStatic() && keys != rows(attention.getQuery()) &&
-      !usesDecodeAttention(attention))
+      !usesDecodeAttention(attention) && !hasKeysInEveryRun(attention))
     return "this attention has " + rows(attention.getQuery()).str() +
            " query rows and " + keys.str() + " keys" + supported +
-           ", keys given at run time as many as the query rows or over at "
+           ", keys given at run time as many as the query rows, over at "
            "most " +
-           std::to_string(kDecodeMaxQueries) + " query rows of static size";
+           std::to_string(kDecodeMaxQueries) +
+           " query rows of static size, or at least one in every run (where "
+           "1 <= " + keys.str() + ")";
   // A batch count given at run time is the kernels' grid y, which the
   // runtime checks per run against CUDA's 65535.
   return "";
