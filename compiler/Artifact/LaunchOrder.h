@@ -66,8 +66,6 @@ public:
   LaunchOrder(llvm::ArrayRef<std::vector<BufferUse>> uses,
               std::vector<LaunchRuns> runs);
 
-  int64_t getDepth(int64_t launch) const { return depths[launch]; }
-
   /// Whether a buffer whose launches are `later` may share the bytes of one
   /// whose launches are `earlier`: each of `later` is deeper than every
   /// launch of `earlier` that may run with it.

@@ -106,6 +106,15 @@ fkrt_status load(const std::string &text, std::string &error) {
   return status;
 }
 
+/// The module of artifact `text`, which must load (else a failed check,
+/// and null); the caller destroys it.
+fkrt_module loadValid(const std::string &text) {
+  fkrt_module m = nullptr;
+  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
+           FKRT_SUCCESS);
+  return m;
+}
+
 /// Records that a load failed by rule `rule` with `got`, and checks that
 /// this is `status` with a message containing `message`.
 void expectFailure(const char *rule, fkrt_status got, const std::string &error,
@@ -730,10 +739,7 @@ void testTensorMaps() {
   const std::string a0 = "manifest: graphs[0].launches[0].args[0].tensor_map";
   const std::string a1 = "manifest: graphs[0].launches[1].args[1].tensor_map";
   const std::string a2 = "manifest: graphs[0].launches[1].args[2].tensor_map";
-  fkrt_module m = nullptr;
-  std::string text = artifact(kMapBase);
-  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
-           FKRT_SUCCESS);
+  fkrt_module m = loadValid(artifact(kMapBase));
   CHECK_EQ(fkrt_manifest_version(m), 2);
   // The query reports the manifest's workspace_bytes, not the descriptors.
   CHECK_EQ(fkrt_manifest_workspace_bytes(m, 0), 1000u);
@@ -908,8 +914,7 @@ void testTensorMaps() {
 
   // Without a driver, a run of a graph with tensor maps fails like any
   // other (the arguments are checked first).
-  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
-           FKRT_SUCCESS);
+  m = loadValid(artifact(kMapBase));
   int64_t xShape[] = {64, 128}, yShape[] = {4, 8};
   void *p = reinterpret_cast<void *>(uintptr_t(0x10000));
   void *q = reinterpret_cast<void *>(uintptr_t(0x80000));
@@ -1038,10 +1043,7 @@ std::string symbolicEdited(const std::string &from, const std::string &to) {
 
 /// R53 to R58 and fkrt_run's checks of a run's sizes.
 void testSymbols() {
-  fkrt_module m = nullptr;
-  std::string text = artifact(kSymbolic);
-  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
-           FKRT_SUCCESS);
+  fkrt_module m = loadValid(artifact(kSymbolic));
   if (!m)
     return;
   CHECK_EQ(fkrt_manifest_version(m), 4);
@@ -1267,10 +1269,7 @@ const std::string kRunPlaced = replaced(
 /// R61, R62 and a run's layout of the buffers it places: each fits its
 /// bytes at the run's sizes.
 void testRunPlacedBuffers() {
-  fkrt_module m = nullptr;
-  std::string text = artifact(kRunPlaced);
-  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
-           FKRT_SUCCESS);
+  fkrt_module m = loadValid(artifact(kRunPlaced));
   if (!m)
     return;
   CHECK_EQ(fkrt_manifest_version(m), 5);
@@ -1294,9 +1293,7 @@ void testRunPlacedBuffers() {
         {R"({"add": ["B", -5]})",
          "fkrt_run: graph 'g': workspace buffer 2's bytes are -3 at these "
          "sizes"}}) {
-    text = artifact(replaced(kRunPlaced, R"({"mul": [4, "B*S"]})", bytes));
-    CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
-             FKRT_SUCCESS);
+    m = loadValid(artifact(replaced(kRunPlaced, R"({"mul": [4, "B*S"]})", bytes)));
     if (!m)
       continue;
     expectStatus(run(), FKRT_ERROR_INVALID_ARGUMENT, message.c_str());
@@ -1345,10 +1342,7 @@ const std::string kLimited = replaced(
 /// R63 and a run's check of a launch's limits: a run above one fails
 /// before anything is enqueued, unless the launch is skipped.
 void testLaunchLimits() {
-  fkrt_module m = nullptr;
-  std::string text = artifact(kLimited);
-  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
-           FKRT_SUCCESS);
+  fkrt_module m = loadValid(artifact(kLimited));
   if (!m)
     return;
   CHECK_EQ(fkrt_manifest_version(m), 6);
@@ -1371,10 +1365,9 @@ void testLaunchLimits() {
   CHECK_EQ(run(), ready);
   fkrt_module_destroy(m);
   // A limited size that overflows where the tensors' sizes do not.
-  text = artifact(replaced(kLimited, R"({"size": "B*S", "max": 12})",
-                           R"({"size": "B*S*S*S*S*S", "max": 9223372036854775807})"));
-  CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
-           FKRT_SUCCESS);
+  m = loadValid(artifact(
+      replaced(kLimited, R"({"size": "B*S", "max": 12})",
+               R"({"size": "B*S*S*S*S*S", "max": 9223372036854775807})")));
   if (m) {
     xShape[0] = 2;
     xShape[1] = 7000;
@@ -1510,10 +1503,7 @@ void testSymbolicTensorMaps() {
   // (empty) to reach the driver.
   auto runAt = [&](const std::string &json, int64_t n,
                    const std::string &message) {
-    std::string text = artifact(json);
-    fkrt_module m = nullptr;
-    CHECK_EQ(fkrt_module_load_memory(text.data(), text.size(), &m),
-             FKRT_SUCCESS);
+    fkrt_module m = loadValid(artifact(json));
     xShape[0] = n;
     fkrt_status got = fkrt_run(m, "g", in, 1, out, 1, nullptr);
     if (!message.empty())

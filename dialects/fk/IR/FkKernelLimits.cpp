@@ -159,10 +159,14 @@ static std::string whyNotAttentionKernel(AttentionOp attention) {
   return "";
 }
 
-bool mlir::fk::hasKeysInEveryRun(AttentionOp attention) {
-  auto key = cast<RankedTensorType>(attention.getKey().getType());
-  return getSmallestSize(getDim(key, key.getRank() - 2),
-                         getDimLowerBounds(attention)) >= 1;
+bool mlir::fk::flashReadsKeys(AttentionOp attention) {
+  auto rows = [](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    return getDim(type, type.getRank() - 2);
+  };
+  Dim keys = rows(attention.getKey());
+  return keys.isStatic() || keys == rows(attention.getQuery()) ||
+         getSmallestSize(keys, getDimLowerBounds(attention)) >= 1;
 }
 
 std::string mlir::fk::whyNotWarpgroupFlash(AttentionOp attention,
@@ -222,12 +226,8 @@ std::string mlir::fk::whyNotFlashAttention(AttentionOp attention,
            ", not a multiple of 16 up to 256 (mma.sync's K step)";
   if (key.getShape().back() != headDim || value.getShape().back() != headDim)
     return "the value head dim differs from the query's";
-  // Keys given at run time are a self-attention's (as many as the query
-  // rows) or at least one in every run (hasKeysInEveryRun): a run with
-  // queries but no keys would need an empty tensor map.
   Dim keyRows = getDim(key, key.getRank() - 2);
-  if (!keyRows.isStatic() && keyRows != getDim(query, query.getRank() - 2) &&
-      !hasKeysInEveryRun(attention))
+  if (!flashReadsKeys(attention))
     return "its " + keyRows.str() +
            " keys are given at run time, not as many as its query rows, and "
            "may be 0 (a lower bound keeps them from it: where 1 <= " +
@@ -366,17 +366,16 @@ std::string mlir::fk::whyNotRuntimeSizedAttention(AttentionOp attention) {
                "when compiled";
     }
   }
-  // Keys sized at run time are the queries' own (self-attention, the flash
-  // kernel), or those of a decode kernel's few static query rows; a run
-  // with queries but no keys gives zeros, as the unfused graph's empty
-  // product does.
+  // Keys sized at run time are those the flash kernel reads
+  // (flashReadsKeys), or those of a decode kernel's few static query rows;
+  // a run with queries but no keys gives zeros, as the unfused graph's
+  // empty product does.
   auto rows = [](Value v) {
     auto type = cast<RankedTensorType>(v.getType());
     return getDim(type, type.getRank() - 2);
   };
   Dim keys = rows(attention.getKey());
-  if (!keys.isStatic() && keys != rows(attention.getQuery()) &&
-      !usesDecodeAttention(attention) && !hasKeysInEveryRun(attention))
+  if (!flashReadsKeys(attention) && !usesDecodeAttention(attention))
     return "this attention has " + rows(attention.getQuery()).str() +
            " query rows and " + keys.str() + " keys" + supported +
            ", keys given at run time as many as the query rows, over at "

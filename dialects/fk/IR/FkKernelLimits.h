@@ -113,11 +113,12 @@ inline int64_t getFlashSharedBytes(int64_t rows, int64_t keys,
   return std::max(operands, output) + 1024;
 }
 
-/// Whether every run of `attention` has keys: their count is static and
-/// nonzero, or the lower bounds keep it from 0 (`where 1 <= S`). The flash
-/// kernel takes keys given at run time that are not as many as the query
-/// rows (a chunk of new tokens over a cache) only then.
-bool hasKeysInEveryRun(AttentionOp attention);
+/// Whether the flash kernel reads `attention`'s keys at every run's sizes:
+/// their count is static, as many as the query rows (a self-attention), or
+/// given at run time with a lower bound that keeps it from 0 (`where 1 <=
+/// S`: a chunk of new tokens over a cache). A run with queries but no keys
+/// would need an empty tensor map.
+bool flashReadsKeys(AttentionOp attention);
 
 /// Why the flash kernel cannot compute `attention` on `target`, or "" if it
 /// can.
