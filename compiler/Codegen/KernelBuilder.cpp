@@ -391,6 +391,11 @@ static FailureOr<LaunchShape> buildReductionKernel(KernelContext &k) {
 /// fusion (prologue) and results by its epilogue. Every size may be given
 /// at run time.
 static FailureOr<LaunchShape> buildMatmulKernel(KernelContext &k) {
+  // A group's results differ in shape; fk-group-matmuls forms groups for
+  // the wgmma kernel only.
+  if (k.fusion.isMatmulGroup())
+    return k.fusion.emitOpError()
+           << "is a matmul group, which only the wgmma kernel computes";
   // A pair's matmuls share the result type.
   auto resultType = tensorType(k.fusion.getMatmul().getResult());
   Type elementType = resultType.getElementType();

@@ -24,6 +24,9 @@ static bool forwardsMemory(Operation *op, Value value) {
   bool forwards = false;
   if (auto view = dyn_cast<ViewLikeOpInterface>(op))
     forwards = view.getViewSource() == value;
+  else if (auto select = dyn_cast<LLVM::SelectOp>(op))
+    // A choice among references (a matmul group's tensor map per tile).
+    forwards = select.getCondition() != value;
   else
     forwards = isa<memref::CastOp, UnrealizedConversionCastOp>(op);
   return forwards && llvm::all_of(op->getResultTypes(), isMemoryReference);

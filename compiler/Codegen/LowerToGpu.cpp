@@ -402,7 +402,8 @@ LogicalResult GraphLowering::lowerFusionKernels(FusionOp fusion,
   if (tiling.getStrategy() == KernelStrategy::TensorCore) {
     tensorCore = TensorCoreTiling::get(tiling, promotion.getStages());
     MatmulShape shape(fusion.getMatmul());
-    // The left operand, then the right (both of a pair's).
+    // The left operand, then the right (a pair's two, a group's one per
+    // product).
     SmallVector<Value, 3> operandBuffers;
     for (int64_t operand : promotion.getOperands())
       operandBuffers.push_back(buffers.lookup(fusion.getInputs()[operand]));

@@ -21,10 +21,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Codegen/MatmulShape.h"
+#include "Codegen/MergedMatmuls.h"
 #include "Codegen/Passes.h"
 #include "Codegen/TensorCoreMatmul.h"
 #include "fk/Analysis/Descriptions.h"
-#include "fk/IR/FkInout.h"
 #include "fk/IR/FkKernelLimits.h"
 #include "fk/IR/FkTarget.h"
 #include "fk/Transforms/FusionBuilder.h"
@@ -38,39 +38,6 @@ namespace mlir::fk {
 
 using namespace mlir;
 using namespace mlir::fk;
-
-/// The fusion input `value` (a block argument of `fusion`'s body) stands
-/// for.
-static Value getOuterValue(FusionOp fusion, Value value) {
-  auto arg = dyn_cast<BlockArgument>(value);
-  if (!arg || arg.getOwner() != &fusion.getBody().front())
-    return Value();
-  return fusion.getInputs()[arg.getArgNumber()];
-}
-
-/// `matmul` named by its place in the source (a graph's matmuls are
-/// often unnamed values): 'fk.matmul' (LINE:COLUMN).
-static std::string describeMatmul(MatmulOp matmul) {
-  std::string text = describeOp(matmul);
-  if (auto at = dyn_cast<FileLineColLoc>(matmul.getLoc()))
-    text += llvm::formatv(" ({0}:{1})", at.getLine(), at.getColumn()).str();
-  return text;
-}
-
-/// Why `fusion`'s matmul would not run alone on the wgmma kernel with K
-/// unsplit, or "".
-static std::string whyNotPairable(FusionOp fusion, TargetAttr target) {
-  if (fusion.getPairedMatmul())
-    return "it is a pair already";
-  if (std::string why = whyNotTensorCoreMatmul(fusion, target); !why.empty())
-    return why;
-  MatmulShape shape(fusion.getMatmul());
-  if (shape.elementBytes() != 2)
-    return "its operands are not 16-bit";
-  if (chooseTensorCoreTile(fusion.getMatmul(), target).size() > 3)
-    return "its product splits K to fill the GPU";
-  return "";
-}
 
 /// Why the pair `pair` would leave SMs idle, or "". Below a wave of tiles,
 /// the two products as kernels of their own have twice the blocks, which a
@@ -98,7 +65,7 @@ static std::string whyNotPair(FusionOp first, FusionOp second,
                    [&](Operation *user) { return user != second; }))
     return "its result is read by other kernels too";
   for (FusionOp fusion : {first, second})
-    if (std::string why = whyNotPairable(fusion, target); !why.empty())
+    if (std::string why = whyNotMergeableMatmul(fusion, target); !why.empty())
       return describeMatmul(fusion.getMatmul()) + ": " + why;
   if (a.getType() != b.getType())
     return "the matmuls' results differ in type";
@@ -116,27 +83,8 @@ static std::string whyNotPair(FusionOp first, FusionOp second,
                               [](Operation *op) { return !isa<YieldOp>(op); }))
       return "the second kernel reads its result other than elementwise "
              "(an epilogue reads it at the output element)";
-  // The first's reads move to the second's place: no kernel between them
-  // may write a parameter (an inout update in place), nor may the second
-  // write one that the first reads (the pair's blocks would read it while
-  // others overwrite it).
-  auto fn = second->getParentOfType<func::FuncOp>();
-  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  DenseMap<Value, Value> updatedParameters;
-  for (auto [i, value] : llvm::enumerate(ret.getOperands()))
-    if (std::optional<unsigned> parameter = getUpdatedParameter(fn, i))
-      updatedParameters[value] = fn.getArgument(*parameter);
-  for (Operation *op = first->getNextNode(); op != second;
-       op = op->getNextNode())
-    if (op->hasAttr(kWindowInPlaceAttrName) ||
-        llvm::any_of(op->getResults(), [&](Value v) {
-          return updatedParameters.contains(v);
-        }))
-      return "a kernel between them writes a parameter in place";
-  for (Value v : second->getResults())
-    if (llvm::is_contained(first.getInputs(), updatedParameters.lookup(v)))
-      return "the second kernel writes in place a parameter the first reads";
-  return "";
+  // The first's reads move to the second's place.
+  return whyNotMovableReads({first, second});
 }
 
 namespace {
@@ -157,13 +105,13 @@ struct PairMatmulsPass : fk::impl::FkPairMatmulsBase<PairMatmulsPass> {
     int64_t pairs = 0;
     for (FusionOp second : matmuls) {
       // (Null where the second computes its left operand.)
-      Value lhs = getOuterValue(second, second.getMatmul().getLhs());
+      Value lhs = getFusionOuterValue(second, second.getMatmul().getLhs());
       for (Value input : second.getInputs()) {
         // Candidates: a matmul kernel whose result the second reads, of
         // the second's left operand.
         auto first = input.getDefiningOp<FusionOp>();
         if (!first || first.getKind() != FusionKind::Matmul || !lhs ||
-            getOuterValue(first, first.getMatmul().getLhs()) != lhs)
+            getFusionOuterValue(first, first.getMatmul().getLhs()) != lhs)
           continue;
         auto missed = [&](StringRef why) {
           if (explain)
@@ -194,7 +142,7 @@ struct PairMatmulsPass : fk::impl::FkPairMatmulsBase<PairMatmulsPass> {
         }
         if (explain) {
           MatmulOp matmul = first.getMatmul();
-          int64_t lhs = getTensorBytes(getOuterValue(first, matmul.getLhs())),
+          int64_t lhs = getTensorBytes(getFusionOuterValue(first, matmul.getLhs())),
                   result = getTensorBytes(first.getResult(0));
           second.emitRemark() << llvm::formatv(
               "{0} computed beside {1} in one kernel (a matmul pair: the "

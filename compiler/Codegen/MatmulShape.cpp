@@ -41,8 +41,12 @@ MatmulShape::MatmulShape(MatmulOp matmul) {
   rhsBatch.assign(rhs.begin(), rhs.end() - 2);
   elementType = lhsType.getElementType();
   rhsKMajor = getKMajorRhs(matmul) != nullptr;
-  if (auto fusion = matmul->getParentOfType<FusionOp>())
+  if (auto fusion = matmul->getParentOfType<FusionOp>()) {
     paired = fusion.getPairedMatmul() != nullptr;
+    if (fusion.isMatmulGroup())
+      for (MatmulOp product : fusion.getMatmuls())
+        groupColumns.push_back(tensorType(product.getRhs()).getShape().back());
+  }
   if (!batch.empty() && lhsBatch == batch &&
       ShapedType::getNumElements(rhsBatch) == 1) {
     foldedBatch.assign(lhsDims.begin(), lhsDims.end() - 2);
@@ -97,13 +101,19 @@ std::string mlir::fk::whyNotOperandTiles(FusionOp fusion) {
   MatmulOp matmul = fusion.getMatmul();
   if (!matmul)
     return "not a matmul fusion";
-  SmallVector<Value, 3> operands = {matmul.getLhs(),
-                                    getTensorCoreRhsInput(matmul)};
-  if (MatmulOp paired = fusion.getPairedMatmul()) {
-    operands.push_back(getTensorCoreRhsInput(paired));
-    if (bool(getKMajorRhs(paired)) != bool(getKMajorRhs(matmul)))
-      return "one matmul reads its right operand as transpose(w), the other "
-             "as stored";
+  SmallVector<Value, 3> operands = {matmul.getLhs()};
+  for (MatmulOp product : fusion.getMatmuls()) {
+    operands.push_back(getTensorCoreRhsInput(product));
+    if (bool(getKMajorRhs(product)) != bool(getKMajorRhs(matmul)))
+      return std::string("one matmul reads its right operand as "
+                         "transpose(w), ") +
+             (fusion.getMatmuls().size() == 2 ? "the other" : "another") +
+             " as stored";
+    if (tensorType(product.getLhs()).getShape().back() !=
+            tensorType(matmul.getLhs()).getShape().back() ||
+        tensorType(product.getRhs()).getShape().drop_back() !=
+            tensorType(matmul.getRhs()).getShape().drop_back())
+      return "the matmuls' right operands differ in K or batch dims";
   }
   for (Value operand : operands)
     if (!isa<BlockArgument>(operand))
@@ -117,7 +127,7 @@ std::string mlir::fk::whyNotOperandTiles(FusionOp fusion) {
   if (shape.batches() > 65535)
     return "more than 65535 batches";
   // The grid's y walks column tiles of at least 64 (the narrowest tile).
-  if (llvm::divideCeil(shape.n, 64) > 65535)
+  if (shape.columnTiles(64) > 65535)
     return "more than 65535 column tiles";
   return "";
 }
@@ -173,7 +183,7 @@ mlir::fk::emitOutputTileOrigin(KernelContext &k, const MatmulShape &shape,
   OpBuilder &b = k.b;
   Location loc = k.loc;
   auto index = [&](int64_t v) { return k.idx.constant(v); };
-  int64_t columnTiles = llvm::divideCeil(shape.n, tileN);
+  int64_t columnTiles = shape.columnTiles(tileN);
   OpFoldResult rowTileCount = getRowTileCount(k, shape, tileM);
   Value rowTiles = k.idx.value(rowTileCount);
   std::optional<int64_t> staticRowTiles = getConstantIntValue(rowTileCount);
@@ -210,10 +220,16 @@ LogicalResult mlir::fk::emitMatmulEpilogue(KernelContext &k,
                                            Value firstColumn,
                                            ArrayRef<Value> batchCoords,
                                            int64_t threads, Value thread,
-                                           bool swizzled) {
+                                           bool swizzled, MatmulOp product) {
   ResultTile result;
   result.anchor = k.fusion.getMatmul();
   result.pairedAnchor = k.fusion.getPairedMatmul();
+  if (product) {
+    result.anchor = product;
+    for (unsigned i = 0; i < k.fusion.getNumResults(); ++i)
+      if (k.fusion.getResultMatmul(i) == product)
+        result.results.push_back(i);
+  }
   result.tile = tile;
   result.rows = rows;
   result.columns = columns;

@@ -70,17 +70,39 @@ struct MatmulShape {
   /// computes both products side by side, a tile of tileN columns holding
   /// tileN / 2 output columns of each.
   bool paired = false;
-  /// The columns of the product the kernel computes: N, or 2N for a pair.
-  int64_t kernelColumns() const { return paired ? 2 * n : n; }
+  /// The matmul is one of a group (FusionOp::isMatmulGroup): the N of each
+  /// of the group's products, in body order; else empty. The kernel's
+  /// column tiles are the first product's, then the second's, ...: a tile
+  /// holds columns of one product only.
+  SmallVector<int64_t> groupColumns;
+  bool grouped() const { return !groupColumns.empty(); }
+  /// The columns of the product the kernel computes: N, 2N for a pair, the
+  /// sum of the products' for a group.
+  int64_t kernelColumns() const {
+    if (grouped())
+      return llvm::sum_of(groupColumns);
+    return paired ? 2 * n : n;
+  }
   /// The output columns of a kernel tile tileN columns wide.
   int64_t outputTileColumns(int64_t tileN) const {
     return paired ? tileN / 2 : tileN;
+  }
+  /// The kernel's column tiles of `outputColumns` output columns each
+  /// (outputTileColumns): a group's products each start a tile of their
+  /// own.
+  int64_t columnTiles(int64_t outputColumns) const {
+    if (!grouped())
+      return llvm::divideCeil(n, outputColumns);
+    int64_t tiles = 0;
+    for (int64_t columns : groupColumns)
+      tiles += llvm::divideCeil(columns, outputColumns);
+    return tiles;
   }
   /// The kernel's tiles of tileM x tileN over every batch: the blocks of a
   /// kernel that computes one tile per block.
   int64_t tiles(int64_t tileM, int64_t tileN) const {
     return llvm::divideCeil(m, tileM) *
-           llvm::divideCeil(kernelColumns(), tileN) * batches();
+           columnTiles(outputTileColumns(tileN)) * batches();
   }
 };
 
@@ -148,13 +170,16 @@ std::pair<Value, Value> emitOutputTileOrigin(KernelContext &k,
 /// element the tile holds, `thread` (by default the thread id) being the
 /// thread's index among them. A pair's second product lies `columns`
 /// columns to the right of the first in `tile`. `swizzled`: the tile's
-/// columns are swizzled (getSwizzledTileColumn).
+/// columns are swizzled (getSwizzledTileColumn). `product`: the matmul of a
+/// group whose tile it is (`shape` is its shape, firstColumn its column);
+/// only its results are stored.
 LogicalResult emitMatmulEpilogue(KernelContext &k, const MatmulShape &shape,
                                  Value tile, int64_t rows, int64_t columns,
                                  Value firstRow, Value firstColumn,
                                  ArrayRef<Value> batchCoords, int64_t threads,
                                  Value thread = Value(),
-                                 bool swizzled = false);
+                                 bool swizzled = false,
+                                 MatmulOp product = nullptr);
 
 } // namespace mlir::fk
 

@@ -82,6 +82,32 @@ def FkPairMatmuls : Pass<"fk-pair-matmuls", "func::FuncOp"> {
   ];
 }
 
+def FkGroupMatmuls : Pass<"fk-group-matmuls", "func::FuncOp"> {
+  let summary = "Computes the matmuls of one left operand in one kernel";
+  let description = [{
+    Merges `matmul` fusions of one left operand whose results go their own
+    ways (a layer's query, key and value projections: `x @ wq`, `x @ wk`,
+    `x @ wv`) into one fusion that holds all their matmuls and yields all
+    their results (a group, `fk.fusion` C3). The wgmma kernel then walks
+    every product's tiles in one persistent grid, each tile computing one
+    product's columns and running that product's epilogue: one launch
+    instead of several, and one partial last wave of tiles instead of one
+    per product. Groups form where each matmul would run on the wgmma
+    kernel alone without splitting K (16-bit operands, rows known when
+    compiled, the module's target, `fk.target`, has wgmma), their right
+    operands are read in one layout with one K, none reads another's
+    result, no kernel between them writes a parameter in place, and the
+    group's tile divides each product's columns; without a target the pass
+    does nothing. It runs after fk-pair-matmuls, whose pairs stay as they
+    are. `explain` remarks on each group and on each matmul of a shared
+    left operand left out of one. docs/fusion.md, "Matmul groups".
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "remark on each group formed, and why candidates were not">,
+  ];
+}
+
 def FkPromote : Pass<"fk-promote", "func::FuncOp"> {
   let summary = "Puts the operand tiles that a block's threads share in "
                 "shared memory";

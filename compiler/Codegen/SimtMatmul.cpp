@@ -61,6 +61,8 @@ std::string mlir::fk::whyNotSimtMatmul(FusionOp fusion, TargetAttr target) {
     return "not a matmul fusion";
   if (fusion.getPairedMatmul())
     return "a matmul pair runs on the wgmma kernel only";
+  if (fusion.isMatmulGroup())
+    return "a matmul group runs on the wgmma kernel only";
   Type element = tensorType(matmul.getLhs()).getElementType();
   if (!element.isF32() && !element.isSignlessInteger(32) &&
       !element.isSignlessInteger(64))

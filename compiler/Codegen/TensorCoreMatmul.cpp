@@ -107,6 +107,10 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
   MatmulShape shape(fusion.getMatmul());
   int64_t bytes = shape.elementBytes();
   auto pointer = LLVM::LLVMPointerType::get(b.getContext());
+  // One right operand per matmul: a pair's two of one N, a group's of each
+  // product's N.
+  SmallVector<MatmulOp, 4> products = fusion.getMatmuls();
+  assert(products.size() == rhsBuffers.size() && "a map per right operand");
   Location loc = fusion.getLoc();
   // A [batch, M, K]: boxes of tileK (one 128-byte row) x tileM; rows given
   // at run time are the map's extent computed per run.
@@ -141,10 +145,17 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
       TensorMapOp::create(b, loc, pointer, lhsBuffer, lhsDynamicDims,
                           ValueRange(), lhsDims, lhsStrides, lhsBox,
                           kSwizzleBytes)};
-  for (Value rhsBuffer : rhsBuffers)
+  for (auto [product, rhsBuffer] : llvm::zip(products, rhsBuffers)) {
+    int64_t n = MatmulShape(product).n;
+    rhsDims[shape.rhsKMajor ? 1 : 0] = n;
+    if (!shape.rhsKMajor)
+      rhsStrides[0] = n * bytes;
+    if (shape.batched())
+      rhsStrides.back() = shape.k * n * bytes;
     maps.push_back(TensorMapOp::create(b, loc, pointer, rhsBuffer,
                                        ValueRange(), ValueRange(), rhsDims,
                                        rhsStrides, rhsBox, kSwizzleBytes));
+  }
   return maps;
 }
 
@@ -157,7 +168,7 @@ public:
                    gpu::GPUModuleOp kernels)
       : k(fusion, kernel, kernels,
           /*firstBuffer=*/(tiling.splits > 1 ? 3 : 2) +
-              (fusion.getPairedMatmul() ? 1 : 0)),
+              (fusion.getMatmuls().size() - 1)),
         tiling(tiling), target(target), matmul(fusion.getMatmul()),
         shape(matmul), b(k.b), loc(k.loc), ctx(fusion.getContext()),
         kernel(kernel), outputColumns(shape.outputTileColumns(tiling.tileN)) {
@@ -231,10 +242,14 @@ private:
     if (!shape.hasRuntimeRows())
       return index(shape.tiles(tiling.tileM, tiling.tileN));
     Value rowTiles = k.idx.value(getRowTileCount(k, shape, tiling.tileM));
-    return mul(rowTiles, index(llvm::divideCeil(shape.n, outputColumns)));
+    return mul(rowTiles, index(shape.columnTiles(outputColumns)));
   }
   /// Sets the tile's origin and batch coordinates from its linear index.
   void setTile(Value linear);
+  /// A group's tile (tileColumn among the kernel's columns, every
+  /// product's tiles in turn): sets `product`, the right operand's map,
+  /// and tileColumn to the column in that product.
+  void selectProduct();
   /// Calls `body(first)` on the block's output tiles number `which`,
   /// `which` + `every`, ... (of blockIdx.x, blockIdx.x + gridDim.x, ...),
   /// their origin and batch set. `first` counts the K tiles of the block's
@@ -279,6 +294,11 @@ private:
   /// product lies `columns` further in `cTile`.
   LogicalResult runEpilogue(Value cTile, Value firstRow, int64_t rows,
                             int64_t first, int64_t columns, Value thread);
+  /// runEpilogue's epilogue of one product of a group (all of a pair's or a
+  /// single matmul's when null).
+  LogicalResult runProductEpilogue(MatmulOp product, Value cTile,
+                                   Value firstRow, int64_t rows, int64_t first,
+                                   int64_t columns, Value thread);
   /// Stores the block's f32 tile (in shared memory) as its split's part of
   /// the partial buffer.
   void storePartialTile(Value tile);
@@ -307,6 +327,14 @@ private:
   Value lhsMap, rhsMap, lhsDescriptorMap, rhsDescriptorMap;
   /// A pair's second right operand's map (else null).
   Value pairedRhsMap;
+  /// A group's products, the maps of their right operands (as the
+  /// kernel's pointer arguments) and the kernel column of each one's first
+  /// tile; the product of the block's tile (an index).
+  SmallVector<MatmulOp, 4> groupProducts;
+  SmallVector<Value> groupRhsPointers;
+  SmallVector<int64_t> groupFirstColumns;
+  MemRefType rhsBoxType;
+  Value product;
   Value tileRow, tileColumn, lhsBatch, rhsBatch;
   SmallVector<Value> batchCoords;
 };
@@ -505,6 +533,31 @@ void TensorCoreKernel::setTile(Value linear) {
   }
   std::tie(tileRow, tileColumn) =
       emitOutputTileOrigin(k, shape, tiling.tileM, outputColumns, inBatch);
+  selectProduct();
+}
+
+void TensorCoreKernel::selectProduct() {
+  if (groupProducts.empty())
+    return;
+  // Product p's tiles start at column groupFirstColumns[p]: the last
+  // product whose first column the tile reaches is its own.
+  Value pointer = groupRhsPointers.front(), column = tileColumn;
+  product = index(0);
+  for (size_t p = 1; p < groupProducts.size(); ++p) {
+    Value start = index(groupFirstColumns[p]);
+    Value reached = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          tileColumn, start);
+    product = arith::SelectOp::create(b, loc, reached, index(p), product);
+    column = arith::SelectOp::create(
+        b, loc, reached, arith::SubIOp::create(b, loc, tileColumn, start),
+        column);
+    pointer = LLVM::SelectOp::create(b, loc, reached, groupRhsPointers[p],
+                                     pointer);
+  }
+  tileColumn = column;
+  rhsMap = UnrealizedConversionCastOp::create(
+               b, loc, getSwizzledTensorMapType(rhsBoxType), pointer)
+               .getResult(0);
 }
 
 LogicalResult
@@ -565,10 +618,38 @@ LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
 LogicalResult TensorCoreKernel::runEpilogue(Value cTile, Value firstRow,
                                             int64_t rows, int64_t first,
                                             int64_t columns, Value thread) {
-  return emitMatmulEpilogue(k, shape, cTile, rows, columns,
-                            add(tileRow, firstRow),
-                            add(tileColumn, index(first)), batchCoords,
-                            kThreadsPerWarpgroup, thread, isSwizzled(cTile));
+  if (groupProducts.empty())
+    return runProductEpilogue(nullptr, cTile, firstRow, rows, first, columns,
+                              thread);
+  // A group's tile holds one product's columns: that product's epilogue,
+  // one case each.
+  auto cases = llvm::to_vector(llvm::seq<int64_t>(0, groupProducts.size()));
+  auto select = scf::IndexSwitchOp::create(b, loc, TypeRange(), product,
+                                           cases, cases.size());
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&select.getDefaultRegion());
+  scf::YieldOp::create(b, loc);
+  for (auto [region, matmul] :
+       llvm::zip(select.getCaseRegions(), groupProducts)) {
+    b.createBlock(&region);
+    auto yield = scf::YieldOp::create(b, loc);
+    b.setInsertionPoint(yield);
+    if (failed(runProductEpilogue(matmul, cTile, firstRow, rows, first,
+                                  columns, thread)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult TensorCoreKernel::runProductEpilogue(MatmulOp product,
+                                                   Value cTile, Value firstRow,
+                                                   int64_t rows, int64_t first,
+                                                   int64_t columns,
+                                                   Value thread) {
+  return emitMatmulEpilogue(
+      k, product ? MatmulShape(product) : shape, cTile, rows, columns,
+      add(tileRow, firstRow), add(tileColumn, index(first)), batchCoords,
+      kThreadsPerWarpgroup, thread, isSwizzled(cTile), product);
 }
 
 void TensorCoreKernel::waitForTurn(Value first, Value consumer) {
@@ -901,6 +982,19 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   rhsMap = cast(entry.getArgument(1), rhsBox);
   if (k.fusion.getPairedMatmul())
     pairedRhsMap = cast(entry.getArgument(2), rhsBox);
+  // A group's maps, one per product (selectProduct picks the tile's); its
+  // products' tiles follow each other along the kernel's columns.
+  if (k.fusion.isMatmulGroup()) {
+    groupProducts = k.fusion.getMatmuls();
+    rhsBoxType = rhsBox;
+    int64_t column = 0;
+    for (auto [p, product] : llvm::enumerate(groupProducts)) {
+      groupRhsPointers.push_back(entry.getArgument(1 + p));
+      groupFirstColumns.push_back(column);
+      column += llvm::divideCeil(MatmulShape(product).n, outputColumns) *
+                outputColumns;
+    }
+  }
   lhsDescriptorMap = shape.batched()
                          ? cast(entry.getArgument(0),
                                 sharedTile({tiling.getWarpgroupRows(),
@@ -917,9 +1011,11 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
                                   index(0));
   // The persistent warp-specialized kernel sets them per tile.
-  if (!tiling.isWarpSpecialized())
+  if (!tiling.isWarpSpecialized()) {
     std::tie(tileRow, tileColumn) =
         emitOutputTileOrigin(k, shape, tiling.tileM, outputColumns);
+    selectProduct();
+  }
   if (partial)
     firstKTile = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z),
                      index(kTiles));
@@ -935,13 +1031,16 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   nvgpu::TmaPrefetchOp::create(b, loc, rhsMap, primary);
   if (pairedRhsMap)
     nvgpu::TmaPrefetchOp::create(b, loc, pairedRhsMap, primary);
+  for (size_t p = 1; p < groupRhsPointers.size(); ++p)
+    nvgpu::TmaPrefetchOp::create(b, loc, cast(groupRhsPointers[p], rhsBox),
+                                 primary);
   if (failed(tiling.isWarpSpecialized() ? buildWarpSpecialized()
                                          : buildOneWarpgroup()))
     return failure();
   gpu::ReturnOp::create(b, loc);
 
   LaunchShape launch;
-  int64_t columnTiles = llvm::divideCeil(shape.n, outputColumns);
+  int64_t columnTiles = shape.columnTiles(outputColumns);
   launch.grid = {0, columnTiles,
                  ShapedType::getNumElements(shape.batch) * tiling.splits};
   setRowTileGrid(launch, shape, tiling.tileM);

@@ -135,6 +135,9 @@ std::string mlir::fk::whyNotSplitK(MatmulOp matmul, ArrayRef<int64_t> tile) {
   if (splits == 1)
     return "";
   MatmulShape shape(matmul);
+  if (shape.grouped())
+    return "a matmul group does not split K (--no-matmul-groups keeps the "
+           "products apart)";
   if (shape.batched())
     return "a batched product (the grid's z walks the batches) cannot split K";
   if (!shape.rowsBounded)
@@ -227,6 +230,10 @@ SmallVector<int64_t> mlir::fk::chooseTensorCoreTile(MatmulOp matmul,
       tile[1] = 128;
     return tile;
   }
+  // Nor does a group's (its products' partial sums would need a workspace
+  // each).
+  if (shape.grouped())
+    return tile;
   int64_t tileBlocks = shape.tiles(tile[0], tile[1]);
   // The combining kernel holds 64 x 64 f32 tiles (whyNotSplitK). Rows
   // given at run time split as for their bound (a decode step's B <= 16

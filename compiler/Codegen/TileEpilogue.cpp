@@ -89,8 +89,15 @@ static LogicalResult emitRun(KernelContext &k, const ResultTile &t,
     // The anchor's value is its f32 value rounded to its element type.
     return roundToElementType(b, loc, it->second, resultElement);
   };
-  ValueRange yielded =
+  // The results the tile holds, and their buffers.
+  SmallVector<Value> yielded, buffers;
+  ValueRange allYielded =
       cast<YieldOp>(k.fusion.getBody().front().getTerminator()).getValues();
+  for (auto [i, value] : llvm::enumerate(allYielded))
+    if (t.results.empty() || llvm::is_contained(t.results, i)) {
+      yielded.push_back(value);
+      buffers.push_back(k.results[i]);
+    }
   // Every element of the run first, then the stores: math functions may
   // become branches, and LLVM merges a run's stores into one vector store
   // only when they share a basic block.
@@ -146,7 +153,7 @@ static LogicalResult emitRun(KernelContext &k, const ResultTile &t,
   for (auto [e, c] : llvm::enumerate(columns)) {
     SmallVector<Value> coords(rowCoords);
     coords.push_back(c);
-    for (auto [value, buffer, m] : llvm::zip(yielded, k.results, merged)) {
+    for (auto [value, buffer, m] : llvm::zip(yielded, buffers, merged)) {
       FailureOr<Value> element =
           emitter.emit(m.source ? m.source : value, coords);
       if (failed(element))

@@ -23,6 +23,9 @@ struct ResultTile {
   /// A matmul pair's second matmul, whose tile lies `columns` columns to
   /// the right of the first's in `tile`.
   Operation *pairedAnchor = nullptr;
+  /// The fusion's results the tile holds elements of (a matmul group's
+  /// tile holds one product's): their indices, or every result when empty.
+  SmallVector<unsigned> results;
   int64_t rows = 0, columns = 0;
   /// The coordinates of the tile's first element in the result's last two
   /// dims, and the result's batch coordinates.

@@ -449,9 +449,11 @@ LogicalResult mlir::fk::checkTiling(FusionOp fusion, TilingAttr tiling,
 SmallVector<int64_t> mlir::fk::getPromotedOperands(FusionOp fusion) {
   SmallVector<Value, 3> promoted;
   if (MatmulOp matmul = fusion.getMatmul()) {
-    promoted = {Value(matmul.getLhs()), getTensorCoreRhsInput(matmul)};
-    if (MatmulOp paired = fusion.getPairedMatmul())
-      promoted.push_back(getTensorCoreRhsInput(paired));
+    // The left operand, then each matmul's right (a pair's two, a group's
+    // one per product).
+    promoted = {Value(matmul.getLhs())};
+    for (MatmulOp product : fusion.getMatmuls())
+      promoted.push_back(getTensorCoreRhsInput(product));
   }
   else if (AttentionOp attention = fusion.getAttention())
     // A mask input is read where each score needs it, not by tiles; a head

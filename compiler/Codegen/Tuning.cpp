@@ -148,8 +148,9 @@ FailureOr<TuningTable> TuningTable::load(StringRef path, std::string &error) {
 }
 
 const MatmulTuning *TuningTable::lookup(const MatmulShape &shape) const {
-  // An entry names one product; a pair's kernel computes two side by side.
-  if (shape.paired)
+  // An entry names one product; a pair's kernel computes two side by side,
+  // a group's several.
+  if (shape.paired || shape.grouped())
     return nullptr;
   for (const MatmulTuning &entry : entries)
     if (entry.matches(shape))
@@ -188,8 +189,8 @@ LogicalResult mlir::fk::writeTuningFile(ModuleOp module, StringRef path) {
       return;
     MatmulShape shape(fusion.getMatmul());
     // TF32 products are not tuned (the wgmma kernel's 16-bit tiles), nor
-    // matmul pairs (an entry names one product).
-    if (shape.elementBytes() != 2 || shape.paired)
+    // matmul pairs and groups (an entry names one product).
+    if (shape.elementBytes() != 2 || shape.paired || shape.grouped())
       return;
     MatmulTuning entry =
         MatmulTuning::get(shape, tiling, promotion.getStages());

@@ -71,6 +71,8 @@ std::string mlir::fk::whyNotWarpMmaMatmul(FusionOp fusion, TargetAttr target) {
            " predates sm_80 (mma.sync m16n8k16 and cp.async)";
   if (fusion.getPairedMatmul())
     return "a matmul pair runs on the wgmma kernel only";
+  if (fusion.isMatmulGroup())
+    return "a matmul group runs on the wgmma kernel only";
   // f32 on TF32 where the module allows it (fk/IR/FkNumerics.h).
   MatmulOp matmul = fusion.getMatmul();
   if (!matmul || !tensorType(matmul.getLhs()).getElementType().isF32())

@@ -115,6 +115,10 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
       pair.explain = options.explainFusion;
       if (options.matmulPairs)
         pm.addNestedPass<func::FuncOp>(createFkPairMatmuls(pair));
+      FkGroupMatmulsOptions group;
+      group.explain = options.explainFusion;
+      if (options.matmulGroups)
+        pm.addNestedPass<func::FuncOp>(createFkGroupMatmuls(group));
     } else {
       pm.addNestedPass<func::FuncOp>(createFkFormFusions());
     }

@@ -57,6 +57,9 @@ struct PipelineOptions {
   /// Compute two matmuls of one left operand in one kernel where they pair
   /// (fk-pair-matmuls).
   bool matmulPairs = true;
+  /// Compute the matmuls of one left operand in one kernel where they
+  /// group (fk-group-matmuls).
+  bool matmulGroups = true;
   /// Report every fusion decision as a remark.
   bool explainFusion = false;
   /// The tensor-core tile M,N,K (empty: the tiling heuristic's).

@@ -90,6 +90,10 @@ int main(int argc, char **argv) {
   app.add_flag("!--no-matmul-pairs", options.pipeline.matmulPairs,
                "Keep two matmuls of one left operand in kernels of their own "
                "(no matmul pairs: docs/fusion.md)");
+  app.add_flag("!--no-matmul-groups", options.pipeline.matmulGroups,
+               "Keep matmuls of one left operand whose results go their own "
+               "ways in kernels of their own (no matmul groups: "
+               "docs/fusion.md)");
   app.add_option("--matmul-tile", options.pipeline.matmulTile,
                  "Tensor-core tile M,N,K of matmul kernels, and optionally "
                  "the blocks K is split among (default: the tiling "

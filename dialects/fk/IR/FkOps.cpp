@@ -13,6 +13,7 @@
 #include "fk/IR/FkTypeInference.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -290,14 +291,55 @@ MatmulOp FusionOp::getMatmul() {
   return nullptr;
 }
 
-MatmulOp FusionOp::getPairedMatmul() {
-  MatmulOp first = getMatmul();
-  if (!first)
+SmallVector<MatmulOp, 4> FusionOp::getMatmuls() {
+  SmallVector<MatmulOp, 4> matmuls;
+  if (getKind() == FusionKind::Matmul)
+    for (Operation &op : getBody().front())
+      if (auto matmul = dyn_cast<MatmulOp>(op))
+        matmuls.push_back(matmul);
+  return matmuls;
+}
+
+/// The matmuls of the body that `value` is computed from.
+static SmallVector<MatmulOp> getMatmulsReadBy(Value value) {
+  SmallVector<MatmulOp> matmuls;
+  SmallVector<Value> work = {value};
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    if (auto matmul = dyn_cast<MatmulOp>(op)) {
+      matmuls.push_back(matmul);
+      continue;
+    }
+    llvm::append_range(work, op->getOperands());
+  }
+  return matmuls;
+}
+
+MatmulOp FusionOp::getResultMatmul(unsigned result) {
+  if (getKind() != FusionKind::Matmul)
     return nullptr;
-  for (Operation *op = first->getNextNode(); op; op = op->getNextNode())
-    if (auto matmul = dyn_cast<MatmulOp>(op))
-      return matmul;
-  return nullptr;
+  auto yield = cast<YieldOp>(getBody().front().getTerminator());
+  SmallVector<MatmulOp> read = getMatmulsReadBy(yield.getValues()[result]);
+  return read.size() == 1 ? read.front() : nullptr;
+}
+
+bool FusionOp::isMatmulGroup() {
+  if (getMatmuls().size() < 2)
+    return false;
+  for (unsigned i = 0; i < getNumResults(); ++i)
+    if (!getResultMatmul(i))
+      return false;
+  return true;
+}
+
+MatmulOp FusionOp::getPairedMatmul() {
+  SmallVector<MatmulOp, 4> matmuls = getMatmuls();
+  if (matmuls.size() != 2 || isMatmulGroup())
+    return nullptr;
+  return matmuls.back();
 }
 
 LogicalResult FusionOp::verify() {
@@ -320,7 +362,8 @@ LogicalResult FusionOp::verify() {
   // matmul's shape (the kernel writes each result at the matmul's output
   // coordinates); or a pair of matmuls of one left operand, one right
   // operand type and one result type, which one kernel computes side by
-  // side. Attention: the same with one attention reading fusion inputs
+  // side; or a group of matmuls of one left operand, each result computed
+  // from one of them. Attention: the same with one attention reading fusion inputs
   // directly.
   int64_t reductions = 0, matmuls = 0, attentions = 0;
   for (Operation &op : body.without_terminator()) {
@@ -339,11 +382,28 @@ LogicalResult FusionOp::verify() {
   }
   if (getKind() == FusionKind::Reduction && reductions == 0)
     return emitOpError() << "of kind 'reduction' holds no reduction";
-  if (getKind() == FusionKind::Matmul) {
+  if (getKind() == FusionKind::Matmul && isMatmulGroup()) {
+    // A group: each result reads one of the matmuls, which share the left
+    // operand and the result element type; the kernel computes each
+    // product's tiles and their results.
+    MatmulOp first = getMatmul();
+    for (MatmulOp matmul : getMatmuls())
+      if (matmul.getLhs() != first.getLhs() ||
+          getElementTypeOrSelf(matmul.getType()) !=
+              getElementTypeOrSelf(first.getType()))
+        return emitOpError() << "of kind 'matmul' groups matmuls of one left "
+                                "operand and one result element type only";
+    for (unsigned i = 0; i < getNumResults(); ++i)
+      if (cast<RankedTensorType>(getResult(i).getType()).getShape() !=
+          cast<RankedTensorType>(getResultMatmul(i).getType()).getShape())
+        return emitOpError() << "of kind 'matmul' must yield results of the "
+                                "shape of the matmul each reads";
+  } else if (getKind() == FusionKind::Matmul) {
     if (matmuls != 1 && matmuls != 2)
-      return emitOpError() << "of kind 'matmul' needs one matmul or a pair, "
+      return emitOpError() << "of kind 'matmul' needs one matmul, a pair, or "
+                              "a group whose results each read one matmul, "
                               "not "
-                           << matmuls;
+                           << matmuls << " matmuls";
     if (MatmulOp paired = getPairedMatmul();
         paired && (paired.getLhs() != getMatmul().getLhs() ||
                    paired.getType() != getMatmul().getType() ||

@@ -643,7 +643,11 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
       every result has the matmul's shape. Or a pair of matmuls with the
       same left operand, right operand type and result type (`silu(x @ wg) * (x @ wu)`), whose
       epilogue combines both: the kernel reads each tile of the left
-      operand once for the two products (fk-pair-matmuls);
+      operand once for the two products (fk-pair-matmuls). Or a group of
+      matmuls with the same left operand and result element type, each
+      result computed from one of them by its own epilogue and of its
+      shape (`x @ wq`, `x @ wk`, `x @ wv`): one kernel computes every
+      product's tiles (fk-group-matmuls);
     - `attention`: one `fk.attention` whose operands are fusion inputs or,
       for a query, key or value, head splits of them (`transpose(x, perm =
       [0, 2, 1, 3])` of a [B, T, H, D] input, or of a reshape splitting the
@@ -680,6 +684,14 @@ def Fk_FusionOp : Fk_Op<"fusion", [IsolatedFromAbove, Pure]> {
     MatmulOp getMatmul();
     /// The second matmul of a pair, else null.
     MatmulOp getPairedMatmul();
+    /// The matmuls of a fusion of kind matmul, in body order.
+    SmallVector<MatmulOp, 4> getMatmuls();
+    /// Whether the fusion is a group of matmuls: several, and each result
+    /// computed from one of them (a layer's query, key and value
+    /// projections).
+    bool isMatmulGroup();
+    /// The one matmul result `result` is computed from, else null.
+    MatmulOp getResultMatmul(unsigned result);
     /// The attention of a fusion of kind attention, else null.
     AttentionOp getAttention();
   }];
