@@ -104,10 +104,8 @@ struct GroupMatmulsPass : fk::impl::FkGroupMatmulsBase<GroupMatmulsPass> {
 
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
-    auto module = fn->getParentOfType<ModuleOp>();
-    auto target = module ? module->getAttrOfType<TargetAttr>(kTargetAttrName)
-                         : TargetAttr();
-    if (!target || fn.isExternal())
+    TargetAttr target = getMergeTarget(fn);
+    if (!target)
       return;
     // Single-matmul kernels by their left operand, in program order.
     llvm::MapVector<Value, SmallVector<FusionOp>> byLhs;
@@ -145,13 +143,8 @@ struct GroupMatmulsPass : fk::impl::FkGroupMatmulsBase<GroupMatmulsPass> {
       if (succeeded(formGroup(members, target)))
         ++groups;
     }
-    if (explain && groups) {
-      int64_t kernels =
-          llvm::range_size(fn.getBody().front().getOps<FusionOp>());
-      fn.emitRemark() << llvm::formatv(
-          "graph '{0}': {1} matmul group{2}, {3} kernel{4}", fn.getSymName(),
-          groups, groups == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s");
-    }
+    if (explain && groups)
+      remarkMergedMatmuls(fn, groups, "group");
   }
 
   /// Replaces `members` by one group fusion at the last one's place, where

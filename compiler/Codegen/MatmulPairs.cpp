@@ -93,10 +93,8 @@ struct PairMatmulsPass : fk::impl::FkPairMatmulsBase<PairMatmulsPass> {
 
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
-    auto module = fn->getParentOfType<ModuleOp>();
-    auto target = module ? module->getAttrOfType<TargetAttr>(kTargetAttrName)
-                         : TargetAttr();
-    if (!target || fn.isExternal())
+    TargetAttr target = getMergeTarget(fn);
+    if (!target)
       return;
     SmallVector<FusionOp> matmuls;
     for (auto fusion : fn.getBody().front().getOps<FusionOp>())
@@ -160,12 +158,8 @@ struct PairMatmulsPass : fk::impl::FkPairMatmulsBase<PairMatmulsPass> {
         break;
       }
     }
-    if (explain && pairs) {
-      int64_t kernels = llvm::range_size(fn.getBody().front().getOps<FusionOp>());
-      fn.emitRemark() << llvm::formatv(
-          "graph '{0}': {1} matmul pair{2}, {3} kernel{4}", fn.getSymName(),
-          pairs, pairs == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s");
-    }
+    if (explain && pairs)
+      remarkMergedMatmuls(fn, pairs, "pair");
   }
 };
 } // namespace

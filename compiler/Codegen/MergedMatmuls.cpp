@@ -13,6 +13,23 @@
 using namespace mlir;
 using namespace mlir::fk;
 
+TargetAttr mlir::fk::getMergeTarget(func::FuncOp fn) {
+  auto module = fn->getParentOfType<ModuleOp>();
+  if (!module || fn.isExternal())
+    return TargetAttr();
+  return module->getAttrOfType<TargetAttr>(kTargetAttrName);
+}
+
+void mlir::fk::remarkMergedMatmuls(func::FuncOp fn, int64_t merged,
+                                   StringRef kind) {
+  int64_t kernels = llvm::range_size(fn.getBody().front().getOps<FusionOp>());
+  fn.emitRemark() << llvm::formatv("graph '{0}': {1} matmul {2}{3}, {4} "
+                                   "kernel{5}",
+                                   fn.getSymName(), merged, kind,
+                                   merged == 1 ? "" : "s", kernels,
+                                   kernels == 1 ? "" : "s");
+}
+
 Value mlir::fk::getFusionOuterValue(FusionOp fusion, Value value) {
   auto arg = dyn_cast<BlockArgument>(value);
   if (!arg || arg.getOwner() != &fusion.getBody().front())

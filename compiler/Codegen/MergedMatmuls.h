@@ -12,9 +12,20 @@
 #include "fk/IR/FkOps.h"
 #include "fk/IR/FkTarget.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include <string>
 
 namespace mlir::fk {
+
+/// The target whose wgmma kernel would compute `fn`'s merged matmuls: the
+/// module's, or null (no target, or an external function: nothing to
+/// merge).
+TargetAttr getMergeTarget(func::FuncOp fn);
+
+/// The summary remark of `fn` after `merged` pairs or groups (`kind`:
+/// "pair", "group"): graph 'NAME': N matmul KINDs, M kernels.
+void remarkMergedMatmuls(func::FuncOp fn, int64_t merged, StringRef kind);
 
 /// The fusion input that `value` (a block argument of `fusion`'s body)
 /// stands for, else null.

@@ -300,7 +300,8 @@ SmallVector<MatmulOp, 4> FusionOp::getMatmuls() {
   return matmuls;
 }
 
-/// The matmuls of the body that `value` is computed from.
+/// The matmuls of the body that `value` is computed from (through other
+/// matmuls too).
 static SmallVector<MatmulOp> getMatmulsReadBy(Value value) {
   SmallVector<MatmulOp> matmuls;
   SmallVector<Value> work = {value};
@@ -309,10 +310,8 @@ static SmallVector<MatmulOp> getMatmulsReadBy(Value value) {
     Operation *op = work.pop_back_val().getDefiningOp();
     if (!op || !seen.insert(op).second)
       continue;
-    if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    if (auto matmul = dyn_cast<MatmulOp>(op))
       matmuls.push_back(matmul);
-      continue;
-    }
     llvm::append_range(work, op->getOperands());
   }
   return matmuls;

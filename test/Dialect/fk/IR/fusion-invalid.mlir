@@ -143,7 +143,7 @@ func.func @c3_reduction_of_argument(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // fusion C3: a matmul fusion holds a matmul.
 func.func @c3_matmul_without_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs one matmul or a pair, not 0}}
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs one matmul, a pair, or a group whose results each read one matmul, not 0 matmuls}}
   %0 = fk.fusion matmul(%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %e = fk.neg %a : tensor<4xf32>
@@ -210,9 +210,10 @@ func.func @c3_pair_rhs_batches(%x: tensor<4x8x8xf16>, %g: tensor<8x8xf16>, %u: t
 
 // -----
 
-// fusion C3: ...and no more than two.
+// fusion C3: ...and no more than two, but for a group, whose results each
+// read one matmul.
 func.func @c3_three_matmuls(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs one matmul or a pair, not 3}}
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' needs one matmul, a pair, or a group whose results each read one matmul, not 3 matmuls}}
   %0 = fk.fusion matmul(%x, %w) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32> {
   ^bb0(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>):
     %m = fk.matmul %a, %b : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
@@ -370,4 +371,18 @@ func.func @attention_other_shape(%q: tensor<2x8x64xf16>) -> tensor<2x8xf16> {
     fk.yield %r : tensor<2x8xf16>
   }
   return %0 : tensor<2x8xf16>
+}
+
+// -----
+
+// fusion C3: a group's matmuls read one left operand.
+func.func @c3_group_lhs(%x: tensor<4x4xf16>, %y: tensor<4x4xf16>, %w: tensor<4x4xf16>) -> (tensor<4x4xf16>, tensor<4x4xf16>) {
+  // expected-error @+1 {{'fk.fusion' op of kind 'matmul' groups matmuls of one left operand and one result element type only}}
+  %0:2 = fk.fusion matmul(%x, %y, %w) : (tensor<4x4xf16>, tensor<4x4xf16>, tensor<4x4xf16>) -> (tensor<4x4xf16>, tensor<4x4xf16>) {
+  ^bb0(%a: tensor<4x4xf16>, %b: tensor<4x4xf16>, %c: tensor<4x4xf16>):
+    %m = fk.matmul %a, %c : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf16>
+    %n = fk.matmul %b, %c : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf16>
+    fk.yield %m, %n : tensor<4x4xf16>, tensor<4x4xf16>
+  }
+  return %0#0, %0#1 : tensor<4x4xf16>, tensor<4x4xf16>
 }
