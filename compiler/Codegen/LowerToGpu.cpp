@@ -411,6 +411,11 @@ LogicalResult GraphLowering::lowerFusionKernels(FusionOp fusion,
         b, fusion, *tensorCore, operandBuffers.front(),
         ArrayRef(operandBuffers).drop_front(),
         shape.hasRuntimeRows() ? hostSize(loc, shape.rows) : Value());
+    // The result's map follows the operands' where the kernel stores by
+    // TMA.
+    if (storesResultByTma(fusion, *tensorCore))
+      maps.push_back(buildResultTensorMap(
+          b, fusion, *tensorCore, buffers.lookup(fusion.getResult(0))));
     arguments.insert(arguments.begin(), maps.begin(), maps.end());
   }
 

@@ -67,6 +67,7 @@
 #include "Codegen/MatmulShape.h"
 #include "Codegen/SharedMemory.h"
 #include "Codegen/TileEpilogue.h"
+#include "Codegen/WarpMma.h"
 #include "fk/IR/FkKernelLimits.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -159,6 +160,37 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
   return maps;
 }
 
+bool mlir::fk::storesResultByTma(FusionOp fusion,
+                                 const TensorCoreTiling &tiling) {
+  MatmulOp matmul = fusion.getMatmul();
+  if (!matmul || !tiling.isWarpSpecialized() || tiling.splits > 1 ||
+      fusion.getMatmuls().size() != 1 || fusion.getNumResults() != 1)
+    return false;
+  auto yield = cast<YieldOp>(fusion.getBody().front().getTerminator());
+  MatmulShape shape(matmul);
+  return yield.getValues().front() == matmul.getResult() &&
+         shape.elementBytes() == 2 && !shape.batched() &&
+         !shape.hasRuntimeRows() && (shape.n * 2) % 16 == 0;
+}
+
+/// The result tile of one consumer that a TMA store writes: 64 columns
+/// (128 bytes, one swizzle span) of its rows.
+static int64_t getStoredTileRows(const TensorCoreTiling &tiling) {
+  return tiling.getWarpgroupRows();
+}
+
+Value mlir::fk::buildResultTensorMap(OpBuilder &b, FusionOp fusion,
+                                     const TensorCoreTiling &tiling,
+                                     Value resultBuffer) {
+  MatmulShape shape(fusion.getMatmul());
+  return TensorMapOp::create(
+      b, fusion.getLoc(), LLVM::LLVMPointerType::get(b.getContext()),
+      resultBuffer, ValueRange(), ValueRange(),
+      ArrayRef<int64_t>{shape.n, shape.m}, ArrayRef<int64_t>{shape.n * 2},
+      ArrayRef<int64_t>{kSwizzleBytes / 2, getStoredTileRows(tiling)},
+      kSwizzleBytes);
+}
+
 namespace {
 /// Builds the kernel body; see the file comment.
 class TensorCoreKernel {
@@ -168,7 +200,8 @@ public:
                    gpu::GPUModuleOp kernels)
       : k(fusion, kernel, kernels,
           /*firstBuffer=*/(tiling.splits > 1 ? 3 : 2) +
-              (fusion.getMatmuls().size() - 1)),
+              (fusion.getMatmuls().size() - 1) +
+              (storesResultByTma(fusion, tiling) ? 1 : 0)),
         tiling(tiling), target(target), matmul(fusion.getMatmul()),
         shape(matmul), b(k.b), loc(k.loc), ctx(fusion.getContext()),
         kernel(kernel), outputColumns(shape.outputTileColumns(tiling.tileN)) {
@@ -270,6 +303,20 @@ private:
   /// through the epilogue tile beside the ring.
   LogicalResult consumerEpilogue(Value accumulator, Value consumer,
                                  Value warpgroupThread);
+  /// consumerEpilogue where the result is stored by TMA
+  /// (storesResultByTma): per 64-column slice, the accumulator's values as
+  /// 16-bit pairs into one of two swizzled tiles, then one TMA store.
+  void storeSlicesByTma(Value accumulator, Value consumer,
+                        Value warpgroupThread);
+  /// The thread of each consumer that issues its TMA stores.
+  Value isStoreIssuer(Value warpgroupThread) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 warpgroupThread, index(0));
+  }
+  /// Waits, in the store issuer, until at most `pending` of its TMA
+  /// stores still read shared memory (all of them done with `whole`).
+  void waitForStores(Value warpgroupThread, int64_t pending,
+                     bool whole = false);
   /// A barrier of the threads that compute the tile: every thread of the
   /// one-warpgroup kernel; the consumer warpgroup `consumer` of the
   /// warp-specialized one.
@@ -280,6 +327,12 @@ private:
   /// 8).
   void storeAccumulator(Value accumulator, Value cTile, Value warpgroupThread,
                         int64_t firstColumn, int64_t columns, int64_t at = 0);
+  /// Writes 64 columns from `firstColumn` of the warpgroup's accumulator,
+  /// rounded to the result's 16-bit type in pairs, into `words` (the
+  /// warpgroup's rows x 32 words, 128-byte swizzled as a TMA store reads
+  /// it: row r's 16-byte chunk j at chunk j XOR r % 8).
+  void writeSliceWords(Value accumulator, Value words, Value warpgroupThread,
+                       int64_t firstColumn);
   /// Whether the accumulator's f32 tile `cTile` has its columns swizzled
   /// (getSwizzledTileColumn): wherever its rows allow. Measured on an H200
   /// (ncu, 8192 x 2048 x 2048, 128 x 256 tiles): with plain rows the
@@ -327,6 +380,8 @@ private:
   Value lhsMap, rhsMap, lhsDescriptorMap, rhsDescriptorMap;
   /// A pair's second right operand's map (else null).
   Value pairedRhsMap;
+  /// The result's map where the kernel stores it by TMA (else null).
+  Value resultMap;
   /// A group's products, the maps of their right operands (as the
   /// kernel's pointer arguments) and the kernel column of each one's first
   /// tile; the product of the block's tile (an index).
@@ -578,9 +633,63 @@ TensorCoreKernel::forEachTile(Value which, int64_t every,
   return success();
 }
 
+void TensorCoreKernel::waitForStores(Value warpgroupThread, int64_t pending,
+                                     bool whole) {
+  auto ifIssuer = scf::IfOp::create(b, loc, isStoreIssuer(warpgroupThread),
+                                    /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending),
+                                       whole ? UnitAttr() : b.getUnitAttr());
+}
+
+void TensorCoreKernel::storeSlicesByTma(Value accumulator, Value consumer,
+                                        Value warpgroupThread) {
+  int64_t rows = getStoredTileRows(tiling), columns = kSwizzleBytes / 2;
+  int64_t tileBytes = rows * columns * 2;
+  // Two tiles per consumer, where the f32 epilogue tile would be: a slice
+  // is written into one while the other's store may still read it.
+  Value base = add(index(tiling.stages * (aStageBytes + bStageBytes)),
+                   mul(consumer, index(2 * tileBytes)));
+  Value firstRow = tiling.isPingPong() ? index(0) : mul(consumer, index(rows));
+  MemRefType storedTile = sharedTile({rows, columns}, shape.elementType);
+  // The same bytes as 32-bit words: a thread writes its values in pairs.
+  MemRefType wordTile = sharedTile({rows, columns / 2}, b.getI32Type());
+  int64_t slices = tiling.tileN / columns;
+  for (int64_t slice = 0; slice < slices; ++slice) {
+    Value offset = add(base, index(slice % 2 * tileBytes));
+    // The tile's previous store (two slices ago; the last slice's where a
+    // tile has an odd number of them) has read it.
+    waitForStores(warpgroupThread,
+                  /*pending=*/slice == 0 && slices % 2 ? 0 : 1);
+    syncComputeThreads(consumer);
+    writeSliceWords(accumulator, view(offset, wordTile), warpgroupThread,
+                    slice * columns);
+    // The generic proxy's writes, visible to the TMA store.
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    syncComputeThreads(consumer);
+    auto ifIssuer = scf::IfOp::create(b, loc, isStoreIssuer(warpgroupThread),
+                                      /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+    nvgpu::TmaAsyncStoreOp::create(
+        b, loc, view(offset, storedTile), resultMap,
+        ValueRange{add(tileColumn, index(slice * columns)),
+                   add(tileRow, firstRow)},
+        Value());
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+  }
+}
+
 LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
                                                  Value consumer,
                                                  Value warpgroupThread) {
+  if (resultMap) {
+    storeSlicesByTma(accumulator, consumer, warpgroupThread);
+    return success();
+  }
   // Each consumer runs the epilogue of its own rows of the tile (its half
   // of a cooperative tile, a ping-pong consumer's whole tile) through its
   // own part of the epilogue tile, synchronized by a named barrier of its
@@ -752,6 +861,46 @@ void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
   }
 }
 
+void TensorCoreKernel::writeSliceWords(Value accumulator, Value words,
+                                       Value warpgroupThread,
+                                       int64_t firstColumn) {
+  // The fragment as storeAccumulator reads it: thread t holds, per 64 rows,
+  // rows 16 (t / 32) + (t % 32) / 4 + 8h and columns 8j + 2 (t % 4) + c.
+  int64_t rows = tiling.getWarpgroupRows(), slices = rows / 64;
+  auto fragment = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(tiling.tileN / 2, b.getF32Type()));
+  auto packedType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(slices, fragment));
+  Value packed =
+      UnrealizedConversionCastOp::create(b, loc, packedType, accumulator)
+          .getResult(0);
+  Value warp = arith::DivUIOp::create(b, loc, warpgroupThread, index(32));
+  Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
+  Value row = add(mul(warp, index(16)),
+                  arith::DivUIOp::create(b, loc, lane, index(4)));
+  // The pair's word in its 16-byte chunk.
+  Value wordInChunk = arith::RemUIOp::create(b, loc, lane, index(4));
+  for (int64_t slice = 0; slice < slices; ++slice) {
+    Value values = LLVM::ExtractValueOp::create(b, loc, packed, slice);
+    for (int64_t j = 0; j < 8; ++j)
+      for (int64_t h = 0; h < 2; ++h) {
+        // Values 4j' + 2h + c of the fragment, j' the slice's chunk j.
+        int64_t i = 4 * (firstColumn / 8 + j) + 2 * h;
+        Value low = LLVM::ExtractValueOp::create(b, loc, values, i);
+        Value high = LLVM::ExtractValueOp::create(b, loc, values, i + 1);
+        Value pair = packPair(b, loc, low, high, shape.elementType);
+        if (isa<VectorType>(pair.getType()))
+          pair = LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
+        Value tileRow = add(row, index(64 * slice + 8 * h));
+        Value chunk = arith::XOrIOp::create(
+            b, loc, index(j), arith::RemUIOp::create(b, loc, tileRow, index(8)));
+        memref::StoreOp::create(
+            b, loc, pair, words,
+            ValueRange{tileRow, add(mul(chunk, index(4)), wordInChunk)});
+      }
+  }
+}
+
 Value TensorCoreKernel::descriptor(Value offset, MemRefType tile, Value map) {
   return nvgpu::WarpgroupGenerateDescriptorOp::create(
       b, loc, nvgpu::WarpgroupMatrixDescriptorType::get(ctx, tile),
@@ -903,16 +1052,22 @@ LogicalResult TensorCoreKernel::buildWarpSpecialized() {
   // block; the ring's order of fills runs one's main loop after the
   // other's, under the other's epilogue.
   bool pingPong = tiling.isPingPong();
-  return forEachTile(
-      pingPong ? consumer : index(0), pingPong ? tiling.consumers : 1,
-      [&](Value first) {
-        if (pingPong)
-          waitForTurn(first, consumer);
-        Value accumulator = consumerLoop(first, consumer, warpgroupThread);
-        if (pingPong)
-          passTurn(consumer, warpgroupThread);
-        return consumerEpilogue(accumulator, consumer, warpgroupThread);
-      });
+  if (failed(forEachTile(
+          pingPong ? consumer : index(0), pingPong ? tiling.consumers : 1,
+          [&](Value first) {
+            if (pingPong)
+              waitForTurn(first, consumer);
+            Value accumulator =
+                consumerLoop(first, consumer, warpgroupThread);
+            if (pingPong)
+              passTurn(consumer, warpgroupThread);
+            return consumerEpilogue(accumulator, consumer, warpgroupThread);
+          })))
+    return failure();
+  // The block's shared memory outlives its last TMA stores.
+  if (resultMap)
+    waitForStores(warpgroupThread, /*pending=*/0, /*whole=*/true);
+  return success();
 }
 
 /// `body(row, column)` for each element of a rows x columns tile, the 128
@@ -982,6 +1137,10 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   rhsMap = cast(entry.getArgument(1), rhsBox);
   if (k.fusion.getPairedMatmul())
     pairedRhsMap = cast(entry.getArgument(2), rhsBox);
+  if (storesResultByTma(k.fusion, tiling))
+    resultMap = cast(entry.getArgument(1 + k.fusion.getMatmuls().size()),
+                     sharedTile({getStoredTileRows(tiling), boxColumns},
+                                shape.elementType));
   // A group's maps, one per product (selectProduct picks the tile's); its
   // products' tiles follow each other along the kernel's columns.
   if (k.fusion.isMatmulGroup()) {

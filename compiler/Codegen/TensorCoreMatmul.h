@@ -170,6 +170,20 @@ SmallVector<Value, 3> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                                              ValueRange rhsBuffers,
                                              Value rows = Value());
 
+/// Whether the warp-specialized kernel of `fusion` stores its result by
+/// TMA: its one result is the matmul's 16-bit product itself (no epilogue
+/// ops), unbatched, of rows known when compiled. Its consumers then write
+/// each 64-column slice of their accumulator as 16-bit values into a
+/// swizzled tile and one thread stores it with cp.async.bulk.tensor, which
+/// drains while they go on to the next tile, instead of staging f32 in
+/// shared memory and storing from every thread.
+bool storesResultByTma(FusionOp fusion, const TensorCoreTiling &tiling);
+
+/// The tensor map the kernel stores its result through
+/// (storesResultByTma): boxes of 64 columns x the consumer's rows.
+Value buildResultTensorMap(OpBuilder &b, FusionOp fusion,
+                           const TensorCoreTiling &tiling, Value resultBuffer);
+
 /// Fills `kernel`, whose arguments are the two tensor maps then the
 /// fusion's input and result buffers (as for buildFusionKernel), and
 /// returns its launch. With several splits, the arguments are the two
