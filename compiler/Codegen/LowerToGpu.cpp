@@ -413,7 +413,7 @@ LogicalResult GraphLowering::lowerFusionKernels(FusionOp fusion,
         shape.hasRuntimeRows() ? hostSize(loc, shape.rows) : Value());
     // The result's map follows the operands' where the kernel stores by
     // TMA.
-    if (storesResultByTma(fusion, *tensorCore))
+    if (storesResultByTma(fusion, *tensorCore, target))
       maps.push_back(buildResultTensorMap(
           b, fusion, *tensorCore, buffers.lookup(fusion.getResult(0))));
     arguments.insert(arguments.begin(), maps.begin(), maps.end());

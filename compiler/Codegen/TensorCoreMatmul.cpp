@@ -161,16 +161,37 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
 }
 
 bool mlir::fk::storesResultByTma(FusionOp fusion,
-                                 const TensorCoreTiling &tiling) {
+                                 const TensorCoreTiling &tiling,
+                                 TargetAttr target) {
   MatmulOp matmul = fusion.getMatmul();
   if (!matmul || !tiling.isWarpSpecialized() || tiling.splits > 1 ||
       fusion.getMatmuls().size() != 1 || fusion.getNumResults() != 1)
     return false;
-  auto yield = cast<YieldOp>(fusion.getBody().front().getTerminator());
   MatmulShape shape(matmul);
-  return yield.getValues().front() == matmul.getResult() &&
-         shape.elementBytes() == 2 && !shape.batched() &&
-         !shape.hasRuntimeRows() && (shape.n * 2) % 16 == 0;
+  auto resultType = tensorType(fusion.getResult(0));
+  if (shape.elementBytes() != 2 || shape.batched() ||
+      !shape.foldedBatch.empty() || shape.hasRuntimeRows() ||
+      (shape.n * 2) % 16 != 0 || resultType.getRank() != 2 ||
+      resultType.getElementTypeBitWidth() != 16 ||
+      shape.tiles(tiling.tileM, tiling.tileN) <= target.getSmCount())
+    return false;
+  // The epilogue, evaluated on the accumulator's registers, reads no input
+  // but the matmul's operands and vectors along its columns (a bias): at
+  // the fragment's scattered elements, a residual's reads would not
+  // coalesce.
+  MatmulOp only = matmul;
+  for (auto [input, arg] : llvm::zip(fusion.getInputs(),
+                                     fusion.getBody().front().getArguments())) {
+    if (arg == only.getLhs() || arg == getTensorCoreRhsInput(only))
+      continue;
+    if (llvm::any_of(arg.getUsers(),
+                     [&](Operation *user) { return user == only; }))
+      continue;
+    ArrayRef<int64_t> dims = tensorType(input).getShape();
+    if (dims.size() > 1 || (dims.size() == 1 && dims[0] != shape.n))
+      return false;
+  }
+  return true;
 }
 
 /// The result tile of one consumer that a TMA store writes: 64 columns
@@ -201,7 +222,7 @@ public:
       : k(fusion, kernel, kernels,
           /*firstBuffer=*/(tiling.splits > 1 ? 3 : 2) +
               (fusion.getMatmuls().size() - 1) +
-              (storesResultByTma(fusion, tiling) ? 1 : 0)),
+              (storesResultByTma(fusion, tiling, target) ? 1 : 0)),
         tiling(tiling), target(target), matmul(fusion.getMatmul()),
         shape(matmul), b(k.b), loc(k.loc), ctx(fusion.getContext()),
         kernel(kernel), outputColumns(shape.outputTileColumns(tiling.tileN)) {
@@ -331,8 +352,16 @@ private:
   /// rounded to the result's 16-bit type in pairs, into `words` (the
   /// warpgroup's rows x 32 words, 128-byte swizzled as a TMA store reads
   /// it: row r's 16-byte chunk j at chunk j XOR r % 8).
-  void writeSliceWords(Value accumulator, Value words, Value warpgroupThread,
-                       int64_t firstColumn);
+  void writeSliceWords(
+      Value accumulator, Value words, Value warpgroupThread,
+      int64_t firstColumn,
+      function_ref<Value(Value, int64_t, Value, Value)> epilogue = nullptr);
+  /// The 16-bit pair of result values (as an i32) the fusion's epilogue
+  /// makes of the accumulator values `low` and `high` at row `tileRow` of
+  /// the consumer's rows and the pair's columns in the chunk from
+  /// `chunkColumn` of the tile (storesResultByTma).
+  Value evaluatePair(Value tileRow, Value firstRow, int64_t chunkColumn,
+                     Value lane, Value low, Value high);
   /// Whether the accumulator's f32 tile `cTile` has its columns swizzled
   /// (getSwizzledTileColumn): wherever its rows allow. Measured on an H200
   /// (ncu, 8192 x 2048 x 2048, 128 x 256 tiles): with plain rows the
@@ -382,6 +411,9 @@ private:
   Value pairedRhsMap;
   /// The result's map where the kernel stores it by TMA (else null).
   Value resultMap;
+  /// Whether evaluatePair could not evaluate the epilogue (it reported
+  /// why).
+  bool epilogueFailed = false;
   /// A group's products, the maps of their right operands (as the
   /// kernel's pointer arguments) and the kernel column of each one's first
   /// tile; the product of the block's tile (an index).
@@ -663,8 +695,20 @@ void TensorCoreKernel::storeSlicesByTma(Value accumulator, Value consumer,
     waitForStores(warpgroupThread,
                   /*pending=*/slice == 0 && slices % 2 ? 0 : 1);
     syncComputeThreads(consumer);
+    // A bare product's values are rounded in pairs; an epilogue is
+    // evaluated on them first.
+    bool bare = cast<YieldOp>(k.fusion.getBody().front().getTerminator())
+                    .getValues()
+                    .front() == matmul.getResult();
+    Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
+    auto epilogue = [&](Value tileRow, int64_t chunkColumn, Value low,
+                        Value high) {
+      return evaluatePair(tileRow, firstRow, chunkColumn, lane, low, high);
+    };
     writeSliceWords(accumulator, view(offset, wordTile), warpgroupThread,
-                    slice * columns);
+                    slice * columns,
+                    bare ? function_ref<Value(Value, int64_t, Value, Value)>()
+                         : epilogue);
     // The generic proxy's writes, visible to the TMA store.
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
@@ -688,7 +732,7 @@ LogicalResult TensorCoreKernel::consumerEpilogue(Value accumulator,
                                                  Value warpgroupThread) {
   if (resultMap) {
     storeSlicesByTma(accumulator, consumer, warpgroupThread);
-    return success();
+    return failure(epilogueFailed);
   }
   // Each consumer runs the epilogue of its own rows of the tile (its half
   // of a cooperative tile, a ping-pong consumer's whole tile) through its
@@ -861,9 +905,9 @@ void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
   }
 }
 
-void TensorCoreKernel::writeSliceWords(Value accumulator, Value words,
-                                       Value warpgroupThread,
-                                       int64_t firstColumn) {
+void TensorCoreKernel::writeSliceWords(
+    Value accumulator, Value words, Value warpgroupThread, int64_t firstColumn,
+    function_ref<Value(Value, int64_t, Value, Value)> epilogue) {
   // The fragment as storeAccumulator reads it: thread t holds, per 64 rows,
   // rows 16 (t / 32) + (t % 32) / 4 + 8h and columns 8j + 2 (t % 4) + c.
   int64_t rows = tiling.getWarpgroupRows(), slices = rows / 64;
@@ -878,8 +922,9 @@ void TensorCoreKernel::writeSliceWords(Value accumulator, Value words,
   Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
   Value row = add(mul(warp, index(16)),
                   arith::DivUIOp::create(b, loc, lane, index(4)));
-  // The pair's word in its 16-byte chunk.
+  // The pair's word in its 16-byte chunk, and the row's swizzle.
   Value wordInChunk = arith::RemUIOp::create(b, loc, lane, index(4));
+  Value rowInEight = arith::DivUIOp::create(b, loc, lane, index(4));
   for (int64_t slice = 0; slice < slices; ++slice) {
     Value values = LLVM::ExtractValueOp::create(b, loc, packed, slice);
     for (int64_t j = 0; j < 8; ++j)
@@ -888,17 +933,62 @@ void TensorCoreKernel::writeSliceWords(Value accumulator, Value words,
         int64_t i = 4 * (firstColumn / 8 + j) + 2 * h;
         Value low = LLVM::ExtractValueOp::create(b, loc, values, i);
         Value high = LLVM::ExtractValueOp::create(b, loc, values, i + 1);
-        Value pair = packPair(b, loc, low, high, shape.elementType);
+        Value tileRow = add(row, index(64 * slice + 8 * h));
+        Value pair = epilogue ? epilogue(tileRow, firstColumn + 8 * j, low, high)
+                              : packPair(b, loc, low, high, shape.elementType);
         if (isa<VectorType>(pair.getType()))
           pair = LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
-        Value tileRow = add(row, index(64 * slice + 8 * h));
-        Value chunk = arith::XOrIOp::create(
-            b, loc, index(j), arith::RemUIOp::create(b, loc, tileRow, index(8)));
+        // tileRow % 8 is the lane's row in its group of 8, (t % 32) / 4.
+        Value chunk = arith::XOrIOp::create(b, loc, index(j), rowInEight);
         memref::StoreOp::create(
             b, loc, pair, words,
             ValueRange{tileRow, add(mul(chunk, index(4)), wordInChunk)});
       }
   }
+}
+
+Value TensorCoreKernel::evaluatePair(Value tileRow, Value firstRow,
+                                     int64_t chunkColumn, Value lane,
+                                     Value low, Value high) {
+  // The pair's first column in the product: the thread's pair in the chunk.
+  Value column = add(add(tileColumn, index(chunkColumn)),
+                     mul(arith::RemUIOp::create(b, loc, lane, index(4)),
+                         index(2)));
+  Value row = add(add(tileRow, firstRow), this->tileRow);
+  // Elements past the result are never stored (the TMA store clips them)
+  // but are evaluated: their coordinates are clamped into the result, so
+  // that the epilogue's reads stay inside its inputs.
+  Value lastRow = index(shape.m - 1), lastColumn = index(shape.n - 1);
+  row = arith::MinUIOp::create(b, loc, row, lastRow);
+  Type element = tensorType(k.fusion.getResult(0)).getElementType();
+  Value yielded =
+      cast<YieldOp>(k.fusion.getBody().front().getTerminator()).getValues()[0];
+  SmallVector<Value, 2> values;
+  for (auto [c, sum] : llvm::enumerate(SmallVector<Value, 2>{low, high})) {
+    Value at = arith::MinUIOp::create(
+        b, loc, add(column, index(static_cast<int64_t>(c))), lastColumn);
+    ElementEmitter emitter = k.makeEmitter();
+    Value accumulated = sum;
+    emitter.contractionHook = [&](Operation *,
+                                  ArrayRef<Value>) -> FailureOr<Value> {
+      return roundToElementType(b, loc, accumulated,
+                                tensorType(matmul.getResult()).getElementType());
+    };
+    FailureOr<Value> value = emitter.emit(yielded, {row, at});
+    if (failed(value)) {
+      epilogueFailed = true;
+      value = sum;
+    }
+    values.push_back(truncateToElementType(b, loc, *value, element));
+  }
+  auto pairType = VectorType::get({2}, element);
+  Value pair = LLVM::UndefOp::create(b, loc, pairType);
+  for (auto [i, value] : llvm::enumerate(values))
+    pair = LLVM::InsertElementOp::create(
+        b, loc, pair, value,
+        LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                 static_cast<int32_t>(i)));
+  return pair;
 }
 
 Value TensorCoreKernel::descriptor(Value offset, MemRefType tile, Value map) {
@@ -1137,7 +1227,7 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   rhsMap = cast(entry.getArgument(1), rhsBox);
   if (k.fusion.getPairedMatmul())
     pairedRhsMap = cast(entry.getArgument(2), rhsBox);
-  if (storesResultByTma(k.fusion, tiling))
+  if (storesResultByTma(k.fusion, tiling, target))
     resultMap = cast(entry.getArgument(1 + k.fusion.getMatmuls().size()),
                      sharedTile({getStoredTileRows(tiling), boxColumns},
                                 shape.elementType));

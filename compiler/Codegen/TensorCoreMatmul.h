@@ -172,12 +172,17 @@ SmallVector<Value, 3> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
 
 /// Whether the warp-specialized kernel of `fusion` stores its result by
 /// TMA: its one result is the matmul's 16-bit product itself (no epilogue
-/// ops), unbatched, of rows known when compiled. Its consumers then write
+/// ops, or elementwise ones reading no input but vectors along its
+/// columns, such as a bias), unbatched, of rows known when compiled, and
+/// its blocks compute more than one tile each (the stores drain under the
+/// next tile's main loop; with one tile per block there is none, and the
+/// f32 tile's path is kept). Its consumers then write
 /// each 64-column slice of their accumulator as 16-bit values into a
 /// swizzled tile and one thread stores it with cp.async.bulk.tensor, which
 /// drains while they go on to the next tile, instead of staging f32 in
 /// shared memory and storing from every thread.
-bool storesResultByTma(FusionOp fusion, const TensorCoreTiling &tiling);
+bool storesResultByTma(FusionOp fusion, const TensorCoreTiling &tiling,
+                       TargetAttr target);
 
 /// The tensor map the kernel stores its result through
 /// (storesResultByTma): boxes of 64 columns x the consumer's rows.
