@@ -196,6 +196,5 @@ struct GroupMatmulsPass : fk::impl::FkGroupMatmulsBase<GroupMatmulsPass> {
       member.erase();
     return success();
   }
-
 };
 } // namespace

@@ -179,13 +179,9 @@ bool mlir::fk::storesResultByTma(FusionOp fusion,
   // but the matmul's operands and vectors along its columns (a bias): at
   // the fragment's scattered elements, a residual's reads would not
   // coalesce.
-  MatmulOp only = matmul;
   for (auto [input, arg] : llvm::zip(fusion.getInputs(),
                                      fusion.getBody().front().getArguments())) {
-    if (arg == only.getLhs() || arg == getTensorCoreRhsInput(only))
-      continue;
-    if (llvm::any_of(arg.getUsers(),
-                     [&](Operation *user) { return user == only; }))
+    if (arg == matmul.getLhs() || arg == getTensorCoreRhsInput(matmul))
       continue;
     ArrayRef<int64_t> dims = tensorType(input).getShape();
     if (dims.size() > 1 || (dims.size() == 1 && dims[0] != shape.n))
@@ -348,6 +344,29 @@ private:
   /// 8).
   void storeAccumulator(Value accumulator, Value cTile, Value warpgroupThread,
                         int64_t firstColumn, int64_t columns, int64_t at = 0);
+  /// The LLVM form of one 64-row slice of a warpgroup's accumulator
+  /// (tileN / 2 f32 values per thread), and of the whole accumulator (one
+  /// such struct per 64 rows).
+  Type getFragmentType() {
+    return LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(tiling.tileN / 2, b.getF32Type()));
+  }
+  Type getPackedAccumulatorType() {
+    return LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(tiling.getWarpgroupRows() / 64,
+                               getFragmentType()));
+  }
+  /// wgmma's f32 accumulator fragment (PTX ISA, "Matrix fragments for
+  /// wgmma.mma_async", m64nNk16): per 64 rows, thread t of the warpgroup
+  /// holds N / 2 values; value 4j + 2h + c is row 16 (t / 32) + (t % 32) / 4
+  /// + 8h, column 8j + 2 (t % 4) + c. Returns each 64-row slice's values
+  /// (the structs of getFragmentType), the thread's row 16 (t / 32) + (t %
+  /// 32) / 4, and its lane t % 32.
+  struct ThreadFragments {
+    SmallVector<Value> slices;
+    Value row, lane;
+  };
+  ThreadFragments getThreadFragments(Value accumulator, Value warpgroupThread);
   /// Writes 64 columns from `firstColumn` of the warpgroup's accumulator,
   /// rounded to the result's 16-bit type in pairs, into `words` (the
   /// warpgroup's rows x 32 words, 128-byte swizzled as a TMA store reads
@@ -687,6 +706,16 @@ void TensorCoreKernel::storeSlicesByTma(Value accumulator, Value consumer,
   MemRefType storedTile = sharedTile({rows, columns}, shape.elementType);
   // The same bytes as 32-bit words: a thread writes its values in pairs.
   MemRefType wordTile = sharedTile({rows, columns / 2}, b.getI32Type());
+  // A bare product's values are rounded in pairs; an epilogue is evaluated
+  // on them first.
+  bool bare = cast<YieldOp>(k.fusion.getBody().front().getTerminator())
+                  .getValues()
+                  .front() == matmul.getResult();
+  Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
+  auto epilogue = [&](Value tileRow, int64_t chunkColumn, Value low,
+                      Value high) {
+    return evaluatePair(tileRow, firstRow, chunkColumn, lane, low, high);
+  };
   int64_t slices = tiling.tileN / columns;
   for (int64_t slice = 0; slice < slices; ++slice) {
     Value offset = add(base, index(slice % 2 * tileBytes));
@@ -695,16 +724,6 @@ void TensorCoreKernel::storeSlicesByTma(Value accumulator, Value consumer,
     waitForStores(warpgroupThread,
                   /*pending=*/slice == 0 && slices % 2 ? 0 : 1);
     syncComputeThreads(consumer);
-    // A bare product's values are rounded in pairs; an epilogue is
-    // evaluated on them first.
-    bool bare = cast<YieldOp>(k.fusion.getBody().front().getTerminator())
-                    .getValues()
-                    .front() == matmul.getResult();
-    Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
-    auto epilogue = [&](Value tileRow, int64_t chunkColumn, Value low,
-                        Value high) {
-      return evaluatePair(tileRow, firstRow, chunkColumn, lane, low, high);
-    };
     writeSliceWords(accumulator, view(offset, wordTile), warpgroupThread,
                     slice * columns,
                     bare ? function_ref<Value(Value, int64_t, Value, Value)>()
@@ -857,41 +876,43 @@ void TensorCoreKernel::syncComputeThreads(Value consumer) {
                           /*reductionOp=*/{}, /*reductionPredicate=*/Value());
 }
 
+TensorCoreKernel::ThreadFragments
+TensorCoreKernel::getThreadFragments(Value accumulator,
+                                     Value warpgroupThread) {
+  ThreadFragments fragments;
+  Value packed = UnrealizedConversionCastOp::create(
+                     b, loc, getPackedAccumulatorType(), accumulator)
+                     .getResult(0);
+  for (int64_t slice = 0; slice < tiling.getWarpgroupRows() / 64; ++slice)
+    fragments.slices.push_back(
+        LLVM::ExtractValueOp::create(b, loc, packed, slice));
+  Value warp = arith::DivUIOp::create(b, loc, warpgroupThread, index(32));
+  fragments.lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
+  fragments.row = add(mul(warp, index(16)),
+                      arith::DivUIOp::create(b, loc, fragments.lane, index(4)));
+  return fragments;
+}
+
 void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
                                         Value warpgroupThread,
                                         int64_t firstColumn, int64_t columns,
                                         int64_t at) {
-  // wgmma's f32 accumulator fragment (PTX ISA, "Matrix fragments for
-  // wgmma.mma_async", m64nNk16): per 64 rows, thread t of the warpgroup
-  // holds N / 2 values; value 4j + 2h + c is row 16 (t / 32) + (t % 32) / 4
-  // + 8h, column 8j + 2 (t % 4) + c. Written out here because MLIR 22's
+  // The fragment written out here (getThreadFragments) because MLIR 22's
   // nvgpu.warpgroup.mma.store misplaces the second 64 rows of a 128-row
   // accumulator unless N is 128 (llvm-project#154581) and indexes rows by
   // the block's thread id, not the warpgroup's.
-  int64_t rows = tiling.getWarpgroupRows(), slices = rows / 64;
-  auto fragment = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(tiling.tileN / 2, b.getF32Type()));
-  auto packedType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(slices, fragment));
-  Value packed =
-      UnrealizedConversionCastOp::create(b, loc, packedType, accumulator)
-          .getResult(0);
-  Value warp = arith::DivUIOp::create(b, loc, warpgroupThread, index(32));
-  Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
-  Value row = add(mul(warp, index(16)),
-                  arith::DivUIOp::create(b, loc, lane, index(4)));
+  auto [slices, row, lane] = getThreadFragments(accumulator, warpgroupThread);
   Value column =
       mul(arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
   // A pair of values (c = 0, 1) lies in one 16-byte chunk of the tile: the
   // pair's column is swizzled once and the second value follows the first.
   bool swizzled = isSwizzled(cTile);
-  for (int64_t slice = 0; slice < slices; ++slice) {
-    Value values = LLVM::ExtractValueOp::create(b, loc, packed, slice);
+  for (auto [slice, values] : llvm::enumerate(slices)) {
     Value pairColumn;
     for (int64_t i = firstColumn / 2; i < (firstColumn + columns) / 2; ++i) {
       int64_t j = i / 4 - firstColumn / 8 + at / 8, h = (i % 4) / 2,
               c = i % 2;
-      Value tileRow = add(row, index(64 * slice + 8 * h));
+      Value tileRow = add(row, index(64 * static_cast<int64_t>(slice) + 8 * h));
       if (c == 0) {
         pairColumn = add(column, index(8 * j));
         if (swizzled)
@@ -908,32 +929,19 @@ void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
 void TensorCoreKernel::writeSliceWords(
     Value accumulator, Value words, Value warpgroupThread, int64_t firstColumn,
     function_ref<Value(Value, int64_t, Value, Value)> epilogue) {
-  // The fragment as storeAccumulator reads it: thread t holds, per 64 rows,
-  // rows 16 (t / 32) + (t % 32) / 4 + 8h and columns 8j + 2 (t % 4) + c.
-  int64_t rows = tiling.getWarpgroupRows(), slices = rows / 64;
-  auto fragment = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(tiling.tileN / 2, b.getF32Type()));
-  auto packedType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(slices, fragment));
-  Value packed =
-      UnrealizedConversionCastOp::create(b, loc, packedType, accumulator)
-          .getResult(0);
-  Value warp = arith::DivUIOp::create(b, loc, warpgroupThread, index(32));
-  Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
-  Value row = add(mul(warp, index(16)),
-                  arith::DivUIOp::create(b, loc, lane, index(4)));
+  auto [slices, row, lane] = getThreadFragments(accumulator, warpgroupThread);
   // The pair's word in its 16-byte chunk, and the row's swizzle.
   Value wordInChunk = arith::RemUIOp::create(b, loc, lane, index(4));
   Value rowInEight = arith::DivUIOp::create(b, loc, lane, index(4));
-  for (int64_t slice = 0; slice < slices; ++slice) {
-    Value values = LLVM::ExtractValueOp::create(b, loc, packed, slice);
+  for (auto [slice, values] : llvm::enumerate(slices)) {
     for (int64_t j = 0; j < 8; ++j)
       for (int64_t h = 0; h < 2; ++h) {
         // Values 4j' + 2h + c of the fragment, j' the slice's chunk j.
         int64_t i = 4 * (firstColumn / 8 + j) + 2 * h;
         Value low = LLVM::ExtractValueOp::create(b, loc, values, i);
         Value high = LLVM::ExtractValueOp::create(b, loc, values, i + 1);
-        Value tileRow = add(row, index(64 * slice + 8 * h));
+        Value tileRow =
+            add(row, index(64 * static_cast<int64_t>(slice) + 8 * h));
         Value pair = epilogue ? epilogue(tileRow, firstColumn + 8 * j, low, high)
                               : packPair(b, loc, low, high, shape.elementType);
         if (isa<VectorType>(pair.getType()))
@@ -1033,10 +1041,7 @@ Value TensorCoreKernel::multiplyKMajorTile(Value aStage, Value bStage,
   int64_t halfBytes = kWgmmaRows * tiling.tileK * shape.elementBytes();
   int64_t halves = tiling.getWarpgroupRows() / kWgmmaRows;
   auto i64 = b.getI64Type();
-  auto fragment = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(tiling.tileN / 2, b.getF32Type()));
-  auto packedType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(halves, fragment));
+  Type fragment = getFragmentType(), packedType = getPackedAccumulatorType();
   auto cast = [&](Value value, Type type) {
     return UnrealizedConversionCastOp::create(b, loc, type, value).getResult(0);
   };
