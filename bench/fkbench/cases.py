@@ -165,6 +165,18 @@ def _block_flops(t, attrs):
     return matmuls + 4 * b * (d // head_dim) * n * n * head_dim // 2
 
 
+def _llama_block_flops(t, attrs):
+    """The layer's matmuls (2 * M * N * K each, nn.Linear weights [out, in])
+    and its causal attention (4 * B * H * N^2 * D / 2)."""
+    b, n, d = t["x"].shape
+    tokens = b * n
+    weights = ("wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down")
+    matmuls = sum(2 * tokens * t[w].shape[0] * t[w].shape[1]
+                  for w in weights)
+    head_dim = attrs["head_dim"]
+    return matmuls + 4 * b * (d // head_dim) * n * n * head_dim // 2
+
+
 def _table():
     cases = []
     for dt in ("f32", "f16"):
@@ -243,6 +255,25 @@ def _table():
                     "SwiGLU MLP, residual",
         eager_is="PyTorch ops with F.scaled_dot_product_attention (its "
                  "default backend) for the attention"))
+    cases.append(Case(
+        "llama_block_f16", "llama_block",
+        ("x", "cos_t", "sin_t", "attn_norm", "wq", "wk", "wv", "wo",
+         "mlp_norm", "w_gate", "w_up", "w_down"),
+        attrs={"eps": 1e-5, "head_dim": 128},
+        init=dict({"attn_norm": (1.0, 0.1), "mlp_norm": (1.0, 0.1),
+                   "cos_t": (0.0, 0.7), "sin_t": (0.0, 0.7),
+                   "w_down": (0.0, 1 / math.sqrt(14336))},
+                  **{w: (0.0, 1 / math.sqrt(4096))
+                     for w in ("wq", "wk", "wv", "wo", "w_gate", "w_up")}),
+        flop_formula=_llama_block_flops,
+        description="a Llama 3 8B-sized decoder layer, 4096 tokens: rmsnorm, "
+                    "QKV (nn.Linear weights), RoPE, grouped-query causal "
+                    "attention (32 heads of 128, 8 key/value heads), output "
+                    "projection, residual, rmsnorm, SwiGLU MLP (14336), "
+                    "residual",
+        eager_is="PyTorch ops as transformers' LlamaDecoderLayer runs them "
+                 "(F.linear, rotate-half RoPE, repeat_kv, "
+                 "F.scaled_dot_product_attention with its default backend)"))
     # GEMMs: b scaled by 1/sqrt(K), so that the results stay near N(0, 1)
     # whatever K is; eager is one cuBLAS call (torch.matmul).
     for dtype in ("f16", "bf16"):

@@ -88,6 +88,39 @@ def jax_function(case, jax):
             g = rmsnorm(x1, norm2)
             gate = jax.nn.silu(up(g @ w_gate)).astype(x.dtype)
             return (x1 + (gate * (g @ w_up)) @ w_down,)
+    elif fam == "llama_block":
+        head_dim = a["head_dim"]
+
+        def rmsnorm(t, gamma):
+            tf = up(t)
+            ms = jnp.square(tf).mean(axis=-1, keepdims=True)
+            return (tf * jax.lax.rsqrt(ms + a["eps"]) * up(gamma)) \
+                .astype(t.dtype)
+
+        def rope(t, cos_t, sin_t):
+            # t: [B, T, heads, D]; the tables are [T, D].
+            t1, t2 = t[..., :head_dim // 2], t[..., head_dim // 2:]
+            rotated = jnp.concatenate((-t2, t1), axis=-1)
+            return t * cos_t[:, None, :] + rotated * sin_t[:, None, :]
+
+        def fn(x, cos_t, sin_t, attn_norm, wq, wk, wv, wo, mlp_norm, w_gate,
+               w_up, w_down):
+            b, n, d = x.shape
+
+            def split(t):
+                return t.reshape(b, n, t.shape[-1] // head_dim, head_dim)
+            h = rmsnorm(x, attn_norm)
+            # dot_product_attention groups the query heads over fewer
+            # key/value heads itself (query head i reads key/value head
+            # i // group).
+            o = jax.nn.dot_product_attention(
+                rope(split(h @ wq.T), cos_t, sin_t),
+                rope(split(h @ wk.T), cos_t, sin_t),
+                split(h @ wv.T), is_causal=True)
+            x1 = x + o.reshape(b, n, d) @ wo.T
+            m = rmsnorm(x1, mlp_norm)
+            gate = jax.nn.silu(up(m @ w_gate.T)).astype(x.dtype)
+            return (x1 + (gate * (m @ w_up.T)) @ w_down.T,)
     else:
         raise ValueError("unknown family %s" % fam)
     return fn

@@ -69,6 +69,33 @@ def torch_function(case, torch, device):
             x1 = x + o.transpose(1, 2).reshape(b, n, d) @ wo
             g = F.rms_norm(x1, (d,), norm2, a["eps"])
             return (x1 + (F.silu(g @ w_gate) * (g @ w_up)) @ w_down,)
+    elif fam == "llama_block":
+        head_dim = a["head_dim"]
+
+        def fn(x, cos_t, sin_t, attn_norm, wq, wk, wv, wo, mlp_norm, w_gate,
+               w_up, w_down):
+            b, n, d = x.shape
+            heads, kv_heads = wq.shape[0] // head_dim, wk.shape[0] // head_dim
+
+            def split(t, count):
+                return t.view(b, n, count, head_dim).transpose(1, 2)
+
+            def rope(t):
+                t1, t2 = t[..., :head_dim // 2], t[..., head_dim // 2:]
+                return t * cos_t + torch.cat((-t2, t1), dim=-1) * sin_t
+            h = F.rms_norm(x, (d,), attn_norm, a["eps"])
+            q = rope(split(F.linear(h, wq), heads))
+            k = rope(split(F.linear(h, wk), kv_heads))
+            v = split(F.linear(h, wv), kv_heads)
+            # transformers' repeat_kv: query head i reads key/value head
+            # i // (heads / kv_heads).
+            k = k.repeat_interleave(heads // kv_heads, dim=1)
+            v = v.repeat_interleave(heads // kv_heads, dim=1)
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x1 = x + F.linear(o.transpose(1, 2).reshape(b, n, d), wo)
+            m = F.rms_norm(x1, (d,), mlp_norm, a["eps"])
+            return (x1 + F.linear(F.silu(F.linear(m, w_gate)) *
+                                  F.linear(m, w_up), w_down),)
     else:
         raise ValueError("unknown family %s" % fam)
     return fn
