@@ -44,6 +44,18 @@ struct ScalarBuilder {
   Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  /// x / y to within 2 ulp of f32 (PTX div.approx.f32), for results that
+  /// are rounded to a 16-bit float: a few instructions where the correctly
+  /// rounded division is a subroutine of a dozen, and no f16 or bf16 value
+  /// farther than one ulp from the exact quotient's rounding.
+  Value approximateDiv(Value x, Value y) {
+    return arith::DivFOp::create(b, loc, x, y, arith::FastMathFlags::afn);
+  }
+  /// The division for a float op's result element type `type`.
+  Value divFor(Type type, Value x, Value y) {
+    return type.getIntOrFloatBitWidth() <= 16 ? approximateDiv(x, y)
+                                              : div(x, y);
+  }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
   Value negate(Value x) { return arith::NegFOp::create(b, loc, x); }
   Value select(Value c, Value x, Value y) {
@@ -241,7 +253,8 @@ double SigmoidOp::evaluateScalar(ArrayRef<double> x) {
 }
 Value SigmoidOp::buildScalar(OpBuilder &b, ValueRange x) {
   ScalarBuilder s(b, *this);
-  return s.div(s.f32(1.0), s.add(s.f32(1.0), s.exp(s.negate(x[0]))));
+  return s.divFor(resultElementType(*this), s.f32(1.0),
+                  s.add(s.f32(1.0), s.exp(s.negate(x[0]))));
 }
 
 double SiluOp::evaluateScalar(ArrayRef<double> x) {
@@ -249,7 +262,8 @@ double SiluOp::evaluateScalar(ArrayRef<double> x) {
 }
 Value SiluOp::buildScalar(OpBuilder &b, ValueRange x) {
   ScalarBuilder s(b, *this);
-  return s.div(x[0], s.add(s.f32(1.0), s.exp(s.negate(x[0]))));
+  return s.divFor(resultElementType(*this), x[0],
+                  s.add(s.f32(1.0), s.exp(s.negate(x[0]))));
 }
 
 double ErfOp::evaluateScalar(ArrayRef<double> x) { return std::erf(x[0]); }
