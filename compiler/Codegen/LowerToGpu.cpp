@@ -411,11 +411,15 @@ LogicalResult GraphLowering::lowerFusionKernels(FusionOp fusion,
         b, fusion, *tensorCore, operandBuffers.front(),
         ArrayRef(operandBuffers).drop_front(),
         shape.hasRuntimeRows() ? hostSize(loc, shape.rows) : Value());
-    // The result's map follows the operands' where the kernel stores by
+    // The results' maps follow the operands' where the kernel stores by
     // TMA.
-    if (storesResultByTma(fusion, *tensorCore, target))
-      maps.push_back(buildResultTensorMap(
-          b, fusion, *tensorCore, buffers.lookup(fusion.getResult(0))));
+    if (storesResultByTma(fusion, *tensorCore, target)) {
+      SmallVector<Value> resultBuffers;
+      for (Value result : fusion.getResults())
+        resultBuffers.push_back(buffers.lookup(result));
+      llvm::append_range(maps, buildResultTensorMaps(b, fusion, *tensorCore,
+                                                     resultBuffers));
+    }
     arguments.insert(arguments.begin(), maps.begin(), maps.end());
   }
 

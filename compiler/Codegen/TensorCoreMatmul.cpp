@@ -164,24 +164,43 @@ bool mlir::fk::storesResultByTma(FusionOp fusion,
                                  const TensorCoreTiling &tiling,
                                  TargetAttr target) {
   MatmulOp matmul = fusion.getMatmul();
+  // One product, or a group's products each yielded as it is (its result
+  // p is product p): the tile's product picks its result's map.
+  SmallVector<MatmulOp, 4> products = fusion.getMatmuls();
+  bool group = fusion.isMatmulGroup();
   if (!matmul || !tiling.isWarpSpecialized() || tiling.splits > 1 ||
-      fusion.getMatmuls().size() != 1 || fusion.getNumResults() != 1)
+      (products.size() != 1 && !group) ||
+      fusion.getNumResults() != products.size())
     return false;
+  ValueRange yielded =
+      cast<YieldOp>(fusion.getBody().front().getTerminator()).getValues();
   MatmulShape shape(matmul);
-  auto resultType = tensorType(fusion.getResult(0));
   if (shape.elementBytes() != 2 || shape.batched() ||
-      !shape.foldedBatch.empty() || shape.hasRuntimeRows() ||
-      (shape.n * 2) % 16 != 0 || resultType.getRank() != 2 ||
-      resultType.getElementTypeBitWidth() != 16 ||
+      shape.hasRuntimeRows() ||
       shape.tiles(tiling.tileM, tiling.tileN) <= target.getSmCount())
     return false;
+  for (auto [p, product] : llvm::enumerate(products)) {
+    // Each result is its product's shape (batches folded into the rows are
+    // consecutive rows of the result too): a 2-D map of m x n covers it.
+    auto resultType = tensorType(fusion.getResult(p));
+    if ((group && yielded[p] != product.getResult()) ||
+        (MatmulShape(product).n * 2) % 16 != 0 ||
+        resultType.getShape() != tensorType(product.getResult()).getShape() ||
+        resultType.getElementTypeBitWidth() != 16)
+      return false;
+  }
   // The epilogue, evaluated on the accumulator's registers, reads no input
   // but the matmul's operands and vectors along its columns (a bias): at
   // the fragment's scattered elements, a residual's reads would not
   // coalesce.
+  auto isOperand = [&](Value arg) {
+    return llvm::any_of(products, [&](MatmulOp product) {
+      return arg == product.getLhs() || arg == getTensorCoreRhsInput(product);
+    });
+  };
   for (auto [input, arg] : llvm::zip(fusion.getInputs(),
                                      fusion.getBody().front().getArguments())) {
-    if (arg == matmul.getLhs() || arg == getTensorCoreRhsInput(matmul))
+    if (isOperand(arg))
       continue;
     ArrayRef<int64_t> dims = tensorType(input).getShape();
     if (dims.size() > 1 || (dims.size() == 1 && dims[0] != shape.n))
@@ -196,16 +215,22 @@ static int64_t getStoredTileRows(const TensorCoreTiling &tiling) {
   return tiling.getWarpgroupRows();
 }
 
-Value mlir::fk::buildResultTensorMap(OpBuilder &b, FusionOp fusion,
-                                     const TensorCoreTiling &tiling,
-                                     Value resultBuffer) {
-  MatmulShape shape(fusion.getMatmul());
-  return TensorMapOp::create(
-      b, fusion.getLoc(), LLVM::LLVMPointerType::get(b.getContext()),
-      resultBuffer, ValueRange(), ValueRange(),
-      ArrayRef<int64_t>{shape.n, shape.m}, ArrayRef<int64_t>{shape.n * 2},
-      ArrayRef<int64_t>{kSwizzleBytes / 2, getStoredTileRows(tiling)},
-      kSwizzleBytes);
+SmallVector<Value> mlir::fk::buildResultTensorMaps(OpBuilder &b,
+                                                   FusionOp fusion,
+                                                   const TensorCoreTiling &tiling,
+                                                   ValueRange resultBuffers) {
+  SmallVector<Value> maps;
+  for (auto [product, buffer] :
+       llvm::zip_equal(fusion.getMatmuls(), resultBuffers)) {
+    MatmulShape shape(product);
+    maps.push_back(TensorMapOp::create(
+        b, fusion.getLoc(), LLVM::LLVMPointerType::get(b.getContext()),
+        buffer, ValueRange(), ValueRange(), ArrayRef<int64_t>{shape.n, shape.m},
+        ArrayRef<int64_t>{shape.n * 2},
+        ArrayRef<int64_t>{kSwizzleBytes / 2, getStoredTileRows(tiling)},
+        kSwizzleBytes));
+  }
+  return maps;
 }
 
 namespace {
@@ -218,7 +243,9 @@ public:
       : k(fusion, kernel, kernels,
           /*firstBuffer=*/(tiling.splits > 1 ? 3 : 2) +
               (fusion.getMatmuls().size() - 1) +
-              (storesResultByTma(fusion, tiling, target) ? 1 : 0)),
+              (storesResultByTma(fusion, tiling, target)
+                   ? fusion.getNumResults()
+                   : 0)),
         tiling(tiling), target(target), matmul(fusion.getMatmul()),
         shape(matmul), b(k.b), loc(k.loc), ctx(fusion.getContext()),
         kernel(kernel), outputColumns(shape.outputTileColumns(tiling.tileN)) {
@@ -440,6 +467,10 @@ private:
   SmallVector<Value> groupRhsPointers;
   SmallVector<int64_t> groupFirstColumns;
   MemRefType rhsBoxType;
+  /// The results' tensor maps (storesResultByTma), one per product of a
+  /// group (selectProduct picks the tile's), and their box.
+  SmallVector<Value> resultPointers;
+  MemRefType resultBoxType;
   Value product;
   Value tileRow, tileColumn, lhsBatch, rhsBatch;
   SmallVector<Value> batchCoords;
@@ -648,6 +679,8 @@ void TensorCoreKernel::selectProduct() {
   // Product p's tiles start at column groupFirstColumns[p]: the last
   // product whose first column the tile reaches is its own.
   Value pointer = groupRhsPointers.front(), column = tileColumn;
+  Value resultPointer =
+      resultPointers.empty() ? Value() : resultPointers.front();
   product = index(0);
   for (size_t p = 1; p < groupProducts.size(); ++p) {
     Value start = index(groupFirstColumns[p]);
@@ -659,11 +692,19 @@ void TensorCoreKernel::selectProduct() {
         column);
     pointer = LLVM::SelectOp::create(b, loc, reached, groupRhsPointers[p],
                                      pointer);
+    if (!resultPointers.empty())
+      resultPointer = LLVM::SelectOp::create(b, loc, reached,
+                                             resultPointers[p], resultPointer);
   }
   tileColumn = column;
   rhsMap = UnrealizedConversionCastOp::create(
                b, loc, getSwizzledTensorMapType(rhsBoxType), pointer)
                .getResult(0);
+  if (resultPointer)
+    resultMap = UnrealizedConversionCastOp::create(
+                    b, loc, getSwizzledTensorMapType(resultBoxType),
+                    resultPointer)
+                    .getResult(0);
 }
 
 LogicalResult
@@ -968,6 +1009,13 @@ Value TensorCoreKernel::evaluatePair(Value tileRow, Value firstRow,
   // that the epilogue's reads stay inside its inputs.
   Value lastRow = index(shape.m - 1), lastColumn = index(shape.n - 1);
   row = arith::MinUIOp::create(b, loc, row, lastRow);
+  // The row's coordinates in the result: batches folded into the rows
+  // first.
+  ArrayRef<int64_t> resultShape =
+      tensorType(k.fusion.getResult(0)).getShape();
+  SmallVector<Value> rowCoords =
+      resultShape.size() == 2 ? SmallVector<Value>{row}
+                              : k.idx.delinearize(row, resultShape.drop_back());
   Type element = tensorType(k.fusion.getResult(0)).getElementType();
   Value yielded =
       cast<YieldOp>(k.fusion.getBody().front().getTerminator()).getValues()[0];
@@ -982,7 +1030,9 @@ Value TensorCoreKernel::evaluatePair(Value tileRow, Value firstRow,
       return roundToElementType(b, loc, accumulated,
                                 tensorType(matmul.getResult()).getElementType());
     };
-    FailureOr<Value> value = emitter.emit(yielded, {row, at});
+    SmallVector<Value> coords(rowCoords);
+    coords.push_back(at);
+    FailureOr<Value> value = emitter.emit(yielded, coords);
     if (failed(value)) {
       epilogueFailed = true;
       value = sum;
@@ -1232,10 +1282,15 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   rhsMap = cast(entry.getArgument(1), rhsBox);
   if (k.fusion.getPairedMatmul())
     pairedRhsMap = cast(entry.getArgument(2), rhsBox);
-  if (storesResultByTma(k.fusion, tiling, target))
-    resultMap = cast(entry.getArgument(1 + k.fusion.getMatmuls().size()),
-                     sharedTile({getStoredTileRows(tiling), boxColumns},
-                                shape.elementType));
+  if (storesResultByTma(k.fusion, tiling, target)) {
+    resultBoxType =
+        sharedTile({getStoredTileRows(tiling), boxColumns}, shape.elementType);
+    // The results' maps follow the operands': one per product.
+    int64_t first = 1 + k.fusion.getMatmuls().size();
+    for (unsigned r = 0; r < k.fusion.getNumResults(); ++r)
+      resultPointers.push_back(entry.getArgument(first + r));
+    resultMap = cast(resultPointers.front(), resultBoxType);
+  }
   // A group's maps, one per product (selectProduct picks the tile's); its
   // products' tiles follow each other along the kernel's columns.
   if (k.fusion.isMatmulGroup()) {

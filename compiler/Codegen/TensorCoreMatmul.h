@@ -173,7 +173,9 @@ SmallVector<Value, 3> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
 /// Whether the warp-specialized kernel of `fusion` stores its result by
 /// TMA: its one result is the matmul's 16-bit product itself (no epilogue
 /// ops, or elementwise ones reading no input but vectors along its
-/// columns, such as a bias), unbatched, of rows known when compiled, and
+/// columns, such as a bias), or a group's results are its products each
+/// as it is; unbatched (batches folded into the rows are consecutive rows
+/// of the result), of rows known when compiled, and
 /// its blocks compute more than one tile each (the stores drain under the
 /// next tile's main loop; with one tile per block there is none, and the
 /// f32 tile's path is kept). Its consumers then write
@@ -184,10 +186,12 @@ SmallVector<Value, 3> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
 bool storesResultByTma(FusionOp fusion, const TensorCoreTiling &tiling,
                        TargetAttr target);
 
-/// The tensor map the kernel stores its result through
-/// (storesResultByTma): boxes of 64 columns x the consumer's rows.
-Value buildResultTensorMap(OpBuilder &b, FusionOp fusion,
-                           const TensorCoreTiling &tiling, Value resultBuffer);
+/// The tensor maps the kernel stores its results through
+/// (storesResultByTma), one per product (a group's), over `resultBuffers`
+/// in the products' order: boxes of 64 columns x the consumer's rows.
+SmallVector<Value> buildResultTensorMaps(OpBuilder &b, FusionOp fusion,
+                                         const TensorCoreTiling &tiling,
+                                         ValueRange resultBuffers);
 
 /// Fills `kernel`, whose arguments are the two tensor maps then the
 /// fusion's input and result buffers (as for buildFusionKernel), and
