@@ -161,15 +161,18 @@ struct AttentionShape {
   }
 
 private:
-  /// The heads H of a head split [..., H, T, D] (whose batch dims a reshape
-  /// may regroup: the linear batch is the same), or 0.
+  /// The heads H of a head split [..., H1, ..., Hk, T, D] (whose batch dims
+  /// a reshape may regroup: the linear batch is the same), H1 * ... * Hk, or
+  /// 0.
   static int64_t splitHeads(Value operand) {
     TransposeOp split;
     if (!getHeadSplitInput(operand, &split))
       return 0;
     ArrayRef<int64_t> shape =
         cast<RankedTensorType>(split.getResult().getType()).getShape();
-    return shape[shape.size() - 3];
+    int64_t rows = shape.size() - 2;
+    return ShapedType::getNumElements(
+        shape.slice(rows - getHeadSplitDims(split), getHeadSplitDims(split)));
   }
 };
 

@@ -109,10 +109,12 @@ static LogicalResult emitRun(KernelContext &k, const ResultTile &t,
   };
   SmallVector<Pending> stores;
   // A head merge of an attention's epilogue (reshape(transpose(e, perm =
-  // [0, 2, 1, 3])), e's batch dims possibly regrouped first) is stored from
-  // e's element at the run's coordinates [..., h, t, d] to [..., t, h, d] of
-  // the transpose, or [..., t, h * D + d] of the reshape: the run stays
-  // adjacent, at the start of a run of its own.
+  // [0, 2, 1, 3])), e's batch dims possibly regrouped first, or grouped
+  // heads merged at once, perm = [0, 3, 1, 2, 4]) is stored from e's
+  // element at the run's coordinates [..., h, t, d] to [..., t, h, d] of
+  // the transpose, or [..., t, h * D + d] of the reshape (h the flat head
+  // of [..., h1, ..., hk, t, d]): the run stays adjacent, at the start of a
+  // run of its own.
   struct MergedStore {
     Value source;
     /// The stored coordinates of the run's row, without its column.
@@ -140,10 +142,18 @@ static LogicalResult emitRun(KernelContext &k, const ResultTile &t,
         row = k.idx.delinearize(batch, headBatch);
         row.push_back(rowCoords.back());
       }
-      std::swap(row[row.size() - 2], row[row.size() - 1]);
+      // [..., h1, ..., hk, t] -> [..., t, h1, ..., hk].
+      int64_t headDims = getHeadMergeDims(transpose);
+      std::rotate(row.end() - 1 - headDims, row.end() - 1, row.end());
       m.run = emitter.vectorStart;
       if (tensorType(value).getRank() < tensorType(transpose).getRank()) {
-        Value start = k.idx.add(k.idx.mul(row.pop_back_val(), index(n)), column);
+        // The merged column of [h1, ..., hk, d]: the flat head times D.
+        SmallVector<Value> headCoords(row.end() - headDims, row.end());
+        row.truncate(row.size() - headDims);
+        Value head = k.idx.linearize(
+            headCoords,
+            k.idx.shapeOf(ArrayRef(heads).drop_back(2).take_back(headDims)));
+        Value start = k.idx.add(k.idx.mul(head, index(n)), column);
         for (int64_t e = 0; e < width; ++e)
           m.columns.push_back(e == 0 ? start : k.idx.add(start, index(e)));
         m.run.addRun(start, m.columns);

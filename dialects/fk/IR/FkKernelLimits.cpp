@@ -46,37 +46,71 @@ bool mlir::fk::swapsLastTwoDims(TransposeOp transpose) {
   return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
 }
 
-bool mlir::fk::swapsHeadsAndRows(TransposeOp transpose) {
-  ArrayRef<int64_t> perm = transpose.getPerm();
+/// The k of a permutation that keeps every dim but the run [p, p + k] (and
+/// the last), which it rotates: `rowsLast` moves dim p to p + k = rank - 2
+/// and dims p + 1 .. p + k down by one (a head split), else the inverse
+/// (a head merge). 0 when `perm` is no such rotation.
+static int64_t getRotatedHeadDims(ArrayRef<int64_t> perm, bool rowsLast) {
   int64_t rank = perm.size();
-  if (rank < 3)
-    return false;
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t kept = i == rank - 3 ? rank - 2 : i == rank - 2 ? rank - 3 : i;
-    if (perm[i] != kept)
-      return false;
+  if (rank < 3 || perm[rank - 1] != rank - 1)
+    return 0;
+  int64_t p = 0;
+  while (p < rank - 2 && perm[p] == p)
+    ++p;
+  int64_t k = rank - 2 - p;
+  if (k < 1)
+    return 0;
+  for (int64_t i = p; i < rank - 1; ++i) {
+    int64_t from = rowsLast ? (i == rank - 2 ? p : i + 1)
+                            : (i == p ? rank - 2 : i - 1);
+    if (perm[i] != from)
+      return 0;
   }
-  return true;
+  return k;
 }
 
-/// Whether `to` is `from` with its last dim split in two.
-static bool isLastDimSplit(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  return to.size() == from.size() + 1 && to.size() >= 2 &&
-         from.drop_back() == to.drop_back(2) &&
-         from.back() == to[to.size() - 2] * to.back();
+int64_t mlir::fk::getHeadSplitDims(TransposeOp transpose) {
+  return getRotatedHeadDims(transpose.getPerm(), /*rowsLast=*/true);
+}
+
+int64_t mlir::fk::getHeadMergeDims(TransposeOp transpose) {
+  return getRotatedHeadDims(transpose.getPerm(), /*rowsLast=*/false);
+}
+
+/// Whether `to` is `from` with its last dim split in `parts` >= 2 dims.
+static bool isLastDimSplit(ArrayRef<int64_t> from, ArrayRef<int64_t> to,
+                           int64_t parts) {
+  if (parts < 2 || from.empty() ||
+      to.size() != from.size() - 1 + static_cast<size_t>(parts) ||
+      from.drop_back() != to.drop_back(parts))
+    return false;
+  int64_t product = 1;
+  for (int64_t dim : to.take_back(parts))
+    product *= dim;
+  return product == from.back();
+}
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
 }
 
 bool mlir::fk::splitsLastDim(ReshapeOp reshape) {
-  return isLastDimSplit(
-      cast<RankedTensorType>(reshape.getOperand().getType()).getShape(),
-      cast<RankedTensorType>(reshape.getResult().getType()).getShape());
+  ArrayRef<int64_t> from = shapeOf(reshape.getOperand()),
+                    to = shapeOf(reshape.getResult());
+  return to.size() > from.size() &&
+         isLastDimSplit(from, to, to.size() - from.size() + 1);
+}
+
+bool mlir::fk::isHeadSplitReshape(ReshapeOp reshape, TransposeOp split) {
+  int64_t heads = getHeadSplitDims(split);
+  return heads && reshape.getResult() == split.getOperand() &&
+         isLastDimSplit(shapeOf(reshape.getOperand()),
+                        shapeOf(reshape.getResult()), heads + 1);
 }
 
 bool mlir::fk::regroupsBatchDims(ReshapeOp reshape) {
-  ArrayRef<int64_t> from =
-      cast<RankedTensorType>(reshape.getOperand().getType()).getShape();
-  ArrayRef<int64_t> to =
-      cast<RankedTensorType>(reshape.getResult().getType()).getShape();
+  ArrayRef<int64_t> from = shapeOf(reshape.getOperand()),
+                    to = shapeOf(reshape.getResult());
   return from.size() >= 3 && to.size() >= 3 &&
          from.take_back(2) == to.take_back(2);
 }
@@ -86,13 +120,13 @@ Value mlir::fk::getHeadSplitInput(Value operand, TransposeOp *split) {
       regroup && regroupsBatchDims(regroup))
     operand = regroup.getOperand();
   auto transpose = operand.getDefiningOp<TransposeOp>();
-  if (!transpose || !swapsHeadsAndRows(transpose))
+  if (!transpose || !getHeadSplitDims(transpose))
     return nullptr;
   if (split)
     *split = transpose;
   Value heads = transpose.getOperand();
   if (auto reshape = heads.getDefiningOp<ReshapeOp>();
-      reshape && splitsLastDim(reshape))
+      reshape && isHeadSplitReshape(reshape, transpose))
     return reshape.getOperand();
   return heads;
 }
@@ -107,24 +141,24 @@ Value mlir::fk::getAttentionOperandInput(Value operand) {
 }
 
 Value mlir::fk::getHeadMergeSource(Value result, TransposeOp *merge) {
-  if (auto reshape = result.getDefiningOp<ReshapeOp>()) {
-    // [..., T, H, D] -> [..., T, H * D]: the inverse of a split.
-    if (!isLastDimSplit(
-            cast<RankedTensorType>(reshape.getResult().getType()).getShape(),
-            cast<RankedTensorType>(reshape.getOperand().getType()).getShape()))
-      return nullptr;
+  auto reshape = result.getDefiningOp<ReshapeOp>();
+  if (reshape)
     result = reshape.getOperand();
-  }
   auto transpose = result.getDefiningOp<TransposeOp>();
-  if (!transpose || !swapsHeadsAndRows(transpose))
+  int64_t heads = transpose ? getHeadMergeDims(transpose) : 0;
+  // [..., T, H1, ..., Hk, D] -> [..., T, H1 * ... * Hk * D]: the inverse of
+  // a split.
+  if (!heads || (reshape && !isLastDimSplit(shapeOf(reshape.getResult()),
+                                            shapeOf(reshape.getOperand()),
+                                            heads + 1)))
     return nullptr;
   if (merge)
     *merge = transpose;
-  Value heads = transpose.getOperand();
-  if (auto regroup = heads.getDefiningOp<ReshapeOp>();
+  Value source = transpose.getOperand();
+  if (auto regroup = source.getDefiningOp<ReshapeOp>();
       regroup && regroupsBatchDims(regroup))
     return regroup.getOperand();
-  return heads;
+  return source;
 }
 
 static RankedTensorType typeOf(Value v) {
@@ -358,12 +392,13 @@ std::string mlir::fk::whyNotRuntimeSizedAttention(AttentionOp attention) {
     TransposeOp split;
     if (getHeadSplitInput(operand, &split)) {
       auto heads = cast<RankedTensorType>(split.getType());
-      if (heads.isDynamicDim(heads.getRank() - 3))
-        return "this attention's " + std::string(name) +
-               " is a head split of " +
-               getDim(heads, heads.getRank() - 3).str() +
-               " heads, and the kernels read a head split's head count "
-               "when compiled";
+      for (int64_t d = heads.getRank() - 2 - getHeadSplitDims(split);
+           d < heads.getRank() - 2; ++d)
+        if (heads.isDynamicDim(d))
+          return "this attention's " + std::string(name) +
+                 " is a head split of " + getDim(heads, d).str() +
+                 " heads, and the kernels read a head split's head count "
+                 "when compiled";
     }
   }
   // Keys sized at run time are those the flash kernel reads

@@ -48,16 +48,29 @@ Operation *findNonElementwiseUse(Value value, ArrayRef<int64_t> shape,
 /// reads directly in w's layout, K-major, so the transpose costs nothing.
 bool swapsLastTwoDims(TransposeOp transpose);
 
-/// Whether `transpose` swaps the two dimensions before the last and keeps
-/// the others: [..., T, H, D] -> [..., H, T, D], the head split of a
-/// transformer (`perm = [0, 2, 1, 3]` at rank 4) or, applied to an
-/// attention's result, the head merge.
-bool swapsHeadsAndRows(TransposeOp transpose);
+/// The head dims a head split moves the rows past, or 0: `transpose` takes
+/// [..., T, H1, ..., Hk, D] to [..., H1, ..., Hk, T, D] and keeps the other
+/// dims, k >= 1 (`perm = [0, 2, 1, 3]` at rank 4, the split of a
+/// transformer's projection into heads; `perm = [0, 2, 3, 1, 4]` into
+/// grouped-query heads [B, G, J, T, D], G key/value heads of J queries).
+/// The heads are the flat head h = (h1 * H2 + h2) * ... of a [..., T,
+/// H1 * ... * Hk, D] layout.
+int64_t getHeadSplitDims(TransposeOp transpose);
 
-/// Whether `reshape` splits its operand's last dimension in two and keeps
-/// the others ([..., H * D] -> [..., H, D]): the same bytes in the same
-/// order.
+/// The same for a head merge, the inverse permutation: [..., H1, ..., Hk,
+/// T, D] -> [..., T, H1, ..., Hk, D] (`perm = [0, 2, 1, 3]` at rank 4,
+/// `[0, 3, 1, 2, 4]` from grouped-query heads).
+int64_t getHeadMergeDims(TransposeOp transpose);
+
+/// Whether `reshape` splits its operand's last dimension into two or more
+/// and keeps the others ([..., H * D] -> [..., H, D], [..., G * J * D] ->
+/// [..., G, J, D]): the same bytes in the same order.
 bool splitsLastDim(ReshapeOp reshape);
+
+/// Whether `reshape` is the projection split under the head split `split`:
+/// it gives `split` its operand, [..., T, H1, ..., Hk, D], from [..., T,
+/// H1 * ... * Hk * D] (the same bytes).
+bool isHeadSplitReshape(ReshapeOp reshape, TransposeOp split);
 
 /// Whether `reshape` keeps its operand's last two dims and regroups the
 /// others (grouped-query heads [B, H, T, D] -> [B, G, J, T, D]): the same
@@ -66,12 +79,13 @@ bool regroupsBatchDims(ReshapeOp reshape);
 
 /// The value whose bytes the flash kernel reads for `operand` (a query, key
 /// or value of an attention) when the operand is a head split: for
-/// `transpose(x)` of a [..., T, H, D] `x` that swaps heads and rows, `x`,
-/// and for `transpose(reshape(y))` whose reshape splits the last dim of a
-/// [..., T, H * D] `y`, `y` (the same bytes); the same under a reshape
+/// `transpose(x)` of a [..., T, H1, ..., Hk, D] `x` that moves the rows
+/// past the heads (getHeadSplitDims), `x`, and for `transpose(reshape(y))`
+/// whose reshape splits the last dim of a [..., T, H1 * ... * Hk * D] `y`
+/// (isHeadSplitReshape), `y` (the same bytes); the same under a reshape
 /// regrouping the batch dims of the transpose; null otherwise. The kernel
-/// reads [..., H, T, D] through a tensor map over [..., T, H, D]. `split`,
-/// when given, receives the transpose.
+/// reads [..., H, T, D] through a tensor map over [..., T, H, D], H the
+/// product of the head dims. `split`, when given, receives the transpose.
 Value getHeadSplitInput(Value operand, TransposeOp *split = nullptr);
 
 /// The value whose bytes the flash kernel reads for an attention operand:
@@ -80,13 +94,14 @@ Value getHeadSplitInput(Value operand, TransposeOp *split = nullptr);
 Value getAttentionOperandInput(Value operand);
 
 /// The attention-shaped value `result` is the head merge of, or null:
-/// `result` is `transpose(e)` swapping heads and rows of a [..., H, T, D]
-/// `e`, or a reshape of it merging the last two dims ([..., T, H * D]); `e`
-/// may be a reshape regrouping the batch dims of the value returned
-/// (grouped-query heads [B, G, J, T, D] -> [B, G * J, T, D]: the same
-/// elements in the same order). The flash kernel computes the value
-/// returned and stores it at the permuted coordinates. `merge`, when given,
-/// receives the transpose.
+/// `result` is `transpose(e)` moving the rows of a [..., H1, ..., Hk, T, D]
+/// `e` before its heads (getHeadMergeDims), or a reshape of it merging the
+/// heads and the last dim ([..., T, H1 * ... * Hk * D]); `e` may be a
+/// reshape regrouping the batch dims of the value returned (grouped-query
+/// heads [B, G, J, T, D] -> [B, G * J, T, D]: the same elements in the
+/// same order). The flash kernel computes the value returned and stores it
+/// at the permuted coordinates. `merge`, when given, receives the
+/// transpose.
 Value getHeadMergeSource(Value result, TransposeOp *merge = nullptr);
 
 /// Why the flash kernel does not run `attention` on wgmma and TMA on

@@ -177,9 +177,10 @@ private:
 /// matmul's right operand given as a transpose of its last two dimensions
 /// (the tensor-core kernel reads it K-major; other kernels index through
 /// it), and an attention's query, key or value given as a head split
-/// (`transpose(perm = [0, 2, 1, 3])` of [B, T, H, D]: the flash kernel
-/// reads [B, H, T, D] tiles through a tensor map over the operand's
-/// layout).
+/// (`transpose(perm = [0, 2, 1, 3])` of [B, T, H, D], or of grouped heads
+/// [B, T, G, J, D] by `perm = [0, 2, 3, 1, 4]`: getHeadSplitDims; the
+/// flash kernel reads [B, H, T, D] tiles through a tensor map over the
+/// operand's layout).
 static bool isReadInPlace(Operation *producer, Operation *contraction) {
   auto transpose = dyn_cast<TransposeOp>(producer);
   if (!transpose)
@@ -193,7 +194,7 @@ static bool isReadInPlace(Operation *producer, Operation *contraction) {
          llvm::is_contained(ValueRange{attention.getQuery(), attention.getKey(),
                                        attention.getValue()},
                             value) &&
-         attention.getMask() != value && swapsHeadsAndRows(transpose);
+         attention.getMask() != value && getHeadSplitDims(transpose);
 }
 
 /// Whether `producer`, a member-to-be of `group`, is read in place by the
@@ -223,7 +224,7 @@ static bool isReadInPlaceIn(Operation *producer,
     return used;
   };
   if (auto transpose = dyn_cast<TransposeOp>(producer))
-    return swapsHeadsAndRows(transpose) && usedOnlyBy([&](Operation *user) {
+    return getHeadSplitDims(transpose) && usedOnlyBy([&](Operation *user) {
              auto regroup = dyn_cast<ReshapeOp>(user);
              return regroup && regroupsBatchDims(regroup) &&
                     isReadInPlaceIn(regroup, members, contraction);
@@ -233,13 +234,14 @@ static bool isReadInPlaceIn(Operation *producer,
     return false;
   if (splitsLastDim(reshape))
     return usedOnlyBy([&](Operation *user) {
-      return isa<TransposeOp>(user) &&
+      auto split = dyn_cast<TransposeOp>(user);
+      return split && isHeadSplitReshape(reshape, split) &&
              isReadInPlaceIn(user, members, contraction);
     });
   // A regroup of a head split, read as the query, key or value.
   Value value = reshape.getResult();
   auto split = reshape.getOperand().getDefiningOp<TransposeOp>();
-  return regroupsBatchDims(reshape) && split && swapsHeadsAndRows(split) &&
+  return regroupsBatchDims(reshape) && split && getHeadSplitDims(split) &&
          value != attention.getMask() &&
          usedOnlyBy([&](Operation *user) { return user == contraction; });
 }
@@ -247,7 +249,8 @@ static bool isReadInPlaceIn(Operation *producer,
 /// The head merge a kernel with root `root` would store an attention's
 /// epilogue through: `root` is `transpose(perm = [0, 2, 1, 3])` of an
 /// attention-shaped [B, H, T, D] value (or of a reshape regrouping its
-/// batch dims), or a reshape of it merging the last two dims
+/// batch dims, or `perm = [0, 3, 1, 2, 4]` of grouped heads:
+/// getHeadMergeDims), or a reshape of it merging the heads and the last dim
 /// ([B, T, H * D]), with its ops members. Returns the op that reads the
 /// attention-shaped value (the transpose or the regrouping reshape), or
 /// null.
