@@ -35,8 +35,14 @@ def parse_args(argv):
     p.add_argument("--iterations", type=int, default=20,
                    help="calls profiled per peer (after as many warm-ups)")
     p.add_argument("--peers", default="fkc,eager,compile",
-                   help="comma-separated: fkc, eager, compile")
+                   help="comma-separated: fkc, fkc-in-order (its launches "
+                        "one after the other), eager, compile")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--copies", action="store_true",
+                   help="list the copies and memsets on the GPU too")
+    p.add_argument("--rounds", type=int, default=0,
+                   help="then time the peers' calls (CUDA events) in this "
+                        "many alternated rounds")
     return p.parse_args(argv)
 
 
@@ -61,11 +67,13 @@ def peer_functions(args, torch, case, inputs):
             cfn = torch.compile(torch_function(case, torch, device),
                                 dynamic=False)
             fns[peer] = lambda cfn=cfn: cfn(*inputs)
-        elif peer == "fkc":
+        elif peer in ("fkc", "fkc-in-order"):
             fkrt = load_fkrt(args.fkrt_lib)
             module = fkrt.Module(artifacts.artifact_path(args.artifacts,
                                                          case.name))
             module.load_cuda(device.index or 0)
+            # fkc-in-order: its launches one after the other, none at once.
+            module.concurrent_launches = peer == "fkc"
             outs = nan_outputs(torch, case, device)
             graph = case.signature.name
             fns[peer] = lambda m=module, o=outs: m.run(graph, inputs,
@@ -100,18 +108,23 @@ def main(argv=None):
     device = torch.device("cuda")
     inputs = make_inputs(torch, case, device, args.seed)
     print("# %s on %s" % (case.name, torch.cuda.get_device_name()))
-    for peer, fn in peer_functions(args, torch, case, inputs).items():
+    fns = peer_functions(args, torch, case, inputs)
+    for peer, fn in fns.items():
         for _ in range(max(args.iterations, 3)):
             fn()
         torch.cuda.synchronize()
         wall = wall_ms(torch, fn, args.iterations)
-        table = kernel_times(torch, fn, args.iterations)
+        table = kernel_times(torch, fn, args.iterations, args.copies)
         busy = sum(r[2] for r in table) / 1000
         print("\n## %s: %.4f ms per call (CUDA events), kernels %.4f ms"
               % (peer, wall, busy))
         print("| us per call | launches | kernel |\n|---:|---:|---|")
         for name, count, us in table:
             print("| %.1f | %g | %s |" % (us, count, name[:110]))
+    for round in range(1, args.rounds + 1):
+        times = ["%s %.4f" % (peer, wall_ms(torch, fn, args.iterations))
+                 for peer, fn in fns.items()]
+        print("round %d (ms per call): %s" % (round, ", ".join(times)))
     return 0
 
 
