@@ -11,6 +11,11 @@ def jax_function(case, jax):
 
     def up(t):       # compute in f32 inside, as torch and fkc do
         return t.astype(f32)
+
+    def rmsnorm(t, gamma):
+        tf = up(t)
+        ms = jnp.square(tf).mean(axis=-1, keepdims=True)
+        return (tf * jax.lax.rsqrt(ms + a["eps"]) * up(gamma)).astype(t.dtype)
     if fam == "gelu":
         def fn(x, s, b):
             h = x * s + b
@@ -26,10 +31,7 @@ def jax_function(case, jax):
             return (y.astype(x.dtype), h)
     elif fam == "rmsnorm":
         def fn(x, gamma):
-            xf = up(x)
-            ms = jnp.square(xf).mean(axis=-1, keepdims=True)
-            y = xf * jax.lax.rsqrt(ms + a["eps"]) * up(gamma)
-            return (y.astype(x.dtype),)
+            return (rmsnorm(x, gamma),)
     elif fam == "softmax":
         def fn(x):
             return (jax.nn.softmax(up(x), axis=-1).astype(x.dtype),)
@@ -70,12 +72,6 @@ def jax_function(case, jax):
     elif fam == "transformer_block":
         head_dim = a["head_dim"]
 
-        def rmsnorm(t, gamma):
-            tf = up(t)
-            ms = jnp.square(tf).mean(axis=-1, keepdims=True)
-            return (tf * jax.lax.rsqrt(ms + a["eps"]) * up(gamma)) \
-                .astype(t.dtype)
-
         def fn(x, norm1, wq, wk, wv, wo, norm2, w_gate, w_up, w_down):
             b, n, d = x.shape
 
@@ -90,12 +86,6 @@ def jax_function(case, jax):
             return (x1 + (gate * (g @ w_up)) @ w_down,)
     elif fam == "llama_block":
         head_dim = a["head_dim"]
-
-        def rmsnorm(t, gamma):
-            tf = up(t)
-            ms = jnp.square(tf).mean(axis=-1, keepdims=True)
-            return (tf * jax.lax.rsqrt(ms + a["eps"]) * up(gamma)) \
-                .astype(t.dtype)
 
         def rope(t, cos_t, sin_t):
             # t: [B, T, heads, D]; the tables are [T, D].
