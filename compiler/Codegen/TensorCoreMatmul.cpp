@@ -1026,13 +1026,20 @@ Value TensorCoreKernel::evaluatePair(Value tileRow, Value firstRow,
         b, loc, add(column, index(static_cast<int64_t>(c))), lastColumn);
     ElementEmitter emitter = k.makeEmitter();
     Value accumulated = sum;
-    emitter.contractionHook = [&](Operation *,
-                                  ArrayRef<Value>) -> FailureOr<Value> {
+    SmallVector<Value> coords(rowCoords);
+    coords.push_back(at);
+    // The epilogue is elementwise (fk-fuse makes it so, and the result is
+    // the product's shape): it reads the product at the element it
+    // computes, whose value this thread holds.
+    emitter.contractionHook =
+        [&](Operation *, ArrayRef<Value> read) -> FailureOr<Value> {
+      if (ArrayRef<Value>(coords) != read)
+        return k.fusion.emitOpError()
+               << "reads its " << matmul->getName()
+               << " away from the output element";
       return roundToElementType(b, loc, accumulated,
                                 tensorType(matmul.getResult()).getElementType());
     };
-    SmallVector<Value> coords(rowCoords);
-    coords.push_back(at);
     FailureOr<Value> value = emitter.emit(yielded, coords);
     if (failed(value)) {
       epilogueFailed = true;
