@@ -136,6 +136,9 @@ def FkPromote : Pass<"fk-promote", "func::FuncOp"> {
     Option<"tuningFile", "tuning-file", "std::string", /*default=*/"",
            "a tuning file (fkc-tune): the ring depth of the wgmma matmuls "
            "whose shape and tiling it holds, where `stages` is 0">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "remark on each wgmma matmul kernel's form: its tile, its "
+           "warpgroups, its ring and how its results leave">,
   ];
 }
 

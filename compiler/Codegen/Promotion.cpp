@@ -223,6 +223,11 @@ struct PromotePass : fk::impl::FkPromoteBase<PromotePass> {
         return WalkResult::interrupt();
       if (*promotion)
         fusion->setAttr(kPromotionAttrName, *promotion);
+      if (explain && *promotion &&
+          tiling.getStrategy() == KernelStrategy::TensorCore)
+        fusion.emitRemark() << describeTensorCoreKernel(
+            fusion, TensorCoreTiling::get(tiling, promotion->getStages()),
+            *target);
       // Each row variant's kernel promotes as its tiling asks, at its rows.
       FailureOr<SmallVector<RowVariant>> variants = getRowVariants(fusion);
       if (failed(variants))

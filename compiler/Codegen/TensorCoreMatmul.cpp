@@ -210,6 +210,34 @@ bool mlir::fk::storesResultByTma(FusionOp fusion,
   return true;
 }
 
+std::string mlir::fk::describeTensorCoreKernel(FusionOp fusion,
+                                               const TensorCoreTiling &tiling,
+                                               TargetAttr target) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "matmul on the wgmma kernel: tiles of " << tiling.tileM << " x "
+     << tiling.tileN << ", K in steps of " << tiling.tileK;
+  if (tiling.splits > 1)
+    os << ", split among " << tiling.splits << " blocks per tile";
+  if (!tiling.isWarpSpecialized())
+    os << "; one warpgroup copies and computes";
+  else if (tiling.consumers == 1)
+    os << "; a producer warpgroup and one consumer, persistent";
+  else if (tiling.isPingPong())
+    os << "; a producer warpgroup and two consumers taking turns on whole "
+          "tiles (ping-pong), persistent";
+  else
+    os << "; a producer warpgroup and two consumers sharing each tile, "
+          "persistent";
+  os << "; a ring of " << tiling.stages << " TMA stages; ";
+  if (storesResultByTma(fusion, tiling, target))
+    os << (fusion.getNumResults() > 1 ? "results" : "result")
+       << " stored by TMA from the accumulator's registers";
+  else
+    os << "the epilogue through an f32 tile in shared memory";
+  return text;
+}
+
 /// The result tile of one consumer that a TMA store writes: 64 columns
 /// (128 bytes, one swizzle span) of its rows.
 static int64_t getStoredTileRows(const TensorCoreTiling &tiling) {

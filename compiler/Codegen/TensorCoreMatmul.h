@@ -186,6 +186,15 @@ SmallVector<Value, 3> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
 bool storesResultByTma(FusionOp fusion, const TensorCoreTiling &tiling,
                        TargetAttr target);
 
+/// What the wgmma kernel of `fusion` is, in words (fk-promote's remark):
+/// its tile and K step, its warpgroups (one that copies and computes, or a
+/// producer and consumers sharing each tile or taking turns on tiles), its
+/// ring of TMA stages and how its results leave (by TMA from registers, or
+/// through an f32 tile in shared memory).
+std::string describeTensorCoreKernel(FusionOp fusion,
+                                     const TensorCoreTiling &tiling,
+                                     TargetAttr target);
+
 /// The tensor maps the kernel stores its results through
 /// (storesResultByTma), one per product (a group's), over `resultBuffers`
 /// in the products' order: boxes of 64 columns x the consumer's rows.

@@ -138,6 +138,7 @@ void mlir::fk::addStagePasses(OpPassManager &pm, Stage stage,
     FkPromoteOptions promote;
     promote.stages = options.stages;
     promote.tuningFile = options.tuningFile;
+    promote.explain = options.explainFusion;
     pm.addNestedPass<func::FuncOp>(createFkPromote(promote));
     return;
   }
