@@ -156,23 +156,12 @@ def _attention_flops(t, attrs):
 
 
 def _block_flops(t, attrs):
-    """The block's matmuls (2 * M * N * K each) and its causal attention
-    (4 * B * H * N^2 * D / 2)."""
+    """A decoder block's matmuls, one per weight (2 * M * N * K each: the
+    tokens times the weight's elements, [in, out] or nn.Linear's [out, in]
+    alike), and its causal attention (4 * B * H * N^2 * D / 2)."""
     b, n, d = t["x"].shape
-    tokens, inner = b * n, t["w_gate"].shape[1]
-    head_dim = attrs["head_dim"]
-    matmuls = 2 * tokens * d * d * 4 + 2 * tokens * d * inner * 3
-    return matmuls + 4 * b * (d // head_dim) * n * n * head_dim // 2
-
-
-def _llama_block_flops(t, attrs):
-    """The layer's matmuls (2 * M * N * K each, nn.Linear weights [out, in])
-    and its causal attention (4 * B * H * N^2 * D / 2)."""
-    b, n, d = t["x"].shape
-    tokens = b * n
     weights = ("wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down")
-    matmuls = sum(2 * tokens * t[w].shape[0] * t[w].shape[1]
-                  for w in weights)
+    matmuls = sum(2 * b * n * t[w].shape[0] * t[w].shape[1] for w in weights)
     head_dim = attrs["head_dim"]
     return matmuls + 4 * b * (d // head_dim) * n * n * head_dim // 2
 
@@ -265,7 +254,7 @@ def _table():
                    "w_down": (0.0, 1 / math.sqrt(14336))},
                   **{w: (0.0, 1 / math.sqrt(4096))
                      for w in ("wq", "wk", "wv", "wo", "w_gate", "w_up")}),
-        flop_formula=_llama_block_flops,
+        flop_formula=_block_flops,
         description="a Llama 3 8B-sized decoder layer, 4096 tokens: rmsnorm, "
                     "QKV (nn.Linear weights), RoPE, grouped-query causal "
                     "attention (32 heads of 128, 8 key/value heads), output "
