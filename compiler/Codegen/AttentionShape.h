@@ -170,9 +170,8 @@ private:
       return 0;
     ArrayRef<int64_t> shape =
         cast<RankedTensorType>(split.getResult().getType()).getShape();
-    int64_t rows = shape.size() - 2;
-    return ShapedType::getNumElements(
-        shape.slice(rows - getHeadSplitDims(split), getHeadSplitDims(split)));
+    int64_t rows = shape.size() - 2, heads = getHeadSplitDims(split);
+    return ShapedType::getNumElements(shape.slice(rows - heads, heads));
   }
 };
 

@@ -417,10 +417,11 @@ private:
   /// holds N / 2 values; value 4j + 2h + c is row 16 (t / 32) + (t % 32) / 4
   /// + 8h, column 8j + 2 (t % 4) + c. Returns each 64-row slice's values
   /// (the structs of getFragmentType), the thread's row 16 (t / 32) + (t %
-  /// 32) / 4, and its lane t % 32.
+  /// 32) / 4, its first column in each 8-column chunk 2 (t % 4), and its
+  /// lane t % 32.
   struct ThreadFragments {
     SmallVector<Value> slices;
-    Value row, lane;
+    Value row, column, lane;
   };
   ThreadFragments getThreadFragments(Value accumulator, Value warpgroupThread);
   /// Writes 64 columns from `firstColumn` of the warpgroup's accumulator,
@@ -430,13 +431,13 @@ private:
   void writeSliceWords(
       Value accumulator, Value words, Value warpgroupThread,
       int64_t firstColumn,
-      function_ref<Value(Value, int64_t, Value, Value)> epilogue = nullptr);
+      function_ref<Value(Value, Value, Value, Value)> epilogue = nullptr);
   /// The 16-bit pair of result values (as an i32) the fusion's epilogue
   /// makes of the accumulator values `low` and `high` at row `tileRow` of
-  /// the consumer's rows and the pair's columns in the chunk from
-  /// `chunkColumn` of the tile (storesResultByTma).
-  Value evaluatePair(Value tileRow, Value firstRow, int64_t chunkColumn,
-                     Value lane, Value low, Value high);
+  /// the consumer's rows and column `pairColumn` of the tile (the pair's
+  /// first; storesResultByTma).
+  Value evaluatePair(Value tileRow, Value firstRow, Value pairColumn,
+                     Value low, Value high);
   /// Whether the accumulator's f32 tile `cTile` has its columns swizzled
   /// (getSwizzledTileColumn): wherever its rows allow. Measured on an H200
   /// (ncu, 8192 x 2048 x 2048, 128 x 256 tiles): with plain rows the
@@ -781,10 +782,9 @@ void TensorCoreKernel::storeSlicesByTma(Value accumulator, Value consumer,
   bool bare = cast<YieldOp>(k.fusion.getBody().front().getTerminator())
                   .getValues()
                   .front() == matmul.getResult();
-  Value lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
-  auto epilogue = [&](Value tileRow, int64_t chunkColumn, Value low,
+  auto epilogue = [&](Value tileRow, Value pairColumn, Value low,
                       Value high) {
-    return evaluatePair(tileRow, firstRow, chunkColumn, lane, low, high);
+    return evaluatePair(tileRow, firstRow, pairColumn, low, high);
   };
   int64_t slices = tiling.tileN / columns;
   for (int64_t slice = 0; slice < slices; ++slice) {
@@ -796,7 +796,7 @@ void TensorCoreKernel::storeSlicesByTma(Value accumulator, Value consumer,
     syncComputeThreads(consumer);
     writeSliceWords(accumulator, view(offset, wordTile), warpgroupThread,
                     slice * columns,
-                    bare ? function_ref<Value(Value, int64_t, Value, Value)>()
+                    bare ? function_ref<Value(Value, Value, Value, Value)>()
                          : epilogue);
     // The generic proxy's writes, visible to the TMA store.
     NVVM::FenceProxyOp::create(
@@ -960,6 +960,8 @@ TensorCoreKernel::getThreadFragments(Value accumulator,
   fragments.lane = arith::RemUIOp::create(b, loc, warpgroupThread, index(32));
   fragments.row = add(mul(warp, index(16)),
                       arith::DivUIOp::create(b, loc, fragments.lane, index(4)));
+  fragments.column = mul(
+      arith::RemUIOp::create(b, loc, fragments.lane, index(4)), index(2));
   return fragments;
 }
 
@@ -971,9 +973,8 @@ void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
   // nvgpu.warpgroup.mma.store misplaces the second 64 rows of a 128-row
   // accumulator unless N is 128 (llvm-project#154581) and indexes rows by
   // the block's thread id, not the warpgroup's.
-  auto [slices, row, lane] = getThreadFragments(accumulator, warpgroupThread);
-  Value column =
-      mul(arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
+  auto [slices, row, column, lane] =
+      getThreadFragments(accumulator, warpgroupThread);
   // A pair of values (c = 0, 1) lies in one 16-byte chunk of the tile: the
   // pair's column is swizzled once and the second value follows the first.
   bool swizzled = isSwizzled(cTile);
@@ -998,8 +999,9 @@ void TensorCoreKernel::storeAccumulator(Value accumulator, Value cTile,
 
 void TensorCoreKernel::writeSliceWords(
     Value accumulator, Value words, Value warpgroupThread, int64_t firstColumn,
-    function_ref<Value(Value, int64_t, Value, Value)> epilogue) {
-  auto [slices, row, lane] = getThreadFragments(accumulator, warpgroupThread);
+    function_ref<Value(Value, Value, Value, Value)> epilogue) {
+  auto [slices, row, column, lane] =
+      getThreadFragments(accumulator, warpgroupThread);
   // The pair's word in its 16-byte chunk, and the row's swizzle.
   Value wordInChunk = arith::RemUIOp::create(b, loc, lane, index(4));
   Value rowInEight = arith::DivUIOp::create(b, loc, lane, index(4));
@@ -1012,8 +1014,11 @@ void TensorCoreKernel::writeSliceWords(
         Value high = LLVM::ExtractValueOp::create(b, loc, values, i + 1);
         Value tileRow =
             add(row, index(64 * static_cast<int64_t>(slice) + 8 * h));
-        Value pair = epilogue ? epilogue(tileRow, firstColumn + 8 * j, low, high)
-                              : packPair(b, loc, low, high, shape.elementType);
+        Value pair =
+            epilogue
+                ? epilogue(tileRow, add(column, index(firstColumn + 8 * j)),
+                           low, high)
+                : packPair(b, loc, low, high, shape.elementType);
         if (isa<VectorType>(pair.getType()))
           pair = LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
         // tileRow % 8 is the lane's row in its group of 8, (t % 32) / 4.
@@ -1026,12 +1031,9 @@ void TensorCoreKernel::writeSliceWords(
 }
 
 Value TensorCoreKernel::evaluatePair(Value tileRow, Value firstRow,
-                                     int64_t chunkColumn, Value lane,
-                                     Value low, Value high) {
-  // The pair's first column in the product: the thread's pair in the chunk.
-  Value column = add(add(tileColumn, index(chunkColumn)),
-                     mul(arith::RemUIOp::create(b, loc, lane, index(4)),
-                         index(2)));
+                                     Value pairColumn, Value low, Value high) {
+  // The pair's first column in the product.
+  Value column = add(tileColumn, pairColumn);
   Value row = add(add(tileRow, firstRow), this->tileRow);
   // Elements past the result are never stored (the TMA store clips them)
   // but are evaluated: their coordinates are clamped into the result, so
