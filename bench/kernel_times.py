@@ -12,6 +12,10 @@ difference between the two is launch gaps and idle time, less the overlap
 of kernels that run at once (fkc's replay runs launches that touch
 disjoint memory together, and each such kernel counts in full). Calls run
 back to back as in bench/run.py (fkc replays its CUDA graph).
+
+--clocks SECONDS then runs each peer for that long while nvidia-smi samples
+the SM clock and the board's power: a sustained run's time per call at the
+clocks the power limit leaves, where short runs see the boost clocks.
 """
 
 import argparse
@@ -43,6 +47,13 @@ def parse_args(argv):
     p.add_argument("--rounds", type=int, default=0,
                    help="then time the peers' calls (CUDA events) in this "
                         "many alternated rounds")
+    p.add_argument("--clocks", type=float, default=0, metavar="SECONDS",
+                   help="then run each peer (alternated, --rounds times or "
+                        "once) for SECONDS while nvidia-smi samples the SM "
+                        "clock and the board's power draw: whether peers "
+                        "run at the power limit, and at which clocks")
+    p.add_argument("--skip-profile", action="store_true",
+                   help="no kernel table (only --rounds and --clocks)")
     return p.parse_args(argv)
 
 
@@ -94,6 +105,49 @@ def wall_ms(torch, fn, iterations):
     return start.elapsed_time(stop) / iterations
 
 
+def sample_clocks(torch, fn, seconds):
+    """Calls `fn` back to back for about `seconds` while nvidia-smi samples
+    every 50 ms; returns (ms per call, median SM MHz, median watts, the
+    power limit in watts) over the samples of the second half, once the
+    clocks have settled."""
+    import statistics
+    import subprocess
+    import tempfile
+    import time
+    query = ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,power.limit",
+             "--format=csv,noheader,nounits", "-i",
+             str(torch.cuda.current_device())]
+    with tempfile.TemporaryFile("w+") as log:
+        sampler = subprocess.Popen(query + ["-lms", "50"], stdout=log)
+        try:
+            start = time.monotonic()
+            calls = 0
+            events = []
+            while time.monotonic() - start < seconds:
+                if calls % 20 == 0:
+                    e = torch.cuda.Event(enable_timing=True)
+                    e.record()
+                    events.append((calls, e))
+                fn()
+                calls += 1
+                if calls % 20 == 0:
+                    torch.cuda.synchronize()
+            torch.cuda.synchronize()
+        finally:
+            sampler.terminate()
+            sampler.wait()
+        log.seek(0)
+        rows = [[float(x) for x in line.split(",")]
+                for line in log if line.strip() and "N/A" not in line]
+    half = rows[len(rows) // 2:] or rows
+    # Calls timed over the second half too (events every 20 calls).
+    marks = events[len(events) // 2:]
+    per_call = (marks[0][1].elapsed_time(marks[-1][1]) /
+                max(marks[-1][0] - marks[0][0], 1)) if len(marks) > 1 else 0
+    return (per_call, statistics.median(r[0] for r in half),
+            statistics.median(r[1] for r in half), half[-1][2])
+
+
 def main(argv=None):
     args = parse_args(argv)
     import torch
@@ -113,6 +167,8 @@ def main(argv=None):
         for _ in range(max(args.iterations, 3)):
             fn()
         torch.cuda.synchronize()
+        if args.skip_profile:
+            continue
         wall = wall_ms(torch, fn, args.iterations)
         table = kernel_times(torch, fn, args.iterations, args.copies)
         busy = sum(r[2] for r in table) / 1000
@@ -125,6 +181,16 @@ def main(argv=None):
         times = ["%s %.4f" % (peer, wall_ms(torch, fn, args.iterations))
                  for peer, fn in fns.items()]
         print("round %d (ms per call): %s" % (round, ", ".join(times)))
+    if args.clocks > 0:
+        print("\n## %g s per peer, nvidia-smi every 50 ms (medians of the "
+              "second half)" % args.clocks)
+        print("| round | peer | ms per call | SM MHz | W | power limit W |")
+        print("|---:|---|---:|---:|---:|---:|")
+        for round in range(1, max(args.rounds, 1) + 1):
+            for peer, fn in fns.items():
+                ms, mhz, watts, limit = sample_clocks(torch, fn, args.clocks)
+                print("| %d | %s | %.4f | %.0f | %.0f | %.0f |"
+                      % (round, peer, ms, mhz, watts, limit))
     return 0
 
 

@@ -241,6 +241,8 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
         });
   }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    if (std::optional<SmallVector<Value>> run = reshapeRun(reshape, coords))
+      return ElementStep::forward(reshape.getOperand(), *run);
     Value linear =
         idx.linearize(coords, idx.shapeOf(tensorType(reshape.getResult())));
     return ElementStep::forward(
@@ -254,6 +256,20 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
     SmallVector<Dim> dims = getDims(tensorType(slice.getOperand()));
     for (auto [coord, start, step, dim] :
          llvm::zip(coords, slice.getStart(), slice.getStep(), dims)) {
+      // The innermost coordinate of a run, shifted by a multiple of the
+      // run's width, is a run too.
+      int64_t shift = start >= 0 || !dim.isStatic()
+                          ? start
+                          : dim.getCoefficient() + start;
+      if (step == 1 && shift > 0 && shift % vectorStart.width == 0)
+        if (Value moved = moveRun(coord, {slice.getOperation(), 0},
+                                  [&](Value runStart) {
+                                    return idx.add(runStart,
+                                                   idx.constant(shift));
+                                  })) {
+          source.push_back(moved);
+          continue;
+        }
       Value scaled = step == 1 ? coord : idx.mul(coord, idx.constant(step));
       if (start == 0) {
         source.push_back(scaled);
@@ -289,22 +305,104 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
 // it, so that no read leaves a buffer whatever the result coordinate, then
 // selects; an empty candidate is never read.
 
+Value ElementEmitter::moveRun(Value coord,
+                              std::pair<const void *, int64_t> key,
+                              llvm::function_ref<Value(Value)> moveStart) {
+  auto it = vectorStart.elements.find(coord);
+  if (vectorStart.width == 1 || it == vectorStart.elements.end())
+    return Value();
+  auto [start, offset] = it->second;
+  SmallVector<Value> &run =
+      movedRuns[{start.getAsOpaquePointer(), key.first, key.second}];
+  if (run.empty()) {
+    Value moved = moveStart(start);
+    for (int64_t e = 0; e < vectorStart.width; ++e)
+      run.push_back(e == 0 ? moved : idx.add(moved, idx.constant(e)));
+    vectorStart.addRun(moved, run);
+  }
+  return run[offset];
+}
+
+std::optional<SmallVector<Value>>
+ElementEmitter::reshapeRun(ReshapeOp reshape, ArrayRef<Value> coords) {
+  int64_t width = vectorStart.width;
+  if (width == 1 || coords.empty() || !vectorStart.elements.count(coords.back()))
+    return std::nullopt;
+  RankedTensorType result = tensorType(reshape.getResult());
+  RankedTensorType operand = tensorType(reshape.getOperand());
+  // Row-major order is kept, so a run whose flat start is a multiple of
+  // the width stays in one of the operand's rows when those are whole
+  // runs too.
+  int64_t resultRow = result.getShape().back();
+  if (operand.getRank() == 0 || ShapedType::isDynamic(resultRow) ||
+      resultRow % width != 0 ||
+      ShapedType::isDynamic(operand.getShape().back()) ||
+      operand.getShape().back() % width != 0)
+    return std::nullopt;
+  // The operand coordinates of the run's start, built once per run.
+  Value start = vectorStart.elements.lookup(coords.back()).first;
+  std::vector<void *> key = {reshape.getOperation(),
+                             start.getAsOpaquePointer()};
+  for (Value c : coords.drop_back())
+    key.push_back(c.getAsOpaquePointer());
+  SmallVector<Value> &source = reshapedRuns[key];
+  if (source.empty()) {
+    SmallVector<Value> at(coords);
+    at.back() = start;
+    source = idx.delinearize(idx.linearize(at, idx.shapeOf(result)),
+                             idx.shapeOf(operand));
+  }
+  SmallVector<Value> moved(source);
+  Value startInRow = source.back();
+  moved.back() =
+      moveRun(coords.back(), {startInRow.getAsOpaquePointer(), 0},
+              [&](Value) { return startInRow; });
+  return moved;
+}
+
 ElementStep ElementEmitter::emitConcat(ConcatOp concat, ArrayRef<Value> coords) {
   int64_t axis = concat.getAxis();
   int64_t extent = tensorType(concat.getResult()).getDimSize(axis);
   Value coord = coords[axis];
+  // Along the innermost axis, with every input a whole number of runs, a
+  // run lies in one input: each input is read as a run (clamped into it as
+  // a whole), and the run's start chooses among them.
+  int64_t width = vectorStart.width;
+  bool byRuns = width > 1 && axis + 1 == static_cast<int64_t>(coords.size()) &&
+                vectorStart.elements.count(coord) &&
+                llvm::all_of(concat.getInputs(), [&](Value input) {
+                  int64_t size = tensorType(input).getDimSize(axis);
+                  return !ShapedType::isDynamic(size) && size % width == 0;
+                });
+  Value chooser = byRuns ? vectorStart.elements.lookup(coord).first : coord;
   SmallVector<ElementRef> needs;
   SmallVector<int64_t> offsets;
   int64_t offset = 0;
-  for (Value input : concat.getInputs()) {
+  for (auto [j, input] : llvm::enumerate(concat.getInputs())) {
     RankedTensorType type = tensorType(input);
     int64_t size = type.getDimSize(axis);
     if (!isStaticallyEmpty(type)) {
-      Value local = offset == 0 ? coord : idx.sub(coord, idx.constant(offset));
-      if (offset > 0)
-        local = arith::MaxSIOp::create(b, loc, local, idx.constant(0));
-      if (offset + size < extent)
-        local = arith::MinSIOp::create(b, loc, local, idx.constant(size - 1));
+      // The first element a read of the input may start at, and the last.
+      int64_t last = byRuns ? size - width : size - 1;
+      // Clamped before the offset is taken off, so that the subtraction
+      // cannot wrap and LLVM sees the elements of a run stay adjacent.
+      auto clampIn = [&](Value at) {
+        if (offset > 0)
+          at = arith::MaxSIOp::create(b, loc, at, idx.constant(offset));
+        if (offset + size < extent)
+          at = arith::MinSIOp::create(b, loc, at,
+                                      idx.constant(offset + last));
+        if (offset == 0)
+          return at;
+        return arith::SubIOp::create(b, loc, at, idx.constant(offset),
+                                     IndexBuilder::kNoWrap)
+            .getResult();
+      };
+      Value local = byRuns ? moveRun(coord,
+                                     {concat.getOperation(),
+                                      static_cast<int64_t>(j)},
+                                     clampIn)
+                           : clampIn(coord);
       ElementRef ref{input, SmallVector<Value>(coords)};
       ref.coords[axis] = local;
       needs.push_back(std::move(ref));
@@ -321,12 +419,13 @@ ElementStep ElementEmitter::emitConcat(ConcatOp concat, ArrayRef<Value> coords) 
     return ElementStep::forward(needs[0].tensor, needs[0].coords);
   return ElementStep::after(
       std::move(needs),
-      [this, coord, offsets](ArrayRef<Value> parts) -> FailureOr<ElementStep> {
-        // The last input whose range starts at or before the coordinate.
+      [this, chooser, offsets](ArrayRef<Value> parts) -> FailureOr<ElementStep> {
+        // The last input whose range starts at or before the coordinate
+        // (or the run's start: its elements all choose the same).
         Value value = parts.back();
         for (int64_t j = static_cast<int64_t>(parts.size()) - 2; j >= 0; --j) {
           Value before = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::slt, coord,
+              b, loc, arith::CmpIPredicate::slt, chooser,
               idx.constant(offsets[j + 1]));
           value = arith::SelectOp::create(b, loc, before, parts[j], value);
         }

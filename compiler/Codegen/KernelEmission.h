@@ -463,6 +463,18 @@ private:
   FailureOr<ElementStep> emitStep(Value tensor, ArrayRef<Value> coords);
   Value emitIota(IotaOp iota, ArrayRef<Value> coords);
   ElementStep emitConcat(ConcatOp concat, ArrayRef<Value> coords);
+  /// The operand coordinates of element `coords` of a reshape's result
+  /// when its innermost one belongs to a run that stays one run in the
+  /// operand (then registered as such); otherwise nullopt.
+  std::optional<SmallVector<Value>> reshapeRun(ReshapeOp reshape,
+                                               ArrayRef<Value> coords);
+  /// If `coord` is element e of a run (VectorStart) starting at s, element
+  /// e of the run starting at `moveStart(s)`, a multiple of the width: built
+  /// once per run and `key` and registered as a run itself, so that the
+  /// accesses a slice or a concat makes of a run stay vector accesses.
+  /// Otherwise null.
+  Value moveRun(Value coord, std::pair<const void *, int64_t> key,
+                llvm::function_ref<Value(Value)> moveStart);
   ElementStep emitPad(PadOp pad, ArrayRef<Value> coords);
   ElementStep emitDynamicSlice(DynamicSliceOp slice, ArrayRef<Value> coords);
   FailureOr<ElementStep> emitUpdateSlice(UpdateSliceOp update,
@@ -486,6 +498,12 @@ private:
   /// Keyed by the index element and the axis's size (an attribute or the
   /// value of a size given at run time).
   DenseMap<std::pair<Value, void *>, Value> gatherCoordinates;
+  /// The runs moveRun built: (run start, key) -> the moved run's elements.
+  std::map<std::tuple<void *, const void *, int64_t>, SmallVector<Value>>
+      movedRuns;
+  /// reshapeRun's operand coordinates of each run's start: (reshape, run
+  /// start, the other coordinates) -> coordinates.
+  std::map<std::vector<void *>, SmallVector<Value>> reshapedRuns;
 
 public:
   FlatAddressing addressing;
