@@ -408,7 +408,7 @@ LogicalResult GraphLowering::lowerFusionKernels(FusionOp fusion,
     for (int64_t operand : promotion.getOperands())
       operandBuffers.push_back(buffers.lookup(fusion.getInputs()[operand]));
     SmallVector<Value, 3> maps = buildOperandTensorMaps(
-        b, fusion, *tensorCore, operandBuffers.front(),
+        b, fusion, *tensorCore, target, operandBuffers.front(),
         ArrayRef(operandBuffers).drop_front(),
         shape.hasRuntimeRows() ? hostSize(loc, shape.rows) : Value());
     // The results' maps follow the operands' where the kernel stores by

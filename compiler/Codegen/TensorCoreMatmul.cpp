@@ -37,6 +37,16 @@
 // across tiles, so that the producer loads the block's next tile while the
 // consumers run this one's epilogue.
 //
+// Cooperative, it runs in clusters of two blocks where row tiles come in
+// pairs (getClusterBlocks): blocks 2c and 2c + 1 take tiles 2i and 2i + 1,
+// the two row tiles of one column (the tile order walks the rows of a
+// column first), so they share each B tile. Each producer loads its A tile
+// and half of B into both blocks' stages (TMA multicast; each stage's
+// mbarrier expects the whole tile, half of it from the other block), and
+// each consumer releases a stage to both producers, which wait for all
+// four consumers before refilling it. B then crosses L2 once per two
+// tiles.
+//
 // The right operand B [K, N] is read either as stored (N innermost, each K
 // tile as 64-column boxes; wgmma's "transposed" B) or, when the fusion
 // computes it as transpose(w) of an input w [N, K] (x @ transpose(w)), from
@@ -70,6 +80,7 @@
 #include "Codegen/WarpMma.h"
 #include "fk/IR/FkKernelLimits.h"
 
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -100,11 +111,33 @@ std::string mlir::fk::whyNotTensorCoreMatmul(FusionOp fusion,
   return why;
 }
 
+int64_t mlir::fk::getClusterBlocks(FusionOp fusion,
+                                   const TensorCoreTiling &tiling,
+                                   TargetAttr target) {
+  MatmulShape shape(fusion.getMatmul());
+  if (!tiling.isWarpSpecialized() || tiling.isPingPong() ||
+      tiling.splits > 1 || shape.hasRuntimeRows())
+    return 1;
+  int64_t rowTiles = llvm::divideCeil(shape.m, tiling.tileM);
+  int64_t tiles = shape.tiles(tiling.tileM, tiling.tileN);
+  // Each block loads half of the B tile: whole 64-column boxes (as many of
+  // each product's), or half of a K-major box's rows (a multiple of the
+  // 8 rows of a 128-byte swizzle pattern).
+  int64_t columns = shape.outputTileColumns(tiling.tileN);
+  int64_t boxColumns = kSwizzleBytes / shape.elementBytes();
+  bool halves = shape.rhsKMajor ? columns % 16 == 0
+                                : (columns / boxColumns) % 2 == 0;
+  if (rowTiles % 2 != 0 || std::min(tiles, target.getSmCount()) % 2 != 0 ||
+      !halves)
+    return 1;
+  return 2;
+}
+
 SmallVector<Value, 3>
 mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                                  const TensorCoreTiling &tiling,
-                                 Value lhsBuffer, ValueRange rhsBuffers,
-                                 Value rows) {
+                                 TargetAttr target, Value lhsBuffer,
+                                 ValueRange rhsBuffers, Value rows) {
   MatmulShape shape(fusion.getMatmul());
   int64_t bytes = shape.elementBytes();
   auto pointer = LLVM::LLVMPointerType::get(b.getContext());
@@ -129,7 +162,8 @@ mlir::fk::buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
   if (shape.rhsKMajor) {
     rhsDims = {shape.k, shape.n};
     rhsStrides = {shape.k * bytes};
-    rhsBox = {tiling.tileK, shape.outputTileColumns(tiling.tileN)};
+    rhsBox = {tiling.tileK, shape.outputTileColumns(tiling.tileN) /
+                                getClusterBlocks(fusion, tiling, target)};
   }
   if (shape.batched()) {
     lhsDims.push_back(ShapedType::getNumElements(shape.lhsBatch));
@@ -229,6 +263,9 @@ std::string mlir::fk::describeTensorCoreKernel(FusionOp fusion,
   else
     os << "; a producer warpgroup and two consumers sharing each tile, "
           "persistent";
+  if (getClusterBlocks(fusion, tiling, target) > 1)
+    os << ", in clusters of two blocks on the two row tiles of a column, "
+          "each loading half of the B tile for both (TMA multicast)";
   os << "; a ring of " << tiling.stages << " TMA stages; ";
   if (storesResultByTma(fusion, tiling, target))
     os << (fusion.getNumResults() > 1 ? "results" : "result")
@@ -313,6 +350,15 @@ private:
 
   void setUpSharedMemory();
   void loadStage(Value stage, Value kTile, Value predicate);
+  /// The B tile of `stage` where a cluster's two blocks share it: this
+  /// block's half, multicast to both.
+  void loadSharedRhs(Value bOffset, Value kStart, Value stage,
+                     Value predicate, ArrayRef<Value> maps);
+  /// Releases the ring's `stage` to the producers of every block of the
+  /// cluster (each block's producer fills the stage in both).
+  void releaseStageInCluster(Value stage);
+  /// A barrier of every thread of the cluster's blocks.
+  void syncCluster();
   /// A wgmma descriptor of the `tile` at `offset` in the ring.
   Value descriptor(Value offset, MemRefType tile, Value map);
   /// accumulator += the A and B tiles of the stage at those ring offsets
@@ -504,6 +550,10 @@ private:
   Value product;
   Value tileRow, tileColumn, lhsBatch, rhsBatch;
   SmallVector<Value> batchCoords;
+  /// Blocks per cluster (getClusterBlocks) and this block's rank in its
+  /// cluster.
+  int64_t clusterBlocks = 1;
+  Value clusterRank;
 };
 } // namespace
 
@@ -516,11 +566,52 @@ void TensorCoreKernel::setUpSharedMemory() {
   if (tiling.isWarpSpecialized())
     emptyBarriers = createCopyBarriers(
         b, loc, tiling.stages, primary,
-        /*arrivals=*/tiling.isPingPong() ? 1 : tiling.consumers);
+        /*arrivals=*/(tiling.isPingPong() ? 1 : tiling.consumers) *
+            clusterBlocks);
   // Ping-pong consumers' turns: turn[c] completes a phase each time the
   // other consumer ends a main loop.
   if (tiling.isPingPong())
     turns = createCopyBarriers(b, loc, tiling.consumers, primary);
+  // The other block's copies and releases reach these mbarriers.
+  if (clusterBlocks > 1)
+    syncCluster();
+}
+
+void TensorCoreKernel::syncCluster() {
+  NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+  NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+}
+
+/// The shared-memory address (32 bits) of mbarrier `stage` of `group`: the
+/// group seen as the memref its lowering makes of it, whose pointer the
+/// inline PTX of a remote arrive maps into another block.
+static Value barrierAddress(OpBuilder &b, Location loc, MLIRContext *ctx,
+                            IndexBuilder &idx, Value group, Value stage) {
+  Value memref = UnrealizedConversionCastOp::create(
+                     b, loc,
+                     nvgpu::getMBarrierMemrefType(
+                         ctx, cast<nvgpu::MBarrierGroupType>(group.getType())),
+                     group)
+                     .getResult(0);
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastUIOp::create(
+      b, loc, b.getI32Type(), idx.add(base, idx.mul(stage, idx.constant(8))));
+}
+
+void TensorCoreKernel::releaseStageInCluster(Value stage) {
+  // The stage's empty mbarrier in each block: its address in this block's
+  // shared memory mapped into the other's (mapa), arrived on remotely.
+  Value address = barrierAddress(b, loc, ctx, k.idx, emptyBarriers, stage);
+  for (int64_t rank = 0; rank < clusterBlocks; ++rank)
+    LLVM::InlineAsmOp::create(
+        b, loc, TypeRange(),
+        ValueRange{address, arith::ConstantIntOp::create(b, loc, rank, 32)},
+        "{\n\t.reg .b32 remote;\n\t"
+        "mapa.shared::cluster.u32 remote, $0, $1;\n\t"
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}",
+        "r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
 void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
@@ -542,6 +633,8 @@ void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
   SmallVector<Value, 2> maps = {rhsMap};
   if (pairedRhsMap)
     maps.push_back(pairedRhsMap);
+  if (clusterBlocks > 1)
+    return loadSharedRhs(bOffset, kStart, stage, predicate, maps);
   if (shape.rhsKMajor) {
     SmallVector<Value> bCoords = {kStart, tileColumn};
     if (shape.batched())
@@ -570,6 +663,49 @@ void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
     nvgpu::TmaAsyncLoadOp::create(b, loc, view(offset, bBox), barriers,
                                   maps[j / boxesPerProduct], bCoords, stage,
                                   Value(), predicate);
+  }
+}
+
+void TensorCoreKernel::loadSharedRhs(Value bOffset, Value kStart,
+                                     Value stage, Value predicate,
+                                     ArrayRef<Value> maps) {
+  Value both = arith::ConstantIntOp::create(
+      b, loc, (1 << clusterBlocks) - 1, 16);
+  int64_t bytes = shape.elementBytes();
+  if (shape.rhsKMajor) {
+    // Rows [rank * half, (rank + 1) * half) of each product's box.
+    int64_t half = outputColumns / clusterBlocks;
+    MemRefType bBox = loadBox(half, tiling.tileK);
+    Value firstRow = mul(clusterRank, index(half));
+    for (auto [i, map] : llvm::enumerate(maps)) {
+      Value offset = add(
+          bOffset, add(index(i * outputColumns * tiling.tileK * bytes),
+                       mul(firstRow, index(tiling.tileK * bytes))));
+      SmallVector<Value> bCoords = {kStart, add(tileColumn, firstRow)};
+      if (shape.batched())
+        bCoords.push_back(rhsBatch);
+      nvgpu::TmaAsyncLoadOp::create(b, loc, view(offset, bBox), barriers,
+                                    map, bCoords, stage, both, predicate);
+    }
+    return;
+  }
+  // Boxes rank, rank + 2, ... of the tile row's 64-column boxes (as many
+  // of each product's: getClusterBlocks).
+  int64_t boxColumns = kSwizzleBytes / bytes;
+  int64_t boxesPerProduct = outputColumns / boxColumns;
+  MemRefType bBox = loadBox(tiling.tileK, boxColumns);
+  for (int64_t j = 0; j < tiling.tileN / boxColumns; j += clusterBlocks) {
+    Value box = add(index(j % boxesPerProduct), clusterRank);
+    Value offset = add(
+        bOffset, mul(add(index(j - j % boxesPerProduct), box),
+                     index(tiling.tileK * boxColumns * bytes)));
+    SmallVector<Value> bCoords = {
+        add(tileColumn, mul(box, index(boxColumns))), kStart};
+    if (shape.batched())
+      bCoords.push_back(rhsBatch);
+    nvgpu::TmaAsyncLoadOp::create(b, loc, view(offset, bBox), barriers,
+                                  maps[j / boxesPerProduct], bCoords, stage,
+                                  both, predicate);
   }
 }
 
@@ -657,6 +793,8 @@ Value TensorCoreKernel::consumerLoop(Value first, Value consumer,
     auto ifRelease = scf::IfOp::create(b, loc, predicate, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+    if (clusterBlocks > 1)
+      return releaseStageInCluster(getStageAndRound(fill).first);
     nvgpu::MBarrierArriveOp::create(
         b, loc, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers,
         getStageAndRound(fill).first);
@@ -1250,6 +1388,12 @@ LogicalResult TensorCoreKernel::buildWarpSpecialized() {
   // The block's shared memory outlives its last TMA stores.
   if (resultMap)
     waitForStores(warpgroupThread, /*pending=*/0, /*whole=*/true);
+  // ... and the other block's last copies into it and releases of its
+  // stages.
+  if (clusterBlocks > 1) {
+    b.setInsertionPointAfter(roles);
+    syncCluster();
+  }
   return success();
 }
 
@@ -1299,6 +1443,15 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
   int64_t threads = tiling.getThreads();
   kernel.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  clusterBlocks = getClusterBlocks(k.fusion, tiling, target);
+  if (clusterBlocks > 1) {
+    kernel->setAttr("nvvm.cluster_dim",
+                    b.getDenseI32ArrayAttr(
+                        {static_cast<int32_t>(clusterBlocks), 1, 1}));
+    clusterRank = arith::RemUIOp::create(
+        b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+        index(clusterBlocks));
+  }
 
   // The tensor maps arrive as pointers (a gpu.func cannot take the nvgpu
   // type); the casts vanish in the lowering. wgmma descriptors take the
@@ -1315,8 +1468,8 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
           rhsColumns = shape.rhsKMajor ? tiling.tileK : boxColumns;
   lhsMap = cast(entry.getArgument(0), loadBox(tiling.tileM, tiling.tileK));
   // A K-major box of a pair's right operand is half the tile's rows.
-  MemRefType rhsBox =
-      loadBox(shape.rhsKMajor ? outputColumns : rhsRows, rhsColumns);
+  MemRefType rhsBox = loadBox(
+      shape.rhsKMajor ? outputColumns / clusterBlocks : rhsRows, rhsColumns);
   rhsMap = cast(entry.getArgument(1), rhsBox);
   if (k.fusion.getPairedMatmul())
     pairedRhsMap = cast(entry.getArgument(2), rhsBox);
@@ -1348,7 +1501,7 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
                                             tiling.tileK},
                                            shape.elementType))
                          : lhsMap;
-  rhsDescriptorMap = shape.batched() || pairedRhsMap
+  rhsDescriptorMap = shape.batched() || pairedRhsMap || clusterBlocks > 1
                          ? cast(entry.getArgument(1),
                                 sharedTile({rhsRows, rhsColumns},
                                            shape.elementType))

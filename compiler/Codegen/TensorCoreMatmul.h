@@ -166,9 +166,17 @@ MemRefType getSplitKPartialType(MatmulOp matmul,
 /// at run time (MatmulShape::hasRuntimeRows), else null.
 SmallVector<Value, 3> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                                              const TensorCoreTiling &tiling,
+                                             TargetAttr target,
                                              Value lhsBuffer,
                                              ValueRange rhsBuffers,
                                              Value rows = Value());
+
+/// The blocks of a cluster of the warp-specialized kernel of `fusion`: 2
+/// where the two blocks of a cluster compute the two row tiles of one
+/// column at every step (row tiles, and blocks, come in pairs) and each
+/// loads half of their B tile for both (TMA multicast), else 1.
+int64_t getClusterBlocks(FusionOp fusion, const TensorCoreTiling &tiling,
+                         TargetAttr target);
 
 /// Whether the warp-specialized kernel of `fusion` stores its result by
 /// TMA: its one result is the matmul's 16-bit product itself (no epilogue
