@@ -115,6 +115,10 @@ int64_t mlir::fk::getClusterBlocks(FusionOp fusion,
                                    const TensorCoreTiling &tiling,
                                    TargetAttr target) {
   MatmulShape shape(fusion.getMatmul());
+  // Ping-pong consumers in clusters measured 2.5% slower on an H200 (the
+  // transformer block 1.355 -> 1.389 ms, 16 x 2048^3 0.377 -> 0.387 ms):
+  // each block's consumers take turns, and the two blocks' turns then wait
+  // on each other's.
   if (!tiling.isWarpSpecialized() || tiling.isPingPong() ||
       tiling.splits > 1 || shape.hasRuntimeRows())
     return 1;
