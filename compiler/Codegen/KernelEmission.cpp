@@ -182,9 +182,12 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
       // Created detached: inserting it into the symbol table then renames
       // it if another constant took the name.
       OpBuilder detached(b.getContext());
+      // 16-byte aligned: the runs of a loop kernel read it with vector
+      // loads (VectorStart::getAlignment) as they read kernel arguments.
       global = memref::GlobalOp::create(
           detached, loc, "fk_constant", b.getStringAttr("private"),
-          memrefType, stored, /*constant=*/true, /*alignment=*/IntegerAttr());
+          memrefType, stored, /*constant=*/true,
+          /*alignment=*/b.getI64IntegerAttr(16));
       SymbolTable(kernels).insert(global, kernels.getBody()->begin());
     }
     Value memref =
@@ -254,15 +257,17 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
     // from the end of its dimension (a size given at run time, or not).
     SmallVector<Value> source;
     SmallVector<Dim> dims = getDims(tensorType(slice.getOperand()));
-    for (auto [coord, start, step, dim] :
-         llvm::zip(coords, slice.getStart(), slice.getStep(), dims)) {
+    for (auto [d, coord, start, step, dim] : llvm::enumerate(
+             coords, slice.getStart(), slice.getStep(), dims)) {
       // The innermost coordinate of a run, shifted by a multiple of the
       // run's width, is a run too.
       int64_t shift = start >= 0 || !dim.isStatic()
                           ? start
                           : dim.getCoefficient() + start;
       if (step == 1 && shift > 0 && shift % vectorStart.width == 0)
-        if (Value moved = moveRun(coord, {slice.getOperation(), 0},
+        if (Value moved = moveRun(coord,
+                                  {slice.getOperation(),
+                                   static_cast<int64_t>(d)},
                                   [&](Value runStart) {
                                     return idx.add(runStart,
                                                    idx.constant(shift));

@@ -13,6 +13,10 @@ using namespace mlir::fk;
 /// H200, 16 beat 1, 8 and 32 at 8192^3 with the wgmma kernel (1.58 against
 /// 1.69, 1.73 and 1.68 ms) and on the MLP yardstick, and tied at 4096^3.
 static constexpr int64_t kRasterRows = 16;
+// Even, so that where a product's row tiles are even every group's are,
+// and tiles 2i and 2i + 1 are two row tiles of one column: the blocks of
+// a cluster share their B tile (getClusterBlocks).
+static_assert(kRasterRows % 2 == 0, "clusters pair row tiles of a group");
 
 TransposeOp mlir::fk::getKMajorRhs(MatmulOp matmul) {
   auto transpose = matmul.getRhs().getDefiningOp<TransposeOp>();
