@@ -172,9 +172,11 @@ SmallVector<Value, 3> buildOperandTensorMaps(OpBuilder &b, FusionOp fusion,
                                              Value rows = Value());
 
 /// The blocks of a cluster of the warp-specialized kernel of `fusion`: 2
-/// where the two blocks of a cluster compute the two row tiles of one
-/// column at every step (row tiles, and blocks, come in pairs) and each
-/// loads half of their B tile for both (TMA multicast), else 1.
+/// where its consumers share each tile (cooperative, not ping-pong), its
+/// rows are known when compiled, K is not split, and row tiles and blocks
+/// come in pairs, so that the two blocks of a cluster compute the two row
+/// tiles of one column at every step and each loads half of their B tile
+/// for both (TMA multicast); else 1.
 int64_t getClusterBlocks(FusionOp fusion, const TensorCoreTiling &tiling,
                          TargetAttr target);
 
