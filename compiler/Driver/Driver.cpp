@@ -95,11 +95,22 @@ LogicalResult Compilation::setTarget(ModuleOp module) {
       return emitError(module.getLoc())
              << "--target=" << *options.chip << " differs from the module's '"
              << kTargetAttrName << "' for '" << own.getChip() << "'";
+    if (options.smCount && *options.smCount != own.getSmCount())
+      return emitError(module.getLoc())
+             << "--sm-count=" << *options.smCount
+             << " differs from the module's '" << kTargetAttrName
+             << "' with sm_count = " << own.getSmCount();
     return success();
   }
   std::string chip = options.chip.value_or(kDefaultChip.str());
-  module->setAttr(kTargetAttrName,
-                  getTargetDescription(module.getContext(), chip));
+  TargetAttr target = getTargetDescription(module.getContext(), chip);
+  if (options.smCount)
+    target = TargetAttr::get(
+        module.getContext(), target.getChip(), target.getComputeCapability(),
+        *options.smCount, target.getSharedMemoryPerBlock(),
+        target.getSharedMemoryPerSm(), target.getRegistersPerThread(),
+        target.getWgmma(), target.getTma());
+  module->setAttr(kTargetAttrName, target);
   return success();
 }
 

@@ -28,6 +28,11 @@ struct DriverOptions {
   /// driver gives the module its description as `fk.target` before the
   /// first stage. None: kDefaultChip, or the target a .mlir input carries.
   std::optional<std::string> chip;
+  /// The GPU's SM count where it differs from the chip's in the target
+  /// table (--sm-count: an H100 PCIe's 114 for sm_90a, whose table entry
+  /// is the SXM parts' 132): persistent grids and the tiling heuristics
+  /// count on it. None: the table's, or a .mlir input's own target's.
+  std::optional<int64_t> smCount;
   /// Allow f32 matmuls on TF32 tensor cores (--allow-tf32): the driver marks
   /// the module `fk.allow_tf32` (fk/IR/FkNumerics.h).
   bool allowTf32 = false;

@@ -71,6 +71,14 @@ int main(int argc, char **argv) {
             return mlir::fk::isSupportedChip(chip, message) ? std::string()
                                                              : message;
           });
+  int64_t smCount = 0;
+  CLI::Option *smCountOption =
+      app.add_option("--sm-count", smCount,
+                     "SMs of the GPU where they differ from --target's "
+                     "usual part (sm_90a: 132, the H100 and H200 SXM; an "
+                     "H100 PCIe has 114): persistent kernels launch a "
+                     "block per SM")
+          ->check(CLI::Range(int64_t(1), int64_t(1) << 16));
   app.add_flag("--allow-tf32", options.allowTf32,
                "Allow f32 matmuls on TF32 tensor cores (sm_80 and later): "
                "operands rounded to 10-bit mantissas, sums in f32, as "
@@ -183,6 +191,8 @@ int main(int argc, char **argv) {
   options.emit = stageByName.at(emit);
   if (target->count() != 0)
     options.chip = chip;
+  if (smCountOption->count() != 0)
+    options.smCount = smCount;
 
   // Whatever CLI11 did not recognise is for MLIR's options.
   std::vector<std::string> extras = app.remaining();
