@@ -354,10 +354,6 @@ private:
 
   void setUpSharedMemory();
   void loadStage(Value stage, Value kTile, Value predicate);
-  /// The B tile of `stage` where a cluster's two blocks share it: this
-  /// block's half, multicast to both.
-  void loadSharedRhs(Value bOffset, Value kStart, Value stage,
-                     Value predicate, ArrayRef<Value> maps);
   /// Releases the ring's `stage` to the producers of every block of the
   /// cluster (each block's producer fills the stage in both).
   void releaseStageInCluster(Value stage);
@@ -638,54 +634,24 @@ void TensorCoreKernel::loadStage(Value stage, Value kTile, Value predicate) {
   nvgpu::TmaAsyncLoadOp::create(b, loc, view(aOffset, aBox), barriers,
                                 lhsMap, aCoords, stage, Value(), predicate);
 
-  // A pair's B tile is the first product's columns, then the second's.
+  // A pair's B tile is the first product's columns, then the second's. In
+  // a cluster (clusterBlocks 2) each block loads its half of the B tile
+  // into both blocks' stages (multicast); alone, its rank is 0 and the half
+  // is the whole.
   SmallVector<Value, 2> maps = {rhsMap};
   if (pairedRhsMap)
     maps.push_back(pairedRhsMap);
-  if (clusterBlocks > 1)
-    return loadSharedRhs(bOffset, kStart, stage, predicate, maps);
-  if (shape.rhsKMajor) {
-    SmallVector<Value> bCoords = {kStart, tileColumn};
-    if (shape.batched())
-      bCoords.push_back(rhsBatch);
-    MemRefType bBox = loadBox(outputColumns, tiling.tileK);
-    for (auto [i, map] : llvm::enumerate(maps))
-      nvgpu::TmaAsyncLoadOp::create(
-          b, loc,
-          view(add(bOffset, index(i * outputColumns * tiling.tileK *
-                                  shape.elementBytes())),
-               bBox),
-          barriers, map, bCoords, stage, Value(), predicate);
-    return;
-  }
-  // B's tile row is tileN wide: several boxes of one swizzle span each.
-  int64_t boxColumns = kSwizzleBytes / shape.elementBytes();
-  int64_t boxesPerProduct = outputColumns / boxColumns;
-  MemRefType bBox = loadBox(tiling.tileK, boxColumns);
-  for (int64_t j = 0; j < tiling.tileN / boxColumns; ++j) {
-    Value offset =
-        add(bOffset, index(j * tiling.tileK * boxColumns * shape.elementBytes()));
-    SmallVector<Value> bCoords = {
-        add(tileColumn, index(j % boxesPerProduct * boxColumns)), kStart};
-    if (shape.batched())
-      bCoords.push_back(rhsBatch);
-    nvgpu::TmaAsyncLoadOp::create(b, loc, view(offset, bBox), barriers,
-                                  maps[j / boxesPerProduct], bCoords, stage,
-                                  Value(), predicate);
-  }
-}
-
-void TensorCoreKernel::loadSharedRhs(Value bOffset, Value kStart,
-                                     Value stage, Value predicate,
-                                     ArrayRef<Value> maps) {
-  Value both = arith::ConstantIntOp::create(
-      b, loc, (1 << clusterBlocks) - 1, 16);
+  Value rank = clusterBlocks > 1 ? clusterRank : index(0);
+  Value multicast =
+      clusterBlocks > 1
+          ? arith::ConstantIntOp::create(b, loc, (1 << clusterBlocks) - 1, 16)
+          : Value();
   int64_t bytes = shape.elementBytes();
   if (shape.rhsKMajor) {
-    // Rows [rank * half, (rank + 1) * half) of each product's box.
-    int64_t half = outputColumns / clusterBlocks;
-    MemRefType bBox = loadBox(half, tiling.tileK);
-    Value firstRow = mul(clusterRank, index(half));
+    // Rows [rank * part, (rank + 1) * part) of each product's box.
+    int64_t part = outputColumns / clusterBlocks;
+    MemRefType bBox = loadBox(part, tiling.tileK);
+    Value firstRow = mul(rank, index(part));
     for (auto [i, map] : llvm::enumerate(maps)) {
       Value offset = add(
           bOffset, add(index(i * outputColumns * tiling.tileK * bytes),
@@ -694,17 +660,18 @@ void TensorCoreKernel::loadSharedRhs(Value bOffset, Value kStart,
       if (shape.batched())
         bCoords.push_back(rhsBatch);
       nvgpu::TmaAsyncLoadOp::create(b, loc, view(offset, bBox), barriers,
-                                    map, bCoords, stage, both, predicate);
+                                    map, bCoords, stage, multicast, predicate);
     }
     return;
   }
-  // Boxes rank, rank + 2, ... of the tile row's 64-column boxes (as many
-  // of each product's: getClusterBlocks).
+  // B's tile row is tileN wide: several boxes of one swizzle span each, of
+  // which a block of a cluster loads boxes rank, rank + 2, ... (as many of
+  // each product's: getClusterBlocks).
   int64_t boxColumns = kSwizzleBytes / bytes;
   int64_t boxesPerProduct = outputColumns / boxColumns;
   MemRefType bBox = loadBox(tiling.tileK, boxColumns);
   for (int64_t j = 0; j < tiling.tileN / boxColumns; j += clusterBlocks) {
-    Value box = add(index(j % boxesPerProduct), clusterRank);
+    Value box = add(index(j % boxesPerProduct), rank);
     Value offset = add(
         bOffset, mul(add(index(j - j % boxesPerProduct), box),
                      index(tiling.tileK * boxColumns * bytes)));
@@ -714,7 +681,7 @@ void TensorCoreKernel::loadSharedRhs(Value bOffset, Value kStart,
       bCoords.push_back(rhsBatch);
     nvgpu::TmaAsyncLoadOp::create(b, loc, view(offset, bBox), barriers,
                                   maps[j / boxesPerProduct], bCoords, stage,
-                                  both, predicate);
+                                  multicast, predicate);
   }
 }
 
