@@ -313,10 +313,10 @@ FailureOr<ElementStep> ElementEmitter::emitStep(Value tensor,
 Value ElementEmitter::moveRun(Value coord,
                               std::pair<const void *, int64_t> key,
                               llvm::function_ref<Value(Value)> moveStart) {
-  auto it = vectorStart.elements.find(coord);
-  if (vectorStart.width == 1 || it == vectorStart.elements.end())
+  std::optional<std::pair<Value, int64_t>> element = vectorStart.find(coord);
+  if (!element)
     return Value();
-  auto [start, offset] = it->second;
+  auto [start, offset] = *element;
   SmallVector<Value> &run =
       movedRuns[{start.getAsOpaquePointer(), key.first, key.second}];
   if (run.empty()) {
@@ -330,9 +330,11 @@ Value ElementEmitter::moveRun(Value coord,
 
 std::optional<SmallVector<Value>>
 ElementEmitter::reshapeRun(ReshapeOp reshape, ArrayRef<Value> coords) {
-  int64_t width = vectorStart.width;
-  if (width == 1 || coords.empty() || !vectorStart.elements.count(coords.back()))
+  std::optional<std::pair<Value, int64_t>> element =
+      coords.empty() ? std::nullopt : vectorStart.find(coords.back());
+  if (!element)
     return std::nullopt;
+  int64_t width = vectorStart.width;
   RankedTensorType result = tensorType(reshape.getResult());
   RankedTensorType operand = tensorType(reshape.getOperand());
   // Row-major order is kept, so a run whose flat start is a multiple of
@@ -345,7 +347,7 @@ ElementEmitter::reshapeRun(ReshapeOp reshape, ArrayRef<Value> coords) {
       operand.getShape().back() % width != 0)
     return std::nullopt;
   // The operand coordinates of the run's start, built once per run.
-  Value start = vectorStart.elements.lookup(coords.back()).first;
+  Value start = element->first;
   std::vector<void *> key = {reshape.getOperation(),
                              start.getAsOpaquePointer()};
   for (Value c : coords.drop_back())
@@ -373,13 +375,13 @@ ElementStep ElementEmitter::emitConcat(ConcatOp concat, ArrayRef<Value> coords) 
   // run lies in one input: each input is read as a run (clamped into it as
   // a whole), and the run's start chooses among them.
   int64_t width = vectorStart.width;
-  bool byRuns = width > 1 && axis + 1 == static_cast<int64_t>(coords.size()) &&
-                vectorStart.elements.count(coord) &&
+  std::optional<std::pair<Value, int64_t>> element = vectorStart.find(coord);
+  bool byRuns = element && axis + 1 == static_cast<int64_t>(coords.size()) &&
                 llvm::all_of(concat.getInputs(), [&](Value input) {
                   int64_t size = tensorType(input).getDimSize(axis);
                   return !ShapedType::isDynamic(size) && size % width == 0;
                 });
-  Value chooser = byRuns ? vectorStart.elements.lookup(coord).first : coord;
+  Value chooser = byRuns ? element->first : coord;
   SmallVector<ElementRef> needs;
   SmallVector<int64_t> offsets;
   int64_t offset = 0;

@@ -281,6 +281,15 @@ struct VectorStart {
       elements[coord] = {start, static_cast<int64_t>(e)};
   }
 
+  /// The start of the run `coord` is an element of and the element's
+  /// offset in it; none where runs are single elements or it is in none.
+  std::optional<std::pair<Value, int64_t>> find(Value coord) const {
+    auto it = elements.find(coord);
+    if (width == 1 || it == elements.end())
+      return std::nullopt;
+    return it->second;
+  }
+
   llvm::MaybeAlign getAlignment(Value memref, ArrayRef<Value> coords) const {
     auto type = cast<MemRefType>(memref.getType());
     if (width == 1 || coords.empty() ||
