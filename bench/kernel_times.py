@@ -13,6 +13,10 @@ of kernels that run at once (fkc's replay runs launches that touch
 disjoint memory together, and each such kernel counts in full). Calls run
 back to back as in bench/run.py (fkc replays its CUDA graph).
 
+--alternate SECONDS calls the peers in turn for that long, each call timed
+on its own: the peers compared at the same clocks. --timeline prints one
+call's kernels with their start, end and the idle time before each.
+
 --clocks SECONDS then runs each peer for that long while nvidia-smi samples
 the SM clock and the board's power: a sustained run's time per call at the
 clocks the power limit leaves, where short runs see the boost clocks.
@@ -26,7 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fkbench import artifacts, cases, paths  # noqa: E402
 from fkbench.inputs import make_inputs, nan_outputs  # noqa: E402
-from fkbench.profiling import kernel_times  # noqa: E402
+from fkbench.profiling import (idle_within, kernel_times,  # noqa: E402
+                               kernel_timeline)
 from fkbench.peers.torch_graphs import torch_function  # noqa: E402
 
 
@@ -52,6 +57,16 @@ def parse_args(argv):
                         "once) for SECONDS while nvidia-smi samples the SM "
                         "clock and the board's power draw: whether peers "
                         "run at the power limit, and at which clocks")
+    p.add_argument("--alternate", default="", metavar="SECONDS[,SECONDS]",
+                   help="then call the peers in turn, one call each per "
+                        "round, for SECONDS (each of a list in turn), each "
+                        "call timed by its own "
+                        "CUDA events: the peers compared at the same clocks "
+                        "and temperature (medians over the second half)")
+    p.add_argument("--timeline", action="store_true",
+                   help="then each peer's calls kernel by kernel: when each "
+                        "kernel starts and ends within the call, and the "
+                        "idle time inside and between calls")
     p.add_argument("--skip-profile", action="store_true",
                    help="no kernel table (only --rounds and --clocks)")
     return p.parse_args(argv)
@@ -148,6 +163,73 @@ def sample_clocks(torch, fn, seconds):
             statistics.median(r[1] for r in half), half[-1][2])
 
 
+def alternate(torch, fns, seconds):
+    """Calls the peers in turn for about `seconds`; returns, per peer, its
+    call times in ms, one per round. The host enqueues up to 20 rounds
+    ahead of the GPU, so that no host time falls between a pair of
+    events."""
+    import time
+    peers = list(fns)
+    rounds = []
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        batch = []
+        for _ in range(20):
+            marks = []
+            for peer in peers:
+                begin = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                begin.record()
+                fns[peer]()
+                end.record()
+                marks.append((begin, end))
+            batch.append(marks)
+        torch.cuda.synchronize()
+        rounds += [[b.elapsed_time(e) for b, e in marks] for marks in batch]
+    return {peer: [r[i] for r in rounds] for i, peer in enumerate(peers)}
+
+
+def print_alternate(torch, fns, seconds):
+    import statistics
+    times = alternate(torch, fns, seconds)
+    peers = list(fns)
+    n = len(times[peers[0]])
+    half = {p: t[n // 2:] for p, t in times.items()}
+    first = half[peers[0]]
+    print("\n## peers called in turn for %g s (%d rounds; medians of the "
+          "second half's %d)" % (seconds, n, len(first)))
+    print("| peer | ms per call | min | max | its time over %s's, per "
+          "round |\n|---|---:|---:|---:|---:|" % peers[0])
+    for peer in peers:
+        t = half[peer]
+        ratio = statistics.median(o / f for o, f in zip(t, first))
+        print("| %s | %.4f | %.4f | %.4f | %.3fx |"
+              % (peer, statistics.median(t), min(t), max(t), ratio))
+
+
+def print_timeline(peer, calls):
+    """The last call's kernels one by one, then the means over the calls of
+    the idle time inside a call (no kernel of it running) and between one
+    call's last kernel and the next call's first."""
+    spans = [idle_within(kernels) for _, kernels in calls]
+    between = [calls[i + 1][0] - (calls[i][0] + spans[i][1])
+               for i in range(len(calls) - 1)]
+    n = len(calls)
+    print("\n## %s: timeline of one call (us; %d calls: span %.1f, idle "
+          "inside %.1f, between calls %.1f, means)"
+          % (peer, n, sum(s for _, s in spans) / n,
+             sum(i for i, _ in spans) / n,
+             sum(between) / max(len(between), 1)))
+    print("| start | end | duration | idle before | kernel |\n"
+          "|---:|---:|---:|---:|---|")
+    reach = None
+    for name, start, end in calls[-1][1]:
+        idle = max(start - reach, 0) if reach is not None else 0
+        reach = end if reach is None else max(reach, end)
+        print("| %.1f | %.1f | %.1f | %.1f | %s |"
+              % (start, end, end - start, idle, name[:90]))
+
+
 def main(argv=None):
     args = parse_args(argv)
     import torch
@@ -177,6 +259,11 @@ def main(argv=None):
         print("| us per call | launches | kernel |\n|---:|---:|---|")
         for name, count, us in table:
             print("| %.1f | %g | %s |" % (us, count, name[:110]))
+    for seconds in filter(None, args.alternate.split(",")):
+        print_alternate(torch, fns, float(seconds))
+    if args.timeline:
+        for peer, fn in fns.items():
+            print_timeline(peer, kernel_timeline(torch, fn, args.iterations))
     for round in range(1, args.rounds + 1):
         times = ["%s %.4f" % (peer, wall_ms(torch, fn, args.iterations))
                  for peer, fn in fns.items()]
