@@ -67,6 +67,11 @@ def parse_args(argv):
                    help="then each peer's calls kernel by kernel: when each "
                         "kernel starts and ends within the call, and the "
                         "idle time inside and between calls")
+    p.add_argument("--together", action="store_true",
+                   help="one kernel table of the peers called in turn, one "
+                        "call each per round, so that every kernel is timed "
+                        "at the same clocks (peers whose kernels are named "
+                        "apart: fkc and compile, not eager and compile)")
     p.add_argument("--skip-profile", action="store_true",
                    help="no kernel table (only --rounds and --clocks)")
     return p.parse_args(argv)
@@ -207,6 +212,12 @@ def print_alternate(torch, fns, seconds):
               % (peer, statistics.median(t), min(t), max(t), ratio))
 
 
+def print_table(table):
+    print("| us per call | launches | kernel |\n|---:|---:|---|")
+    for name, count, us in table:
+        print("| %.1f | %g | %s |" % (us, count, name[:110]))
+
+
 def print_timeline(peer, calls):
     """The last call's kernels one by one, then the means over the calls of
     the idle time inside a call (no kernel of it running) and between one
@@ -249,16 +260,22 @@ def main(argv=None):
         for _ in range(max(args.iterations, 3)):
             fn()
         torch.cuda.synchronize()
-        if args.skip_profile:
+        if args.skip_profile or args.together:
             continue
         wall = wall_ms(torch, fn, args.iterations)
         table = kernel_times(torch, fn, args.iterations, args.copies)
         busy = sum(r[2] for r in table) / 1000
         print("\n## %s: %.4f ms per call (CUDA events), kernels %.4f ms"
               % (peer, wall, busy))
-        print("| us per call | launches | kernel |\n|---:|---:|---|")
-        for name, count, us in table:
-            print("| %.1f | %g | %s |" % (us, count, name[:110]))
+        print_table(table)
+    if args.together and not args.skip_profile:
+        def in_turn():
+            for fn in fns.values():
+                fn()
+        table = kernel_times(torch, in_turn, args.iterations, args.copies)
+        print("\n## %s called in turn, kernels timed together"
+              % ", ".join(fns))
+        print_table(table)
     for seconds in filter(None, args.alternate.split(",")):
         print_alternate(torch, fns, float(seconds))
     if args.timeline:
