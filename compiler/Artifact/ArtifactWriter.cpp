@@ -88,6 +88,8 @@ private:
     std::optional<llvm::json::Array> writes;
     /// The sizes its kernel takes only up to a limit (version 6).
     llvm::json::Array limits;
+    /// A persistent kernel's SM count and cluster blocks (optional).
+    std::optional<std::array<int64_t, 2>> persistent;
   };
 
   llvm::json::Array tensors(bool outputs);
@@ -190,6 +192,9 @@ LogicalResult GraphManifest::build() {
     if (auto variant =
             launch->getAttrOfType<DenseI64ArrayAttr>(kRunVariantAttrName))
       launchRuns.back() = {variant[0], variant[1]};
+    if (auto persistent = launch->getAttrOfType<DenseI64ArrayAttr>(
+            kPersistentGridAttrName))
+      entry.persistent = {persistent[0], persistent[1]};
     if (auto limits =
             launch->getAttrOfType<DictionaryAttr>(kSizeLimitsAttrName))
       for (NamedAttribute limit : limits)
@@ -454,6 +459,11 @@ void GraphManifest::write(llvm::raw_ostream &os) {
       entry["writes"] = std::move(*launch.writes);
     if (!launch.limits.empty())
       entry["limits"] = std::move(launch.limits);
+    // Optional: a runtime that does not read it launches the grid as it is.
+    if (launch.persistent)
+      entry["persistent"] =
+          llvm::json::Object{{"sm_count", (*launch.persistent)[0]},
+                             {"cluster_blocks", (*launch.persistent)[1]}};
     os << (i ? ",\n  " : "\n  ") << compact(std::move(entry));
   }
   os << "]}";

@@ -44,6 +44,16 @@ inline constexpr llvm::StringLiteral kSizeLimitsAttrName = "fk.size_limits";
 /// have blocks in a run.
 inline constexpr llvm::StringLiteral kRunVariantAttrName = "fk.run_variant";
 
+/// The name of the gpu.launch_func attribute of a persistent kernel's
+/// launch: [the target's SM count, the blocks of a cluster]. Its kernel
+/// walks its work (output tiles) with a stride of the grid's x, which is
+/// min(work, SM count): any count of whole clusters computes the same
+/// result. The manifest states it as the launch's `persistent`, and the
+/// runtime launches as many blocks as the device has SMs (docs/artifact.md,
+/// R64).
+inline constexpr llvm::StringLiteral kPersistentGridAttrName =
+    "fk.persistent_grid";
+
 /// The symbols of every type of `fusion` (inputs, results and body),
 /// sorted: its kernel's trailing i64 arguments, in this order.
 SmallVector<std::string> getFusionSymbols(FusionOp fusion);

@@ -57,6 +57,7 @@ void load(Loaded &l) {
          resolve(library, "cuDeviceGet", d.deviceGet, e) &&
          resolve(library, "cuDeviceGetCount", d.deviceGetCount, e) &&
          resolve(library, "cuDeviceGetName", d.deviceGetName, e) &&
+         resolve(library, "cuDeviceGetAttribute", d.deviceGetAttribute, e) &&
          resolve(library, "cuDevicePrimaryCtxRetain", d.devicePrimaryCtxRetain,
                  e) &&
          resolve(library, "cuDevicePrimaryCtxRelease_v2",

@@ -42,6 +42,7 @@ constexpr JitOption kJitLogVerbose = 12;
 constexpr unsigned kEventDefault = 0;
 constexpr unsigned kEventDisableTiming = 2;
 constexpr int kFuncAttributeMaxDynamicSharedSizeBytes = 8;
+constexpr int kDeviceAttributeMultiprocessorCount = 16;
 
 /// CUDA_KERNEL_NODE_PARAMS (version 2, CUDA 12.0 and later): a kernel launch
 /// as a node of a CUDA graph; `kernel` and `context` stay null.
@@ -81,6 +82,7 @@ struct Driver {
   Result (*deviceGet)(Device *, int);
   Result (*deviceGetCount)(int *);
   Result (*deviceGetName)(char *, int, Device);
+  Result (*deviceGetAttribute)(int *, int, Device);
   Result (*devicePrimaryCtxRetain)(Context *, Device);
   Result (*devicePrimaryCtxRelease)(Device);
   Result (*ctxPushCurrent)(Context);

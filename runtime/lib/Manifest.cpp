@@ -945,7 +945,43 @@ private:
       }
     }
     return readWrites(value, path, launch) &&
-           readLimits(value, path, graph, launch);
+           readLimits(value, path, graph, launch) &&
+           readPersistent(value, path, launch);
+  }
+
+  /// R64: the optional `persistent`, a persistent kernel's SM count and
+  /// cluster blocks; a grid given as integers is (x, 1, 1) with x at most
+  /// the SM count and a multiple of the cluster blocks.
+  bool readPersistent(const Value &value, const std::string &path,
+                      LaunchSpec &launch) {
+    const Value *persistent = value.find("persistent");
+    if (!persistent)
+      return true;
+    std::string objectPath = join(path, "persistent");
+    if (persistent->kind != Value::Object)
+      return fail(objectPath, "expected an object");
+    if (!readIntField(*persistent, objectPath, "sm_count", 1, kGridLimits[0],
+                      "an integer in [1, 2147483647]",
+                      launch.persistentSmCount) ||
+        !readIntField(*persistent, objectPath, "cluster_blocks", 1, 16,
+                      "an integer in [1, 16]", launch.clusterBlocks))
+      return false;
+    if (launch.sizedAtRun)
+      return true;
+    const unsigned *grid = launch.grid;
+    if (grid[1] != 1 || grid[2] != 1)
+      return fail(join(path, "grid"),
+                  "a persistent kernel's grid is [x, 1, 1]");
+    if (grid[0] > launch.persistentSmCount ||
+        grid[0] % launch.clusterBlocks != 0)
+      return fail(join(path, "grid") + "[0]",
+                  std::to_string(grid[0]) +
+                      " blocks: a persistent kernel's are at most its "
+                      "sm_count of " +
+                      std::to_string(launch.persistentSmCount) +
+                      " and whole clusters of " +
+                      std::to_string(launch.clusterBlocks));
+    return true;
   }
 
   /// R63: the optional `limits` (version 6), each a symbolic dimension of

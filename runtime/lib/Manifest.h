@@ -166,6 +166,12 @@ struct LaunchSpec {
     int64_t max = 0;
   };
   std::vector<SizeLimit> limits;
+  /// A persistent kernel's (`persistent`, R64): it walks its work with a
+  /// stride of the grid's x, which the compiler capped at `persistentSmCount`
+  /// SMs (0: not persistent), in clusters of `clusterBlocks` blocks.
+  /// (PersistentGrid.h.)
+  unsigned persistentSmCount = 0;
+  unsigned clusterBlocks = 1;
 };
 
 struct GraphSpec {

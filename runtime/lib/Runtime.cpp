@@ -7,6 +7,7 @@
 #include "GraphReplay.h"
 #include "LaunchDependencies.h"
 #include "Manifest.h"
+#include "PersistentGrid.h"
 #include "RunWorkspace.h"
 #include "Status.h"
 #include "WeightBinding.h"
@@ -53,6 +54,9 @@ struct fkrt_module_impl {
   std::atomic<bool> loaded{false};
   const cu::Driver *driver = nullptr;
   cu::Device device = 0;
+  /// The device's SMs: persistent kernels launch a block per SM
+  /// (PersistentGrid.h).
+  unsigned smCount = 0;
   cu::Context context = nullptr;
   cu::Module cuModule = nullptr;
   /// The resolved kernel of every launch, per graph.
@@ -312,6 +316,12 @@ fkrt_status fkrt_module_load_cuda(fkrt_module m, int device) {
       return fail(FKRT_ERROR_CUDA, where + "device " + std::to_string(device) +
                                        ": " +
                                        cu::describe(*d, "cuDeviceGet", r));
+    int sms = 0;
+    if ((r = d->deviceGetAttribute(&sms, cu::kDeviceAttributeMultiprocessorCount,
+                                   m->device)) != cu::kSuccess)
+      return fail(FKRT_ERROR_CUDA,
+                  where + cu::describe(*d, "cuDeviceGetAttribute", r));
+    m->smCount = static_cast<unsigned>(std::max(sms, 0));
     if ((r = d->devicePrimaryCtxRetain(&m->context, m->device)) !=
         cu::kSuccess)
       return fail(FKRT_ERROR_CUDA,
@@ -1040,6 +1050,9 @@ std::vector<ReplayLaunch> prepareLaunches(fkrt_module m, size_t gi,
     launch.function = m->functions[gi][li];
     const unsigned *grid = run ? run->grid : l.grid;
     std::copy(grid, grid + 3, launch.grid);
+    // A persistent kernel's grid follows this device's SMs (R64).
+    launch.grid[0] = getPersistentBlocks(grid[0], l.persistentSmCount,
+                                         l.clusterBlocks, m->smCount);
     std::copy(l.block, l.block + 3, launch.block);
     launch.sharedBytes = l.sharedBytes;
     // Each argument gets an 8-byte slot; the driver copies as many bytes as

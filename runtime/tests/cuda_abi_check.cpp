@@ -46,6 +46,9 @@ static_assert(offsetof(cu::KernelNodeParams, grid) ==
 static_assert(cu::kFuncAttributeMaxDynamicSharedSizeBytes ==
                   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
               "function attribute");
+static_assert(cu::kDeviceAttributeMultiprocessorCount ==
+                  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+              "device attribute");
 static_assert(sizeof(cu::Result) == sizeof(CUresult), "CUresult");
 static_assert(sizeof(cu::JitOption) == sizeof(CUjit_option), "CUjit_option");
 static_assert(sizeof(cu::Device) == sizeof(CUdevice), "CUdevice");

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PersistentGrid.h"
 #include "TestSupport.h"
 #include "fkrt/runtime.h"
 #include "fkrt/runtime.hpp"
@@ -1405,6 +1406,58 @@ void testLaunchLimits() {
                 limits + "[0].max: expected a non-negative integer, found -1");
 }
 
+/// R64: a persistent kernel's launch, and the blocks a device of another
+/// SM count launches for it (PersistentGrid.h).
+void testPersistentLaunches() {
+  const std::string persistent = replaced(
+      kBase, R"("shared_bytes": 0, )",
+      R"("shared_bytes": 0, "persistent": {"sm_count": 4, )"
+      R"("cluster_blocks": 1}, )");
+  if (fkrt_module m = loadValid(artifact(persistent)))
+    fkrt_module_destroy(m);
+  auto edit = [&](const std::string &from, const std::string &to) {
+    return replaced(persistent, from, to);
+  };
+  const std::string path = "manifest: graphs[0].launches[0]";
+  expectInvalid("R64", edit(R"({"sm_count": 4, "cluster_blocks": 1})", "4"),
+                path + ".persistent: expected an object");
+  expectInvalid("R64", edit(R"("sm_count": 4)", R"("sm_count": 0)"),
+                path + ".persistent.sm_count: expected an integer in [1, "
+                       "2147483647], found 0");
+  expectInvalid("R64", edit(R"("cluster_blocks": 1)", R"("cluster_blocks": 17)"),
+                path + ".persistent.cluster_blocks: expected an integer in "
+                       "[1, 16], found 17");
+  expectInvalid("R64", edit(R"(, "cluster_blocks": 1)", ""),
+                path + ".persistent: missing field 'cluster_blocks'");
+  expectInvalid("R64", edit(R"("grid": [1, 1, 1])", R"("grid": [1, 2, 1])"),
+                path + ".grid: a persistent kernel's grid is [x, 1, 1]");
+  expectInvalid("R64", edit(R"("grid": [1, 1, 1])", R"("grid": [5, 1, 1])"),
+                path + ".grid[0]: 5 blocks: a persistent kernel's are at most "
+                       "its sm_count of 4 and whole clusters of 1");
+  expectInvalid("R64",
+                edit(R"("cluster_blocks": 1)", R"("cluster_blocks": 2)"),
+                path + ".grid[0]: 1 blocks: a persistent kernel's are at most "
+                       "its sm_count of 4 and whole clusters of 2");
+
+  using fkrt::getPersistentBlocks;
+  // Compiled for 132 SMs: a grid that reached them becomes one per SM of
+  // the device, fewer or more.
+  CHECK_EQ(getPersistentBlocks(132, 132, 1, 114), 114u);
+  CHECK_EQ(getPersistentBlocks(132, 132, 1, 132), 132u);
+  CHECK_EQ(getPersistentBlocks(114, 114, 1, 132), 132u);
+  // Whole clusters: an odd device count leaves an SM out.
+  CHECK_EQ(getPersistentBlocks(132, 132, 2, 113), 112u);
+  CHECK_EQ(getPersistentBlocks(132, 132, 2, 1), 2u);
+  // Fewer tiles than the compiled SMs: as many blocks, at most the device's.
+  CHECK_EQ(getPersistentBlocks(48, 132, 2, 114), 48u);
+  CHECK_EQ(getPersistentBlocks(120, 132, 2, 78), 78u);
+  CHECK_EQ(getPersistentBlocks(7, 132, 1, 132), 7u);
+  // Not persistent, an unknown device, a launch without blocks.
+  CHECK_EQ(getPersistentBlocks(200, 0, 1, 114), 200u);
+  CHECK_EQ(getPersistentBlocks(132, 132, 1, 0), 132u);
+  CHECK_EQ(getPersistentBlocks(0, 132, 1, 114), 0u);
+}
+
 /// kMapBase at version 4 with a symbol N: x is [N, 128] and its map's
 /// outer extent is N; the first launch's grid, min(N, 1), has no blocks at
 /// N = 0.
@@ -2228,6 +2281,7 @@ int main() {
   testSymbolicTensorMaps();
   testRunPlacedBuffers();
   testLaunchLimits();
+  testPersistentLaunches();
   testCppWrapperSymbols();
   testBaseValid();
   testFileRules();
