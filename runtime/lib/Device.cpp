@@ -142,6 +142,35 @@ fkrt_status fkrt_device_count(int *count) {
   });
 }
 
+fkrt_status fkrt_device_sm_count(int device, int *count) {
+  return guarded([&]() -> fkrt_status {
+    const char *function = "fkrt_device_sm_count";
+    if (checkOrdinal(function, device) != FKRT_SUCCESS)
+      return FKRT_ERROR_INVALID_ARGUMENT;
+    if (!count)
+      return fail(FKRT_ERROR_INVALID_ARGUMENT,
+                  "fkrt_device_sm_count: count is null");
+    *count = 0;
+    std::string error;
+    const cu::Driver *d = cu::driver(error);
+    if (!d)
+      return fail(FKRT_ERROR_NO_DRIVER, std::string(function) + ": " + error);
+    const std::string where =
+        std::string(function) + ": device " + std::to_string(device);
+    cu::Result r = d->init(0);
+    if (r != cu::kSuccess)
+      return cudaFail(function, *d, "cuInit", r);
+    cu::Device handle;
+    if ((r = d->deviceGet(&handle, device)) != cu::kSuccess)
+      return cudaFail(where, *d, "cuDeviceGet", r);
+    if ((r = d->deviceGetAttribute(
+             count, cu::kDeviceAttributeMultiprocessorCount, handle)) !=
+        cu::kSuccess)
+      return cudaFail(where, *d, "cuDeviceGetAttribute", r);
+    return FKRT_SUCCESS;
+  });
+}
+
 fkrt_status fkrt_device_name(int device, char *name, size_t size) {
   return guarded([&]() -> fkrt_status {
     const char *function = "fkrt_device_name";

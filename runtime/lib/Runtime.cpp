@@ -550,6 +550,15 @@ size_t fkrt_manifest_launch_count(fkrt_module m, size_t graph) {
   return g ? g->launches.size() : 0;
 }
 
+int fkrt_manifest_persistent_sm_count(fkrt_module m) {
+  unsigned count = 0;
+  if (m)
+    for (const GraphSpec &g : m->manifest.graphs)
+      for (const LaunchSpec &l : g.launches)
+        count = std::max(count, l.persistentSmCount);
+  return static_cast<int>(count);
+}
+
 } // extern "C"
 
 namespace {

@@ -1413,8 +1413,15 @@ void testPersistentLaunches() {
       kBase, R"("shared_bytes": 0, )",
       R"("shared_bytes": 0, "persistent": {"sm_count": 4, )"
       R"("cluster_blocks": 1}, )");
-  if (fkrt_module m = loadValid(artifact(persistent)))
+  if (fkrt_module m = loadValid(artifact(persistent))) {
+    CHECK_EQ(fkrt_manifest_persistent_sm_count(m), 4);
     fkrt_module_destroy(m);
+  }
+  if (fkrt_module m = loadValid(artifact(kBase))) {
+    CHECK_EQ(fkrt_manifest_persistent_sm_count(m), 0);
+    fkrt_module_destroy(m);
+  }
+  CHECK_EQ(fkrt_manifest_persistent_sm_count(nullptr), 0);
   auto edit = [&](const std::string &from, const std::string &to) {
     return replaced(persistent, from, to);
   };
@@ -2087,6 +2094,10 @@ void testDeviceApiWithoutGpu() {
             "fkrt_device_name: name is null or size is 0");
   expectArg(fkrt_device_name(-1, name, sizeof(name)),
             "fkrt_device_name: device -1 is not a device ordinal");
+  expectArg(fkrt_device_sm_count(0, nullptr),
+            "fkrt_device_sm_count: count is null");
+  expectArg(fkrt_device_sm_count(-1, &count),
+            "fkrt_device_sm_count: device -1 is not a device ordinal");
   expectArg(fkrt_device_alloc(0, 16, nullptr),
             "fkrt_device_alloc: pointer is null");
   expectArg(fkrt_device_alloc(-2, 16, &p),

@@ -494,10 +494,18 @@ int main(int argc, char **argv) {
     module.setCudaGraphs(options.cudaGraphs);
     module.setConcurrentLaunches(options.concurrentLaunches);
     module.loadCuda(options.device);
-    std::printf("fkc-run: %s (target %s%s) on device %d: %s\n",
+    int sms = fkrt::deviceSmCount(options.device);
+    std::printf("fkc-run: %s (target %s%s) on device %d: %s, %d SMs\n",
                 options.artifact.c_str(), module.target().c_str(),
                 module.allowTf32() ? ", TF32 allowed" : "", options.device,
-                fkrt::deviceName(options.device).c_str());
+                fkrt::deviceName(options.device).c_str(), sms);
+    // Persistent grids follow the device (runtime/lib/PersistentGrid.h):
+    // say so where the tiling heuristics assumed another count.
+    if (int sized = module.persistentSmCount(); sized && sized != sms)
+      std::printf("fkc-run: persistent kernels sized for %d SMs launch a "
+                  "block per SM of this device's %d (fkc --sm-count=%d "
+                  "tunes the tiles for it)\n",
+                  sized, sms, sms);
 
     Runner runner(module, options, options.check.empty() ? nullptr : &data);
     runner.qualified = graphs.size() > 1;

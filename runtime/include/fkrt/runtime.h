@@ -225,6 +225,11 @@ FKRT_API uint64_t fkrt_manifest_workspace_bytes(fkrt_module module,
 /// The number of kernel launches of graph `graph` (0 if out of range).
 FKRT_API size_t fkrt_manifest_launch_count(fkrt_module module, size_t graph);
 
+/// The SM count the artifact's persistent kernels were sized for (the
+/// largest over its launches' `persistent`), or 0 if it has none. On a
+/// device of another count they launch a block per SM of that device.
+FKRT_API int fkrt_manifest_persistent_sm_count(fkrt_module module);
+
 /// Runs graph `graph_name` on `stream` (a CUstream; NULL is the legacy
 /// default stream), asynchronously: the call returns once every launch is
 /// enqueued. Checks, in this order, stopping at the first failure:
@@ -364,6 +369,11 @@ FKRT_API fkrt_status fkrt_device_count(int *count);
 /// The name of device `device` (e.g. "NVIDIA H100 80GB HBM3"), written to
 /// `name` as a NUL-terminated string truncated to `size` bytes.
 FKRT_API fkrt_status fkrt_device_name(int device, char *name, size_t size);
+
+/// The streaming multiprocessors of device `device`, in `*count`: a
+/// persistent kernel launches a block per SM of the device it runs on
+/// (fkrt_manifest_persistent_sm_count).
+FKRT_API fkrt_status fkrt_device_sm_count(int device, int *count);
 
 /// Allocates `bytes` (> 0) of device memory, 256-byte aligned, in
 /// `*pointer`.

@@ -101,6 +101,10 @@ public:
   std::string target() const { return fkrt_manifest_target(m_); }
   /// Whether f32 matmuls may run on TF32 tensor cores (fkc --allow-tf32).
   bool allowTf32() const { return fkrt_manifest_allow_tf32(m_) != 0; }
+  /// The SM count its persistent kernels were sized for; 0 if none.
+  int persistentSmCount() const {
+    return fkrt_manifest_persistent_sm_count(m_);
+  }
   size_t graphCount() const { return fkrt_manifest_graph_count(m_); }
   std::string graphName(size_t graph) const {
     const char *name = fkrt_manifest_graph_name(m_, graph);
@@ -346,6 +350,13 @@ inline std::string deviceName(int device = 0) {
   char name[256];
   check(fkrt_device_name(device, name, sizeof(name)));
   return name;
+}
+
+/// The SMs of device `device`.
+inline int deviceSmCount(int device = 0) {
+  int count = 0;
+  check(fkrt_device_sm_count(device, &count));
+  return count;
 }
 
 } // namespace fkrt
