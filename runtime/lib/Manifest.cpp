@@ -950,8 +950,9 @@ private:
   }
 
   /// R64: the optional `persistent`, a persistent kernel's SM count and
-  /// cluster blocks; a grid given as integers is (x, 1, 1) with x at most
-  /// the SM count and a multiple of the cluster blocks.
+  /// cluster blocks. Its grid is [x, 1, 1]: x an integer at most the SM
+  /// count and a multiple of the cluster blocks, or, for blocks of their
+  /// own, a size computed per run.
   bool readPersistent(const Value &value, const std::string &path,
                       LaunchSpec &launch) {
     const Value *persistent = value.find("persistent");
@@ -966,20 +967,35 @@ private:
         !readIntField(*persistent, objectPath, "cluster_blocks", 1, 16,
                       "an integer in [1, 16]", launch.clusterBlocks))
       return false;
-    if (launch.sizedAtRun)
+    std::string gridPath = join(path, "grid");
+    // readGrid read the grid: 3 entries, integers in launch.grid unless
+    // some are computed per run.
+    const Value &grid = *value.find("grid");
+    for (size_t d = 1; d < 3; ++d) {
+      const Value &entry = grid.elements[d];
+      bool one = launch.sizedAtRun
+                     ? entry.kind == Value::Number && entry.text == "1"
+                     : launch.grid[d] == 1;
+      if (!one)
+        return fail(gridPath, "a persistent kernel's grid is [x, 1, 1]");
+    }
+    if (launch.sizedAtRun) {
+      // A grid computed per run need not come in whole clusters.
+      if (launch.clusterBlocks != 1)
+        return fail(gridPath + "[0]",
+                    "a persistent kernel in clusters of " +
+                        std::to_string(launch.clusterBlocks) +
+                        " has a grid of integers, not one computed per run");
       return true;
-    const unsigned *grid = launch.grid;
-    if (grid[1] != 1 || grid[2] != 1)
-      return fail(join(path, "grid"),
-                  "a persistent kernel's grid is [x, 1, 1]");
-    if (grid[0] > launch.persistentSmCount ||
-        grid[0] % launch.clusterBlocks != 0)
-      return fail(join(path, "grid") + "[0]",
-                  std::to_string(grid[0]) +
-                      " blocks: a persistent kernel's are at most its "
-                      "sm_count of " +
-                      std::to_string(launch.persistentSmCount) +
-                      " and whole clusters of " +
+    }
+    unsigned x = launch.grid[0];
+    if (x > launch.persistentSmCount)
+      return fail(gridPath + "[0]",
+                  std::to_string(x) + " blocks, more than the sm_count of " +
+                      std::to_string(launch.persistentSmCount));
+    if (x % launch.clusterBlocks != 0)
+      return fail(gridPath + "[0]",
+                  std::to_string(x) + " blocks, not whole clusters of " +
                       std::to_string(launch.clusterBlocks));
     return true;
   }

@@ -24,7 +24,8 @@ namespace fkrt {
 /// `clusterBlocks`, on a device of `deviceSms` SMs. An x that reached the
 /// compiled count (its tiles fill at least that many blocks) becomes a
 /// block per SM of the device; a smaller one stays, at most that; both in
-/// whole clusters. `compiledSms` 0 (not persistent), an unknown device
+/// whole clusters, as x is (R64: a grid in clusters is given as integers,
+/// whole clusters). `compiledSms` 0 (not persistent), an unknown count
 /// (0 SMs) and a launch without blocks keep x.
 inline unsigned getPersistentBlocks(unsigned x, unsigned compiledSms,
                                     unsigned clusterBlocks,

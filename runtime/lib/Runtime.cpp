@@ -320,7 +320,8 @@ fkrt_status fkrt_module_load_cuda(fkrt_module m, int device) {
     if ((r = d->deviceGetAttribute(&sms, cu::kDeviceAttributeMultiprocessorCount,
                                    m->device)) != cu::kSuccess)
       return fail(FKRT_ERROR_CUDA,
-                  where + cu::describe(*d, "cuDeviceGetAttribute", r));
+                  where + "device " + std::to_string(device) + ": " +
+                      cu::describe(*d, "cuDeviceGetAttribute", r));
     m->smCount = static_cast<unsigned>(std::max(sms, 0));
     if ((r = d->devicePrimaryCtxRetain(&m->context, m->device)) !=
         cu::kSuccess)

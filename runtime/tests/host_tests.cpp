@@ -1439,12 +1439,34 @@ void testPersistentLaunches() {
   expectInvalid("R64", edit(R"("grid": [1, 1, 1])", R"("grid": [1, 2, 1])"),
                 path + ".grid: a persistent kernel's grid is [x, 1, 1]");
   expectInvalid("R64", edit(R"("grid": [1, 1, 1])", R"("grid": [5, 1, 1])"),
-                path + ".grid[0]: 5 blocks: a persistent kernel's are at most "
-                       "its sm_count of 4 and whole clusters of 1");
+                path + ".grid[0]: 5 blocks, more than the sm_count of 4");
   expectInvalid("R64",
                 edit(R"("cluster_blocks": 1)", R"("cluster_blocks": 2)"),
-                path + ".grid[0]: 1 blocks: a persistent kernel's are at most "
-                       "its sm_count of 4 and whole clusters of 2");
+                path + ".grid[0]: 1 blocks, not whole clusters of 2");
+  // A grid computed per run (version 4): blocks of their own only, and
+  // still [x, 1, 1].
+  auto sized = [&](const std::string &grid, const std::string &cluster) {
+    return replaced(
+        replaced(replaced(replaced(persistent, R"("version": 1)",
+                                   R"("version": 4)"),
+                          R"("name": "g", )",
+                          R"("name": "g", "symbols": [{"name": "N"}], )"),
+                 R"("shape": [4, 8]}], "outputs")",
+                 R"("shape": ["N", 8]}], "outputs")"),
+        R"("grid": [1, 1, 1], "block": [32, 1, 1], "shared_bytes": 0, )"
+        R"("persistent": {"sm_count": 4, "cluster_blocks": 1})",
+        R"("grid": )" + grid +
+            R"(, "block": [32, 1, 1], "shared_bytes": 0, )"
+            R"("persistent": {"sm_count": 4, "cluster_blocks": )" +
+            cluster + "}");
+  };
+  if (fkrt_module m = loadValid(artifact(sized(R"([{"min": ["N", 4]}, 1, 1])", "1"))))
+    fkrt_module_destroy(m);
+  expectInvalid("R64", sized(R"([{"min": ["N", 4]}, 1, 1])", "2"),
+                path + ".grid[0]: a persistent kernel in clusters of 2 has a "
+                       "grid of integers, not one computed per run");
+  expectInvalid("R64", sized(R"([{"min": ["N", 4]}, "N", 1])", "1"),
+                path + ".grid: a persistent kernel's grid is [x, 1, 1]");
 
   using fkrt::getPersistentBlocks;
   // Compiled for 132 SMs: a grid that reached them becomes one per SM of
@@ -1454,6 +1476,8 @@ void testPersistentLaunches() {
   CHECK_EQ(getPersistentBlocks(114, 114, 1, 132), 132u);
   // Whole clusters: an odd device count leaves an SM out.
   CHECK_EQ(getPersistentBlocks(132, 132, 2, 113), 112u);
+  // At least one cluster, even where the device could not hold it (the
+  // driver then refuses the launch).
   CHECK_EQ(getPersistentBlocks(132, 132, 2, 1), 2u);
   // Fewer tiles than the compiled SMs: as many blocks, at most the device's.
   CHECK_EQ(getPersistentBlocks(48, 132, 2, 114), 48u);
@@ -2138,6 +2162,7 @@ void testDeviceApiWithoutGpu() {
   expectNoDriver(fkrt_device_count(&count), "fkrt_device_count");
   CHECK_EQ(count, 0);
   expectNoDriver(fkrt_device_name(0, name, sizeof(name)), "fkrt_device_name");
+  expectNoDriver(fkrt_device_sm_count(0, &count), "fkrt_device_sm_count");
   CHECK_EQ(name[0], '\0');
   expectNoDriver(fkrt_device_alloc(0, 16, &p), "fkrt_device_alloc");
   expectNoDriver(fkrt_device_free(0, name), "fkrt_device_free");
