@@ -137,6 +137,9 @@ def library():
             "fkrt_manifest_version": (ctypes.c_int, [m]),
             "fkrt_manifest_target": (ctypes.c_char_p, [m]),
             "fkrt_manifest_allow_tf32": (ctypes.c_int, [m]),
+            "fkrt_manifest_persistent_sm_count": (ctypes.c_int, [m]),
+            "fkrt_device_sm_count": (status, [ctypes.c_int,
+                                              ctypes.POINTER(ctypes.c_int)]),
             "fkrt_manifest_graph_count": (size, [m]),
             "fkrt_manifest_graph_name": (ctypes.c_char_p, [m, size]),
             "fkrt_manifest_find_graph": (status, [m, ctypes.c_char_p,
@@ -200,6 +203,14 @@ def driver_available():
     """True if the CUDA driver (libcuda.so.1) and every entry point the
     runtime uses can be loaded. Does not initialise CUDA."""
     return library().fkrt_driver_available() == SUCCESS
+
+
+def device_sm_count(device=0):
+    """The streaming multiprocessors of CUDA device `device`: a persistent
+    kernel launches a block per SM of the device it runs on."""
+    count = ctypes.c_int(0)
+    _check(library().fkrt_device_sm_count(device, ctypes.byref(count)))
+    return count.value
 
 
 def _import_torch():
@@ -373,6 +384,13 @@ class Module:
     def allow_tf32(self):
         """Whether f32 matmuls may run on TF32 tensor cores (fkc --allow-tf32)."""
         return bool(self._lib.fkrt_manifest_allow_tf32(self._m))
+
+    @property
+    def persistent_sm_count(self):
+        """The SM count the artifact's persistent kernels were sized for (0
+        if it has none); on a device of another count they launch a block
+        per SM of that device (docs/artifact.md, `persistent`)."""
+        return self._lib.fkrt_manifest_persistent_sm_count(self._m)
 
     @property
     def device(self):

@@ -169,6 +169,7 @@ class ManifestTest(unittest.TestCase):
             self.assertEqual(outs[0].type_text(), "f32[]")
             self.assertEqual(m.workspace_bytes("mlp"), 8192)
             self.assertEqual(m.launch_count("mlp"), 2)
+            self.assertEqual(m.persistent_sm_count, 0)
             self.assertIsNone(m.device)
             self.assertTrue(m.cuda_graphs)
             m.cuda_graphs = False
@@ -186,6 +187,22 @@ class ManifestTest(unittest.TestCase):
             self.assertEqual([o.aliases for o in outs], [None, 1])
             self.assertTrue(all(i.aliases is None
                                 for i in m.inputs("accumulate")))
+
+    def test_device_sm_count_checks_its_device(self):
+        with self.assertRaises(fkrt.Error) as e:
+            fkrt.device_sm_count(-1)
+        self.assertIn("not a device ordinal", str(e.exception))
+
+    def test_persistent_sm_count(self):
+        # The sample's first launch as a persistent kernel sized for 8 SMs.
+        with open(SAMPLE, "rb") as f:
+            text = f.read().replace(
+                b'"grid": [8, 1, 1], "block": [256, 1, 1], "shared_bytes": 0,',
+                b'"grid": [8, 1, 1], "block": [256, 1, 1], "shared_bytes": 0, '
+                b'"persistent": {"sm_count": 8, "cluster_blocks": 2},', 1)
+        self.assertIn(b'"persistent"', text)
+        with fkrt.Module(data=text) as m:
+            self.assertEqual(m.persistent_sm_count, 8)
 
     def test_from_memory(self):
         with open(SAMPLE, "rb") as f:
@@ -721,6 +738,11 @@ if GPU_ERROR is None:
                     m.run("accumulate", [x, cache],
                           outputs=[torch.empty_like(x),
                                    torch.empty_like(cache)])
+
+        def test_device_sm_count(self):
+            props = torch.cuda.get_device_properties(self.device)
+            self.assertEqual(fkrt.device_sm_count(self.device.index),
+                             props.multi_processor_count)
 
         def test_gpu_argument_errors(self):
             with fkrt.Module(ADD) as m:
