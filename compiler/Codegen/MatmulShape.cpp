@@ -12,6 +12,9 @@ using namespace mlir::fk;
 /// Row tiles per group of the block order (emitOutputTileOrigin): on an
 /// H200, 16 beat 1, 8 and 32 at 8192^3 with the wgmma kernel (1.58 against
 /// 1.69, 1.73 and 1.68 ms) and on the MLP yardstick, and tied at 4096^3.
+/// For 4096 rows, 32 (one group) made the Llama-sized layer and 4096^3
+/// slower and the SwiGLU MLP 1.4% faster
+/// (bench/results/raster/2026-11-30-h200-raster-rows.md).
 static constexpr int64_t kRasterRows = 16;
 // Even, so that where a product's row tiles are even every group's are,
 // and tiles 2i and 2i + 1 are two row tiles of one column: the blocks of
