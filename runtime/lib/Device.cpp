@@ -53,6 +53,25 @@ fkrt_status checkOrdinal(const char *function, int device) {
   return FKRT_SUCCESS;
 }
 
+/// Loads the driver, initialises CUDA and gets the handle of `device`, for
+/// the calls that only ask about a device (no context needed). Errors name
+/// `function` and the device.
+fkrt_status deviceHandle(const char *function, int device,
+                         const cu::Driver *&d, cu::Device &handle) {
+  std::string error;
+  d = cu::driver(error);
+  if (!d)
+    return fail(FKRT_ERROR_NO_DRIVER, std::string(function) + ": " + error);
+  cu::Result r = d->init(0);
+  if (r != cu::kSuccess)
+    return cudaFail(function, *d, "cuInit", r);
+  if ((r = d->deviceGet(&handle, device)) != cu::kSuccess)
+    return cudaFail(std::string(function) + ": device " +
+                        std::to_string(device),
+                    *d, "cuDeviceGet", r);
+  return FKRT_SUCCESS;
+}
+
 /// Loads the driver, initialises CUDA and retains the primary context of
 /// `device`, once per device for the life of the process: releasing it
 /// would destroy the context, and with it the caller's allocations, when no
@@ -151,21 +170,15 @@ fkrt_status fkrt_device_sm_count(int device, int *count) {
       return fail(FKRT_ERROR_INVALID_ARGUMENT,
                   "fkrt_device_sm_count: count is null");
     *count = 0;
-    std::string error;
-    const cu::Driver *d = cu::driver(error);
-    if (!d)
-      return fail(FKRT_ERROR_NO_DRIVER, std::string(function) + ": " + error);
+    const cu::Driver *d = nullptr;
+    cu::Device handle;
+    if (fkrt_status status = deviceHandle(function, device, d, handle))
+      return status;
     const std::string where =
         std::string(function) + ": device " + std::to_string(device);
-    cu::Result r = d->init(0);
+    cu::Result r = d->deviceGetAttribute(
+        count, cu::kDeviceAttributeMultiprocessorCount, handle);
     if (r != cu::kSuccess)
-      return cudaFail(function, *d, "cuInit", r);
-    cu::Device handle;
-    if ((r = d->deviceGet(&handle, device)) != cu::kSuccess)
-      return cudaFail(where, *d, "cuDeviceGet", r);
-    if ((r = d->deviceGetAttribute(
-             count, cu::kDeviceAttributeMultiprocessorCount, handle)) !=
-        cu::kSuccess)
       return cudaFail(where, *d, "cuDeviceGetAttribute", r);
     return FKRT_SUCCESS;
   });
@@ -180,21 +193,15 @@ fkrt_status fkrt_device_name(int device, char *name, size_t size) {
       return fail(FKRT_ERROR_INVALID_ARGUMENT,
                   "fkrt_device_name: name is null or size is 0");
     name[0] = '\0';
-    std::string error;
-    const cu::Driver *d = cu::driver(error);
-    if (!d)
-      return fail(FKRT_ERROR_NO_DRIVER, std::string(function) + ": " + error);
+    const cu::Driver *d = nullptr;
+    cu::Device handle;
+    if (fkrt_status status = deviceHandle(function, device, d, handle))
+      return status;
     const std::string where =
         std::string(function) + ": device " + std::to_string(device);
-    cu::Result r = d->init(0);
-    if (r != cu::kSuccess)
-      return cudaFail(function, *d, "cuInit", r);
-    cu::Device handle;
-    if ((r = d->deviceGet(&handle, device)) != cu::kSuccess)
-      return cudaFail(where, *d, "cuDeviceGet", r);
     char buffer[256] = {};
-    if ((r = d->deviceGetName(buffer, sizeof(buffer) - 1, handle)) !=
-        cu::kSuccess)
+    cu::Result r = d->deviceGetName(buffer, sizeof(buffer) - 1, handle);
+    if (r != cu::kSuccess)
       return cudaFail(where, *d, "cuDeviceGetName", r);
     size_t n = std::min(std::strlen(buffer), size - 1);
     std::memcpy(name, buffer, n);
