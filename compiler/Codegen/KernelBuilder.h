@@ -48,10 +48,10 @@ struct LaunchShape {
   std::function<Value(OpBuilder &, Location,
                       function_ref<Value(const Dim &)> size)>
       gridZ;
-  /// Where set, the kernel walks its work with a stride of grid[0] (a
-  /// persistent kernel, grid[0] at most this SM count), in clusters of
+  /// A persistent kernel: it walks its work with a stride of grid[0], at
+  /// most `maxBlocks` (the target's SM count), in clusters of
   /// `clusterBlocks` blocks (kPersistentGridAttrName).
-  int64_t persistentSmCount = 0;
+  bool persistent = false;
   int64_t clusterBlocks = 1;
   /// Sizes given at run time that the kernel computes only up to a limit,
   /// each with its largest: the runtime fails a run above one

@@ -621,10 +621,10 @@ void GraphLowering::launch(Location loc, gpu::GPUFuncOp kernel,
   if (runRows)
     launch->setAttr(kRunVariantAttrName, b.getDenseI64ArrayAttr(
                                              {runRows->fusion, runRows->above}));
-  if (shape.persistentSmCount)
+  if (shape.persistent)
     launch->setAttr(kPersistentGridAttrName,
                     b.getDenseI64ArrayAttr(
-                        {shape.persistentSmCount, shape.clusterBlocks}));
+                        {shape.maxBlocks, shape.clusterBlocks}));
   if (!shape.sizeLimits.empty()) {
     SmallVector<NamedAttribute> limits;
     for (const auto &[size, largest] : shape.sizeLimits)

@@ -1528,7 +1528,7 @@ FailureOr<LaunchShape> TensorCoreKernel::build() {
                    1, 1};
     launch.blocksPerWork = columnTiles;
     launch.maxBlocks = target.getSmCount();
-    launch.persistentSmCount = target.getSmCount();
+    launch.persistent = true;
     launch.clusterBlocks = clusterBlocks;
     assert(launch.grid[0] % clusterBlocks == 0 &&
            "a cluster's blocks take the row tiles of a pair");
